@@ -1,0 +1,211 @@
+// Linked-cell grid in flat per-cell index arrays. A cell is at least one largest
+// diameter wide on every axis, so two particles can touch only while they sit in the
+// same or neighbouring cells: a prediction looks at 3^D cells, and a particle that
+// enters a new cell looks only at the layer of cells that just became adjacent.
+#pragma once
+
+#include "box.hpp"
+#include "errors.hpp"
+#include "vec.hpp"
+
+#include <array>
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace choc {
+
+template <int D>
+class Cells {
+public:
+    // One neighbouring cell and the shift that brings its particles next to ours:
+    // the image of particle j seen from our cell is x_j + shift.
+    struct Neighbour {
+        std::uint32_t cell;
+        Vec<D> shift;
+    };
+
+    Cells(const Box<D>& box, double min_width, std::size_t n_particles) {
+        std::size_t total = 1;
+        for (int a = 0; a < D; ++a) {
+            n_[a] = std::max(1, static_cast<int>(std::floor(box.length[a] / min_width)));
+            if (box.periodic[a] && n_[a] < 3)
+                throw InputError("box: periodic edge " + std::to_string(box.length[a]) +
+                                 " is shorter than three largest diameters (" +
+                                 std::to_string(3 * min_width) + "); use a larger box");
+            width_[a] = box.length[a] / n_[a];
+            length_[a] = box.length[a];
+            periodic_[a] = box.periodic[a];
+            total *= static_cast<std::size_t>(n_[a]);
+        }
+        fill_.assign(total, 0);
+        capacity_ = 8;
+        members_.assign(total * capacity_, 0);
+        cell_.assign(n_particles, 0);
+        slot_.assign(n_particles, 0);
+    }
+
+    std::size_t size() const { return fill_.size(); }
+    const std::array<int, D>& counts() const { return n_; }
+    const Vec<D>& width() const { return width_; }
+    std::uint32_t cell_of(std::uint32_t i) const { return cell_[i]; }
+
+    // Cell containing x (clamped into the grid).
+    std::uint32_t cell_at(const Vec<D>& x) const {
+        std::array<int, D> c;
+        for (int a = 0; a < D; ++a)
+            c[a] = std::clamp(static_cast<int>(std::floor(x[a] / width_[a])), 0, n_[a] - 1);
+        return flat(c);
+    }
+
+    void insert(std::uint32_t i, std::uint32_t cell) {
+        if (fill_[cell] == capacity_) grow();
+        slot_[i] = fill_[cell];
+        members_[std::size_t{cell} * capacity_ + fill_[cell]++] = i;
+        cell_[i] = cell;
+    }
+
+    void remove(std::uint32_t i) {
+        const std::uint32_t cell = cell_[i];
+        const std::uint32_t last = members_[std::size_t{cell} * capacity_ + --fill_[cell]];
+        members_[std::size_t{cell} * capacity_ + slot_[i]] = last;
+        slot_[last] = slot_[i];
+    }
+
+    void move(std::uint32_t i, std::uint32_t to) {
+        remove(i);
+        insert(i, to);
+    }
+
+    // Particles of one cell.
+    const std::uint32_t* begin(std::uint32_t cell) const { return &members_[std::size_t{cell} * capacity_]; }
+    const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + fill_[cell]; }
+
+    std::array<int, D> coords(std::uint32_t cell) const {
+        std::array<int, D> c;
+        for (int a = 0; a < D; ++a) {
+            c[a] = static_cast<int>(cell % n_[a]);
+            cell /= n_[a];
+        }
+        return c;
+    }
+    std::uint32_t flat(const std::array<int, D>& c) const {
+        std::uint32_t f = 0;
+        for (int a = D - 1; a >= 0; --a) f = f * n_[a] + c[a];
+        return f;
+    }
+
+    // The 3^D cells around `cell` (itself included), written to `out`; returns how many.
+    // Offsets that leave the grid on a walled axis are skipped.
+    int neighbours(std::uint32_t cell, Neighbour* out) const {
+        return collect(coords(cell), -1, -1, out);
+    }
+
+    // The 3^(D-1) cells that became adjacent after entering `cell` along `axis` in
+    // direction `dir` (+1 or -1): the layer at offset `dir` on that axis.
+    int new_layer(std::uint32_t cell, int axis, int dir, Neighbour* out) const {
+        return collect(coords(cell), axis, dir, out);
+    }
+
+    // Neighbour of `cell` one step along `axis` in `dir`, and whether the step wraps
+    // around a periodic edge. Only called for steps that stay in the box or wrap.
+    std::uint32_t step(std::uint32_t cell, int axis, int dir, bool& wrapped) const {
+        auto c = coords(cell);
+        c[axis] += dir;
+        wrapped = false;
+        if (c[axis] < 0) c[axis] += n_[axis], wrapped = true;
+        else if (c[axis] >= n_[axis]) c[axis] -= n_[axis], wrapped = true;
+        return flat(c);
+    }
+
+    // Where the particle at x (velocity v, both at time t0) next leaves its cell:
+    // earliest time over the axes and the axis and direction of the crossing. A walled
+    // axis has no crossing out of its outer cells (the wall event comes first).
+    struct Crossing {
+        double time;
+        int axis;
+        int dir;
+    };
+    Crossing next_crossing(std::uint32_t cell, const Vec<D>& x, const Vec<D>& v,
+                           double t0) const {
+        const auto c = coords(cell);
+        Crossing best{std::numeric_limits<double>::infinity(), 0, 0};
+        for (int a = 0; a < D; ++a) {
+            if (v[a] == 0.0) continue;
+            const int dir = v[a] > 0.0 ? 1 : -1;
+            if (!periodic_[a] && ((dir > 0 && c[a] == n_[a] - 1) || (dir < 0 && c[a] == 0)))
+                continue;
+            const double bound = (dir > 0 ? c[a] + 1 : c[a]) * width_[a];
+            // x_a(t) = x_a + v_a (t - t0) reaches the bound at t0 + (bound - x_a) / v_a
+            const double dt = (bound - x[a]) / v[a];
+            const double t = t0 + (dt > 0.0 ? dt : 0.0);
+            if (t < best.time) best = {t, a, dir};
+        }
+        return best;
+    }
+
+private:
+    int collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir,
+                Neighbour* out) const {
+        // Per axis: up to three (coordinate, shift) choices.
+        std::array<std::array<int, 3>, D> cc;
+        std::array<std::array<double, 3>, D> sh;
+        std::array<int, D> m{};
+        for (int a = 0; a < D; ++a) {
+            const int lo = a == fixed_axis ? fixed_dir : -1;
+            const int hi = a == fixed_axis ? fixed_dir : 1;
+            for (int o = lo; o <= hi; ++o) {
+                int k = c[a] + o;
+                double s = 0.0;
+                if (k < 0 || k >= n_[a]) {
+                    if (!periodic_[a]) continue;
+                    // j across the low edge sits at x_j - L seen from here, and vice versa
+                    s = k < 0 ? -length_[a] : length_[a];
+                    k = k < 0 ? k + n_[a] : k - n_[a];
+                }
+                cc[a][m[a]] = k;
+                sh[a][m[a]] = s;
+                ++m[a];
+            }
+        }
+        int count = 0;
+        if constexpr (D == 2) {
+            for (int y = 0; y < m[1]; ++y)
+                for (int x = 0; x < m[0]; ++x)
+                    out[count++] = {static_cast<std::uint32_t>(cc[1][y] * n_[0] + cc[0][x]),
+                                    Vec<2>{{sh[0][x], sh[1][y]}}};
+        } else {
+            for (int z = 0; z < m[2]; ++z)
+                for (int y = 0; y < m[1]; ++y)
+                    for (int x = 0; x < m[0]; ++x)
+                        out[count++] = {static_cast<std::uint32_t>(
+                                            (cc[2][z] * n_[1] + cc[1][y]) * n_[0] + cc[0][x]),
+                                        Vec<3>{{sh[0][x], sh[1][y], sh[2][z]}}};
+        }
+        return count;
+    }
+
+    void grow() {
+        const std::uint32_t wider = capacity_ * 2;
+        std::vector<std::uint32_t> m(fill_.size() * wider);
+        for (std::size_t c = 0; c < fill_.size(); ++c)
+            for (std::uint32_t k = 0; k < fill_[c]; ++k)
+                m[c * wider + k] = members_[c * capacity_ + k];
+        members_.swap(m);
+        capacity_ = wider;
+    }
+
+    std::array<int, D> n_{};
+    Vec<D> width_, length_;
+    std::array<bool, D> periodic_{};
+    std::uint32_t capacity_ = 0;
+    std::vector<std::uint32_t> members_; // capacity_ slots per cell
+    std::vector<std::uint32_t> fill_;    // particles in each cell
+    std::vector<std::uint32_t> cell_;    // cell of each particle
+    std::vector<std::uint32_t> slot_;    // its index within that cell
+};
+
+} // namespace choc

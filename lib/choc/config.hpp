@@ -1,0 +1,84 @@
+// A run's configuration: the TOML file of SPEC.md, with `--set` overrides applied,
+// checked and resolved into plain values. Everything here is validated by load_config:
+// the rest of the library can trust it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choc {
+
+struct SpeciesConfig {
+    std::string name;
+    std::uint64_t count = 0;
+    double radius = 0.5;
+    double mass = 1.0;
+    std::optional<double> temperature; // starting kT; init.temperature when absent
+};
+
+struct WallConfig {
+    std::vector<double> normal; // `dimension` entries, normalised by load_config
+    std::vector<double> point;
+    double restitution = 1.0;
+};
+
+struct PeriodicOutput {
+    std::string path;
+    double every = 0.0;
+};
+
+struct Config {
+    int dimension = 3;
+
+    // [box]: exactly one of packing_fraction and size
+    std::optional<double> packing_fraction;
+    std::optional<std::vector<double>> box_size;
+    std::vector<bool> periodic; // one per axis, resolved from box.boundary
+
+    std::vector<SpeciesConfig> species;
+
+    // [collisions]
+    double restitution = 1.0;
+    double epsilon = 0.0;
+    double tc = 0.0;
+
+    std::vector<WallConfig> walls;
+
+    // [field]
+    std::vector<double> gravity; // `dimension` entries
+    double drag = 0.0;
+
+    // [init]
+    std::string lattice; // default: "fcc" in 3D, "hex" in 2D
+    std::string velocities = "maxwell";
+    double temperature = 1.0;
+    std::uint64_t seed = 1;
+    std::optional<std::string> from;
+
+    // [run]
+    std::optional<double> run_time;
+    std::optional<std::uint64_t> run_collisions;
+    double equilibrate = 0.0;
+
+    // [output]
+    std::string summary = "summary.json";
+    std::optional<PeriodicOutput> trajectory;
+    std::optional<PeriodicOutput> timeseries;
+    std::optional<std::string> histogram;
+
+    std::string source; // the config file's path, for messages
+};
+
+// Reads the TOML file at `path`, applies each "dotted.key=value" override in order, and
+// validates everything. Throws InputError naming the file or the key on any problem:
+// unreadable file, TOML syntax, unknown key, wrong type, out-of-range value, missing
+// required key, a feature that this version does not implement yet.
+Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The same from TOML text (tests and `choc collide` use it); `source` names it in errors.
+Config parse_config(const std::string& toml_text, const std::string& source,
+                    const std::vector<std::string>& overrides = {});
+
+} // namespace choc

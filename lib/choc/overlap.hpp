@@ -1,0 +1,46 @@
+// The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
+// over walls of (a_i - h_i) / (2 a_i) (h the centre's distance to the plane), 0 when
+// nothing overlaps. Uses a cell grid, so it costs O(N).
+#pragma once
+
+#include "box.hpp"
+#include "cells.hpp"
+#include "particles.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace choc {
+
+template <int D>
+double max_overlap(const Box<D>& box, const Particles<D>& particles, double now) {
+    const std::size_t n = particles.size();
+    if (n == 0) return 0.0;
+    const double width = particles.table.largest_diameter();
+    Cells<D> cells(box, width, n);
+    std::vector<Vec<D>> x(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        x[i] = box.wrap(particles.state[i].position_at(now));
+        cells.insert(i, cells.cell_at(x[i]));
+    }
+    double worst = 0.0;
+    std::array<typename Cells<D>::Neighbour, 27> near;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const int k = cells.neighbours(cells.cell_of(i), near.data());
+        for (int c = 0; c < k; ++c)
+            for (const std::uint32_t* j = cells.begin(near[c].cell); j != cells.end(near[c].cell);
+                 ++j) {
+                if (*j <= i) continue;
+                const double sigma = particles.table.pair_sigma(particles.state[i].species,
+                                                                particles.state[*j].species);
+                const double r = norm(x[i] - x[*j] - near[c].shift);
+                worst = std::max(worst, (sigma - r) / sigma);
+            }
+        const double a = particles.radius(i);
+        for (const auto& w : box.walls) worst = std::max(worst, (a - w.distance(x[i])) / (2 * a));
+    }
+    return worst;
+}
+
+} // namespace choc

@@ -1,0 +1,21 @@
+// One `choc run`: from a Config to the outputs on disk and the summary.
+#pragma once
+
+#include "config.hpp"
+#include "io/summary.hpp"
+
+#include <optional>
+#include <string>
+
+namespace choc {
+
+struct RunOptions {
+    bool quiet = false;                      // no progress line
+    std::optional<std::string> summary_path; // overrides output.summary
+};
+
+// Sets up, equilibrates, runs and measures; writes the trajectory and the summary.
+// Throws InputError for bad input (before any output file is created).
+Summary run_simulation(const Config& config, const RunOptions& options);
+
+} // namespace choc
