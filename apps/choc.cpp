@@ -1,1 +1,102 @@
-int main() { return 1; } // placeholder
+// The `choc` command line (SPEC.md): parses arguments, runs, and turns every failure into
+// one `choc: error:` line with exit status 2 (bad input) or 1 (internal failure).
+#include "choc/config.hpp"
+#include "choc/errors.hpp"
+#include "choc/io/atomic_file.hpp"
+#include "choc/run.hpp"
+#include "choc_version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h> // declares stderr_color_mt too
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const run_footer = R"(
+The config file is TOML with these sections (every key is described in README.md):
+  dimension = 2 | 3        discs or spheres
+  [box]                    packing_fraction or size, boundary
+  [[species]]              name, count, radius, mass, temperature
+  [collisions]             restitution
+  [[walls]]                normal, point, restitution
+  [init]                   lattice, velocities, temperature, seed, from
+  [run]                    time and/or collisions, equilibrate
+  [output]                 summary, trajectory = { path, every }
+Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species.0.count=500)";
+
+// The contract promises exactly one line on stderr per error.
+std::string one_line(std::string text) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+int fail(const std::string& prefix, const std::string& message, int status) {
+    std::cerr << "choc: " << prefix << one_line(message) << std::endl;
+    return status;
+}
+
+void print_results(const choc::Summary& s, const std::string& summary_path) {
+    std::cout << "summary written to " << summary_path << "\n"
+              << "N = " << s.N << ", collisions = " << s.collisions << ", sim_time = " << s.sim_time
+              << "\n"
+              << "collisions_per_second = " << s.collisions_per_second
+              << ", temperature = " << s.temperature << ", max_overlap = " << s.max_overlap
+              << std::endl;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Progress and log messages go to stderr; stdout carries only results.
+    auto logger = spdlog::stderr_color_mt("choc");
+    logger->set_pattern("[choc] %v");
+    spdlog::set_default_logger(logger);
+
+    CLI::App app{"choc: event-driven molecular dynamics of hard discs and spheres", "choc"};
+    app.set_version_flag("--version", std::string("choc ") + choc::version);
+    app.require_subcommand(1);
+
+    std::string config_path;
+    std::vector<std::string> sets;
+    std::optional<std::string> summary_path;
+    bool quiet = false;
+    CLI::App* run = app.add_subcommand("run", "Run a simulation described by a TOML config file");
+    run->add_option("CONFIG", config_path, "TOML config file")->required();
+    // One value per --set, so that `--set a=1 CONFIG` does not swallow CONFIG.
+    run->add_option("--set", sets, "Override a config key by its dotted path")
+        ->type_name("KEY=VALUE")
+        ->allow_extra_args(false);
+    run->add_option("--summary", summary_path, "Write the summary here (overrides output.summary)");
+    run->add_flag("--quiet", quiet, "No progress line, only warnings and errors");
+    run->footer(run_footer);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
+        return fail("error: ", e.what(), 2);
+    }
+
+    try {
+        if (quiet) spdlog::set_level(spdlog::level::warn);
+        choc::Config config = choc::load_config(config_path, sets);
+        if (summary_path) choc::check_writable(*summary_path, "--summary");
+        choc::RunOptions options;
+        options.quiet = quiet;
+        options.summary_path = summary_path;
+        choc::Summary summary = choc::run_simulation(config, options);
+        print_results(summary, summary_path.value_or(config.summary));
+        return 0;
+    } catch (const choc::InputError& e) {
+        return fail("error: ", e.what(), 2);
+    } catch (const std::exception& e) {
+        return fail("internal error: ", e.what(), 1);
+    }
+}

@@ -1,1 +1,290 @@
+// parse_config / load_config: values and defaults, one test per kind of bad input (each
+// message must name the key), and --set overrides.
+#include "choc/config.hpp"
+#include "choc/errors.hpp"
+
 #include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using choc::Config;
+using choc::InputError;
+using choc::parse_config;
+
+namespace {
+
+const std::string minimal = R"(
+[box]
+packing_fraction = 0.3
+[[species]]
+name = "A"
+count = 100
+[run]
+time = 10
+)";
+
+// The InputError message for `text` (with `overrides`), or "" if it parses.
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    try {
+        parse_config(text, "test.toml", overrides);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// True when `text` is rejected with a message that contains `needle`.
+void check_rejected(const std::string& text, const std::string& needle,
+                    const std::vector<std::string>& overrides = {}) {
+    std::string message = error_of(text, overrides);
+    INFO("message: " << message);
+    CHECK(!message.empty());
+    CHECK(message.find(needle) != std::string::npos);
+}
+
+} // namespace
+
+TEST_CASE("a minimal config gets the documented defaults") {
+    Config c = parse_config(minimal, "test.toml");
+    CHECK(c.dimension == 3);
+    CHECK(c.packing_fraction == doctest::Approx(0.3));
+    CHECK(!c.box_size);
+    CHECK(c.periodic == std::vector<bool>{true, true, true});
+    REQUIRE(c.species.size() == 1);
+    CHECK(c.species[0].name == "A");
+    CHECK(c.species[0].count == 100);
+    CHECK(c.species[0].radius == 0.5);
+    CHECK(c.species[0].mass == 1.0);
+    CHECK(!c.species[0].temperature);
+    CHECK(c.restitution == 1.0);
+    CHECK(c.walls.empty());
+    CHECK(c.gravity == std::vector<double>{0, 0, 0});
+    CHECK(c.lattice == "fcc");
+    CHECK(c.velocities == "maxwell");
+    CHECK(c.temperature == 1.0);
+    CHECK(c.seed == 1);
+    CHECK(!c.from);
+    CHECK(c.run_time == 10.0);
+    CHECK(!c.run_collisions);
+    CHECK(c.equilibrate == 0.0);
+    CHECK(c.summary == "summary.json");
+    CHECK(!c.trajectory);
+    CHECK(c.source == "test.toml");
+}
+
+TEST_CASE("a full 2D config is read as written") {
+    Config c = parse_config(R"(
+dimension = 2
+[box]
+size = [10, 12.5]
+boundary = ["wall", "periodic"]
+[[species]]
+name = "big"
+count = 10
+radius = 1
+mass = 4
+temperature = 2
+[[species]]
+name = "small"
+count = 20
+[collisions]
+restitution = 0.9
+epsilon = 0
+tc = 0.0
+[[walls]]
+normal = [0, 2]
+point = [0, 1]
+restitution = 0.5
+[field]
+gravity = [0, 0]
+drag = 0
+[init]
+lattice = "square"
+velocities = "fixed_speed"
+temperature = 3
+seed = 7
+[run]
+collisions = 1000
+equilibrate = 5
+[output]
+summary = "out.json"
+trajectory = { path = "t.xyz", every = 0.5 }
+)",
+                            "test.toml");
+    CHECK(c.dimension == 2);
+    CHECK(c.box_size == std::vector<double>{10, 12.5});
+    CHECK(c.periodic == std::vector<bool>{false, true});
+    REQUIRE(c.species.size() == 2);
+    CHECK(c.species[0].radius == 1.0);
+    CHECK(c.species[0].mass == 4.0);
+    CHECK(c.species[0].temperature == 2.0);
+    CHECK(c.species[1].radius == 0.5);
+    CHECK(c.restitution == 0.9);
+    REQUIRE(c.walls.size() == 1);
+    CHECK(c.walls[0].normal == std::vector<double>{0, 1}); // normalised
+    CHECK(c.walls[0].point == std::vector<double>{0, 1});
+    CHECK(c.walls[0].restitution == 0.5);
+    CHECK(c.lattice == "square");
+    CHECK(c.velocities == "fixed_speed");
+    CHECK(c.temperature == 3.0);
+    CHECK(c.seed == 7);
+    CHECK(!c.run_time);
+    CHECK(c.run_collisions == 1000u);
+    CHECK(c.equilibrate == 5.0);
+    CHECK(c.summary == "out.json");
+    REQUIRE(c.trajectory);
+    CHECK(c.trajectory->path == "t.xyz");
+    CHECK(c.trajectory->every == 0.5);
+    CHECK(parse_config("dimension = 2\n" + minimal, "t").lattice == "hex");
+}
+
+TEST_CASE("a single boundary string applies to every axis") {
+    Config c = parse_config(minimal, "t", {"box.boundary=\"wall\""});
+    CHECK(c.periodic == std::vector<bool>{false, false, false});
+}
+
+TEST_CASE("syntax errors give file, line and column") {
+    std::string message = error_of("dimension = 3\n[box\n");
+    CHECK(message.rfind("test.toml:2:", 0) == 0);
+}
+
+TEST_CASE("unknown keys are named in full") {
+    check_rejected("colour = 1\n" + minimal, "test.toml: colour: unknown key");
+    check_rejected(R"(
+[box]
+packing_fracton = 0.3
+)",
+                   "box.packing_fracton: unknown key");
+    check_rejected(minimal + "[[species]]\nname = \"B\"\ncount = 1\ncolour = \"red\"\n",
+                   "species[1].colour: unknown key");
+    check_rejected(minimal + "[output]\ntrajectory = { path = \"t\", every = 1, often = 2 }\n",
+                   "output.trajectory.often: unknown key");
+}
+
+TEST_CASE("wrong types name the key and the expected type") {
+    check_rejected(minimal, "box.packing_fraction: expected a number",
+                   {"box.packing_fraction=\"dense\""});
+    check_rejected(minimal, "species[0].count: expected an integer", {"species.0.count=1.5"});
+    check_rejected(minimal, "init.lattice: expected a string", {"init.lattice=3"});
+    check_rejected(minimal, "box.size: expected 3 numbers", {"box.size=[1,2]"});
+    check_rejected(minimal, "species: expected an array of tables", {"species=1"});
+    check_rejected(minimal, "box: expected a table", {"box=1"});
+}
+
+TEST_CASE("integers are accepted where a float is expected") {
+    CHECK(parse_config(minimal, "t", {"run.time=5"}).run_time == 5.0);
+}
+
+TEST_CASE("out-of-range values are rejected") {
+    check_rejected(minimal, "box.packing_fraction: must be between 0 and 1 (exclusive), got 1.5",
+                   {"box.packing_fraction=1.5"});
+    check_rejected(minimal, "collisions.restitution", {"collisions.restitution=2"});
+    check_rejected(minimal, "dimension", {"dimension=4"});
+    check_rejected(minimal, "species[0].count", {"species.0.count=0"});
+    check_rejected(minimal, "species[0].radius", {"species.0.radius=-1"});
+    check_rejected(minimal, "init.temperature", {"init.temperature=0"});
+    check_rejected(minimal, "init.seed", {"init.seed=-1"});
+    check_rejected(minimal, "run.time", {"run.time=0"});
+    check_rejected(minimal, "box.size[1]", {"box.size=[1,0,1]"});
+    check_rejected(minimal, "box.boundary[2]", {"box.boundary=[\"wall\",\"wall\",\"open\"]"});
+    check_rejected(minimal, "init.velocities", {"init.velocities=slow"});
+    check_rejected(minimal, "run.time: must be a finite number", {"run.time=inf"});
+}
+
+TEST_CASE("missing and inconsistent keys are rejected") {
+    check_rejected("[run]\ntime = 1\n[box]\npacking_fraction = 0.3\n", "species");
+    check_rejected(minimal + "[[species]]\nname = \"A\"\ncount = 1\n", "species[1].name");
+    check_rejected(minimal + "[[species]]\nname = \"B\"\n", "species[1].count");
+    check_rejected("[box]\npacking_fraction = 0.3\n[[species]]\nname = \"A\"\ncount = 1\n",
+                   "test.toml: run:");
+    check_rejected(minimal, "box:", {"box.size=[10,10,10]"});
+    check_rejected(minimal + "[[walls]]\nnormal = [0, 0, 0]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal");
+}
+
+TEST_CASE("a lattice must match the dimension") {
+    check_rejected(minimal, "init.lattice: \"fcc\" is a 3D lattice",
+                   {"dimension=2", "init.lattice=fcc"});
+    check_rejected(minimal, "init.lattice", {"init.lattice=hex"});
+    CHECK(parse_config(minimal, "t", {"init.lattice=random"}).lattice == "random");
+}
+
+TEST_CASE("init.from must name a readable file, and relaxes the box rule") {
+    check_rejected(minimal, "init.from: cannot read file \"no/such/file.xyz\"",
+                   {"init.from=no/such/file.xyz"});
+    Config c = parse_config("[[species]]\nname = \"A\"\ncount = 1\n[run]\ntime = 1\n", "t",
+                            {"init.from=" + std::string(__FILE__)});
+    CHECK(c.from == std::string(__FILE__));
+    CHECK(!c.packing_fraction);
+}
+
+TEST_CASE("unimplemented features are refused, after their type is checked") {
+    const std::string refused = "not implemented yet in this version of choc";
+    check_rejected(minimal, "collisions.epsilon: " + refused, {"collisions.epsilon=1e-9"});
+    check_rejected(minimal, "collisions.tc: " + refused, {"collisions.tc=0.1"});
+    check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"A\"\nrestitution = 0.5\n",
+                   "collisions.pair: " + refused);
+    check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"Z\"\nrestitution = 0.5\n",
+                   "collisions.pair[0].b: no species");
+    check_rejected(minimal, "field.gravity: " + refused, {"field.gravity=[0,0,-1]"});
+    check_rejected(minimal, "field.drag: " + refused, {"field.drag=0.5"});
+    check_rejected(minimal, "field.drag: expected a number", {"field.drag=\"lots\""});
+    check_rejected(minimal, "output.timeseries: " + refused,
+                   {"output.timeseries={path=\"s.csv\", every=1}"});
+    check_rejected(minimal, "output.timeseries.every", {"output.timeseries={path=\"s.csv\"}"});
+    check_rejected(minimal, "output.histogram: " + refused, {"output.histogram=h.csv"});
+    check_rejected(minimal, "output.histogram: expected a string", {"output.histogram=1"});
+}
+
+TEST_CASE("overrides: numbers, string fallback, array index, nested creation") {
+    Config c = parse_config(minimal, "t",
+                            {"box.packing_fraction=0.4", "init.lattice=sc", "species.0.count=10",
+                             "init.seed = 7", "output.trajectory.path=t.xyz",
+                             "output.trajectory.every=2"});
+    CHECK(c.packing_fraction == doctest::Approx(0.4));
+    CHECK(c.lattice == "sc");
+    CHECK(c.species[0].count == 10);
+    CHECK(c.seed == 7);
+    REQUIRE(c.trajectory);
+    CHECK(c.trajectory->path == "t.xyz");
+    CHECK(c.trajectory->every == 2.0);
+    // A later override wins.
+    CHECK(parse_config(minimal, "t", {"run.time=1", "run.time=2"}).run_time == 2.0);
+    // Replacing one entry of an array.
+    CHECK(parse_config(minimal, "t", {"box.packing_fraction=0.3"}).packing_fraction);
+    Config sized = parse_config(R"(
+[box]
+size = [4, 4, 4]
+[[species]]
+name = "A"
+count = 1
+[run]
+time = 1
+)",
+                                "t", {"box.size.1=8"});
+    CHECK(sized.box_size == std::vector<double>{4, 8, 4});
+}
+
+TEST_CASE("bad overrides name the key") {
+    check_rejected(minimal, "--set box.packing_fraction: expected KEY=VALUE",
+                   {"box.packing_fraction"});
+    check_rejected(minimal, "--set =3: expected KEY=VALUE", {"=3"});
+    check_rejected(minimal, "--set: box.packing_fractoin: unknown key",
+                   {"box.packing_fractoin=0.3"});
+    check_rejected(minimal, "--set: nosuch: unknown key", {"nosuch.key=1"});
+    check_rejected(minimal, "species.3.count: index 3 is out of range", {"species.3.count=1"});
+    check_rejected(minimal, "species.x.count", {"species.x.count=1"});
+    check_rejected(minimal, "run.time.x", {"run.time.x=1"});
+    // A value set with --set is reported as coming from --set, not from the file.
+    check_rejected(minimal, "--set: box.packing_fraction: must be", {"box.packing_fraction=1.5"});
+}
+
+TEST_CASE("load_config reports an unreadable file") {
+    try {
+        choc::load_config("no/such/config.toml");
+        FAIL("expected an InputError");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).rfind("no/such/config.toml: cannot read file:", 0) == 0);
+    }
+}

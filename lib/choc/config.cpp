@@ -1,1 +1,565 @@
-// placeholder: not written yet
+// load_config / parse_config: TOML (toml++) -> Config. The document is first parsed,
+// then the --set overrides are applied to the parsed tree, and only then is the whole
+// tree validated, so an override is checked exactly like a key written in the file.
+#include "config.hpp"
+
+#include "errors.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <unistd.h>
+
+namespace choc {
+namespace {
+
+const std::string not_implemented = "not implemented yet in this version of choc";
+
+// Shortest text that reads back as the same double.
+std::string show(double x) {
+    char buffer[32];
+    auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
+    return std::string(buffer, result.ptr);
+}
+
+std::string type_name(const toml::node& node) {
+    switch (node.type()) {
+    case toml::node_type::table:
+        return "table";
+    case toml::node_type::array:
+        return "array";
+    case toml::node_type::string:
+        return "string";
+    case toml::node_type::integer:
+        return "integer";
+    case toml::node_type::floating_point:
+        return "float";
+    case toml::node_type::boolean:
+        return "boolean";
+    case toml::node_type::date:
+        return "date";
+    case toml::node_type::time:
+        return "time";
+    case toml::node_type::date_time:
+        return "date-time";
+    default:
+        return "nothing";
+    }
+}
+
+// "float 1.5", "string \"abc\"", "a table": what the user wrote, for "got ..." messages.
+std::string show(const toml::node& node) {
+    if (node.is_table()) return "a table";
+    if (node.is_array()) return "an array";
+    std::ostringstream text;
+    node.visit([&](const auto& value) { text << value; });
+    return type_name(node) + " " + text.str();
+}
+
+bool descends(std::string_view child, std::string_view parent) {
+    return child.size() > parent.size() && child.starts_with(parent) &&
+           (child[parent.size()] == '.' || child[parent.size()] == '[');
+}
+
+// Knows where each key came from, so that a message about a key set (or created) by
+// --set says "--set" rather than pointing at a file that does not contain the value.
+class Context {
+  public:
+    Context(std::string file, std::vector<std::string> overridden)
+        : file_(std::move(file)), overridden_(std::move(overridden)) {}
+
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+        throw InputError(source_of(key) + ": " + key + ": " + what);
+    }
+
+    double number(const toml::node& node, const std::string& key) const {
+        if (auto integer = node.value_exact<std::int64_t>()) return static_cast<double>(*integer);
+        auto x = node.value_exact<double>();
+        if (!x) fail(key, "expected a number, got " + show(node));
+        if (!std::isfinite(*x)) fail(key, "must be a finite number, got " + show(node));
+        return *x;
+    }
+
+    std::int64_t integer(const toml::node& node, const std::string& key) const {
+        auto x = node.value_exact<std::int64_t>();
+        if (!x) {
+            std::string hint =
+                node.is_floating_point() ? " (write it without a decimal point or exponent)" : "";
+            fail(key, "expected an integer, got " + show(node) + hint);
+        }
+        return *x;
+    }
+
+    std::string string(const toml::node& node, const std::string& key) const {
+        auto x = node.value_exact<std::string>();
+        if (!x) fail(key, "expected a string, got " + show(node));
+        return *x;
+    }
+
+    std::vector<double> numbers(const toml::node& node, const std::string& key,
+                                std::size_t size) const {
+        const toml::array* array = node.as_array();
+        if (!array)
+            fail(key,
+                 "expected an array of " + std::to_string(size) + " numbers, got " + show(node));
+        if (array->size() != size)
+            fail(key, "expected " + std::to_string(size) + " numbers (one per axis), got " +
+                          std::to_string(array->size()));
+        std::vector<double> values;
+        for (std::size_t i = 0; i < size; ++i)
+            values.push_back(number(*array->get(i), key + "[" + std::to_string(i) + "]"));
+        return values;
+    }
+
+  private:
+    std::string source_of(const std::string& key) const {
+        for (const auto& set : overridden_)
+            if (set == key || descends(set, key) || descends(key, set)) return "--set";
+        return file_;
+    }
+
+    std::string file_;
+    std::vector<std::string> overridden_;
+};
+
+enum class Range { any, positive, non_negative, unit_open, unit_closed };
+
+// One table of the document (possibly absent) and its dotted name.
+class Section {
+  public:
+    Section(const Context& context, const toml::table* table, std::string prefix)
+        : context_(&context), table_(table), prefix_(std::move(prefix)) {}
+
+    std::string key(std::string_view name) const {
+        return prefix_.empty() ? std::string(name) : prefix_ + "." + std::string(name);
+    }
+    [[noreturn]] void fail(std::string_view name, const std::string& what) const {
+        context_->fail(key(name), what);
+    }
+    const toml::node* get(std::string_view name) const {
+        return table_ ? table_->get(name) : nullptr;
+    }
+    bool has(std::string_view name) const { return get(name) != nullptr; }
+
+    // Checked first in every table, so that a misspelt key is reported as such rather
+    // than as the correct key missing.
+    void allow(std::initializer_list<std::string_view> names) const {
+        if (!table_) return;
+        for (const auto& [name, node] : *table_) {
+            if (std::find(names.begin(), names.end(), name.str()) != names.end()) continue;
+            std::string expected;
+            for (auto known : names)
+                expected += (expected.empty() ? "" : ", ") + std::string(known);
+            fail(name.str(), "unknown key (expected one of: " + expected + ")");
+        }
+    }
+
+    std::optional<double> number(std::string_view name, Range range = Range::any) const {
+        const toml::node* node = get(name);
+        if (!node) return std::nullopt;
+        double x = context_->number(*node, key(name));
+        check(name, x, range);
+        return x;
+    }
+
+    std::optional<std::int64_t> integer(std::string_view name, std::int64_t min) const {
+        const toml::node* node = get(name);
+        if (!node) return std::nullopt;
+        std::int64_t x = context_->integer(*node, key(name));
+        if (x < min) fail(name, "must be >= " + std::to_string(min) + ", got " + std::to_string(x));
+        return x;
+    }
+
+    std::optional<std::string> string(std::string_view name) const {
+        const toml::node* node = get(name);
+        if (!node) return std::nullopt;
+        return context_->string(*node, key(name));
+    }
+
+    std::string required_string(std::string_view name) const {
+        auto value = string(name);
+        if (!value) fail(name, "required key is missing");
+        if (value->empty()) fail(name, "must not be empty");
+        return *value;
+    }
+
+    std::optional<std::vector<double>> numbers(std::string_view name, int size) const {
+        const toml::node* node = get(name);
+        if (!node) return std::nullopt;
+        return context_->numbers(*node, key(name), static_cast<std::size_t>(size));
+    }
+
+    Section table(std::string_view name) const {
+        const toml::node* node = get(name);
+        if (node && !node->is_table()) fail(name, "expected a table, got " + show(*node));
+        return Section(*context_, node ? node->as_table() : nullptr, key(name));
+    }
+
+    // [[name]] entries, each named "name[i]" in messages.
+    std::vector<Section> tables(std::string_view name) const {
+        std::vector<Section> entries;
+        const toml::node* node = get(name);
+        if (!node) return entries;
+        const toml::array* array = node->as_array();
+        if (!array)
+            fail(name, "expected an array of tables ([[" + key(name) + "]]), got " + show(*node));
+        for (std::size_t i = 0; i < array->size(); ++i) {
+            std::string entry = key(name) + "[" + std::to_string(i) + "]";
+            const toml::node* item = array->get(i);
+            if (!item->is_table()) context_->fail(entry, "expected a table, got " + show(*item));
+            entries.emplace_back(*context_, item->as_table(), entry);
+        }
+        return entries;
+    }
+
+    const Context& context() const { return *context_; }
+
+  private:
+    void check(std::string_view name, double x, Range range) const {
+        switch (range) {
+        case Range::any:
+            return;
+        case Range::positive:
+            if (!(x > 0)) fail(name, "must be > 0, got " + show(x));
+            return;
+        case Range::non_negative:
+            if (!(x >= 0)) fail(name, "must be >= 0, got " + show(x));
+            return;
+        case Range::unit_open:
+            if (!(x > 0 && x < 1))
+                fail(name, "must be between 0 and 1 (exclusive), got " + show(x));
+            return;
+        case Range::unit_closed:
+            if (!(x >= 0 && x <= 1)) fail(name, "must be between 0 and 1, got " + show(x));
+            return;
+        }
+    }
+
+    const Context* context_;
+    const toml::table* table_;
+    std::string prefix_;
+};
+
+std::string trim(std::string_view text) {
+    auto begin = text.find_first_not_of(" \t");
+    if (begin == std::string_view::npos) return "";
+    auto end = text.find_last_not_of(" \t");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+// Applies one "dotted.key=value" to the tree and returns the key as messages spell it
+// ("species[0].count").
+std::string apply_override(toml::table& root, const std::string& text) {
+    auto equals = text.find('=');
+    std::string dotted = equals == std::string::npos ? "" : trim(text.substr(0, equals));
+    std::vector<std::string> path;
+    for (std::size_t begin = 0; !dotted.empty();) {
+        auto end = std::min(dotted.find('.', begin), dotted.size());
+        path.push_back(trim(std::string_view(dotted).substr(begin, end - begin)));
+        if (path.back().empty()) path.clear();
+        if (path.empty() || end == dotted.size()) break;
+        begin = end + 1;
+    }
+    if (path.empty()) throw InputError("--set " + text + ": expected KEY=VALUE");
+    auto fail = [&](const std::string& what) {
+        throw InputError("--set: " + dotted + ": " + what);
+    };
+
+    // A TOML value if it parses as one, else the raw text, so `init.lattice=sc` works.
+    std::string raw = trim(std::string_view(text).substr(equals + 1));
+    toml::table parsed;
+    try {
+        parsed = toml::parse(std::string_view("v = " + raw), std::string_view("--set"));
+    } catch (const toml::parse_error&) {
+    }
+    if (parsed.size() != 1 || !parsed.contains("v")) parsed = toml::table{{"v", raw}};
+    toml::node& value = *parsed.get("v");
+
+    toml::node* node = &root;
+    std::string shown;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const std::string& element = path[i];
+        bool last = i + 1 == path.size();
+        if (toml::table* table = node->as_table()) {
+            shown += (shown.empty() ? "" : ".") + element;
+            if (last) {
+                value.visit([&](auto& v) { table->insert_or_assign(element, std::move(v)); });
+            } else {
+                node = table->get(element);
+                if (!node) node = &table->insert(element, toml::table{}).first->second;
+            }
+        } else if (toml::array* array = node->as_array()) {
+            std::size_t index = 0;
+            auto [end, error] =
+                std::from_chars(element.data(), element.data() + element.size(), index);
+            if (error != std::errc{} || end != element.data() + element.size())
+                fail(shown + " is an array: expected an index, got \"" + element + "\"");
+            if (index >= array->size())
+                fail("index " + element + " is out of range: " + shown + " has " +
+                     std::to_string(array->size()) + " entries");
+            shown += "[" + element + "]";
+            if (last) {
+                value.visit(
+                    [&](auto& v) { array->replace(array->cbegin() + index, std::move(v)); });
+            } else {
+                node = array->get(index);
+            }
+        } else {
+            fail(shown + " is " + show(*node) + ", not a table, so it has no key \"" + element +
+                 "\"");
+        }
+    }
+    return shown;
+}
+
+void check_readable(const Context& context, const std::string& key, const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        context.fail(key, "cannot read file \"" + path + "\": is a directory");
+    if (::access(path.c_str(), R_OK) != 0)
+        context.fail(key, "cannot read file \"" + path + "\": " + std::strerror(errno));
+}
+
+std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
+    if (!output.has(name)) return std::nullopt;
+    Section table = output.table(name);
+    table.allow({"path", "every"});
+    PeriodicOutput result;
+    result.path = table.required_string("path");
+    auto every = table.number("every", Range::positive);
+    if (!every) table.fail("every", "required key is missing");
+    result.every = *every;
+    return result;
+}
+
+void read_box(const Section& root, Config& config) {
+    const int dimension = config.dimension;
+    Section box = root.table("box");
+    box.allow({"packing_fraction", "size", "boundary"});
+    config.packing_fraction = box.number("packing_fraction", Range::unit_open);
+    config.box_size = box.numbers("size", dimension);
+    if (config.box_size)
+        for (int i = 0; i < dimension; ++i)
+            if (!((*config.box_size)[i] > 0))
+                root.fail("box.size[" + std::to_string(i) + "]",
+                          "must be > 0, got " + show((*config.box_size)[i]));
+    if (config.packing_fraction && config.box_size)
+        root.fail("box", "give either packing_fraction or size, not both");
+    if (!config.packing_fraction && !config.box_size && !config.from)
+        root.fail("box", "give packing_fraction or size (or start from a snapshot with init.from)");
+
+    config.periodic.assign(dimension, true);
+    const toml::node* node = box.get("boundary");
+    if (!node) return;
+    const Context& context = box.context();
+    auto is_periodic = [&](const toml::node& axis, const std::string& key) {
+        std::string kind = context.string(axis, key);
+        if (kind != "periodic" && kind != "wall")
+            context.fail(key, "must be \"periodic\" or \"wall\", got \"" + kind + "\"");
+        return kind == "periodic";
+    };
+    if (const toml::array* axes = node->as_array()) {
+        if (axes->size() != static_cast<std::size_t>(dimension))
+            box.fail("boundary", "expected one entry per axis (" + std::to_string(dimension) +
+                                     "), got " + std::to_string(axes->size()));
+        for (int i = 0; i < dimension; ++i)
+            config.periodic[i] =
+                is_periodic(*axes->get(i), box.key("boundary") + "[" + std::to_string(i) + "]");
+    } else if (node->is_string()) {
+        config.periodic.assign(dimension, is_periodic(*node, box.key("boundary")));
+    } else {
+        box.fail("boundary", "expected \"periodic\", \"wall\" or an array of them (one per "
+                             "axis), got " +
+                                 show(*node));
+    }
+}
+
+void read_species(const Section& root, Config& config) {
+    const toml::node* node = root.get("species");
+    if (!node || (node->is_array() && node->as_array()->empty()))
+        root.fail("species", "at least one [[species]] table is required");
+    std::set<std::string> names;
+    for (const Section& entry : root.tables("species")) {
+        entry.allow({"name", "count", "radius", "mass", "temperature"});
+        SpeciesConfig species;
+        species.name = entry.required_string("name");
+        if (!names.insert(species.name).second)
+            entry.fail("name", "duplicate species name \"" + species.name + "\"");
+        auto count = entry.integer("count", 1);
+        if (!count) entry.fail("count", "required key is missing");
+        species.count = static_cast<std::uint64_t>(*count);
+        species.radius = entry.number("radius", Range::positive).value_or(species.radius);
+        species.mass = entry.number("mass", Range::positive).value_or(species.mass);
+        species.temperature = entry.number("temperature", Range::positive);
+        config.species.push_back(species);
+    }
+}
+
+void read_collisions(const Section& root, Config& config) {
+    Section collisions = root.table("collisions");
+    collisions.allow({"restitution", "epsilon", "tc", "pair"});
+    config.restitution = collisions.number("restitution", Range::unit_closed).value_or(1.0);
+    config.epsilon = collisions.number("epsilon", Range::non_negative).value_or(0.0);
+    config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
+    auto pairs = collisions.tables("pair");
+    for (const Section& pair : pairs) {
+        pair.allow({"a", "b", "restitution"});
+        for (auto side : {"a", "b"}) {
+            std::string name = pair.required_string(side);
+            auto known = [&](const SpeciesConfig& s) { return s.name == name; };
+            if (std::none_of(config.species.begin(), config.species.end(), known))
+                pair.fail(side, "no species is named \"" + name + "\"");
+        }
+        if (!pair.number("restitution", Range::unit_closed))
+            pair.fail("restitution", "required key is missing");
+    }
+    // Refused rather than ignored: a run must never silently use different physics.
+    if (config.epsilon > 0) collisions.fail("epsilon", not_implemented);
+    if (config.tc > 0) collisions.fail("tc", not_implemented);
+    if (!pairs.empty()) collisions.fail("pair", not_implemented);
+}
+
+void read_walls(const Section& root, Config& config) {
+    for (const Section& entry : root.tables("walls")) {
+        entry.allow({"normal", "point", "restitution"});
+        WallConfig wall;
+        auto normal = entry.numbers("normal", config.dimension);
+        if (!normal) entry.fail("normal", "required key is missing");
+        double length = 0;
+        for (double x : *normal) length += x * x;
+        length = std::sqrt(length);
+        if (!(length > 0)) entry.fail("normal", "must not be the zero vector");
+        for (double x : *normal) wall.normal.push_back(x / length);
+        auto point = entry.numbers("point", config.dimension);
+        if (!point) entry.fail("point", "required key is missing");
+        wall.point = *point;
+        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
+        config.walls.push_back(wall);
+    }
+}
+
+void read_field(const Section& root, Config& config) {
+    Section field = root.table("field");
+    field.allow({"gravity", "drag"});
+    config.gravity = field.numbers("gravity", config.dimension)
+                         .value_or(std::vector<double>(config.dimension, 0.0));
+    config.drag = field.number("drag", Range::non_negative).value_or(0.0);
+    if (std::any_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g != 0; }))
+        field.fail("gravity", not_implemented);
+    if (config.drag > 0) field.fail("drag", not_implemented);
+}
+
+void read_init(const Section& root, Config& config) {
+    Section init = root.table("init");
+    init.allow({"lattice", "velocities", "temperature", "seed", "from"});
+    const bool three_d = config.dimension == 3;
+    config.lattice = init.string("lattice").value_or(three_d ? "fcc" : "hex");
+    const std::set<std::string> lattices_3d{"fcc", "sc", "random"};
+    const std::set<std::string> lattices_2d{"hex", "square", "random"};
+    const auto& allowed = three_d ? lattices_3d : lattices_2d;
+    if (!allowed.contains(config.lattice)) {
+        const auto& other = three_d ? lattices_2d : lattices_3d;
+        std::string message = other.contains(config.lattice)
+                                  ? "\"" + config.lattice + "\" is a " + (three_d ? "2D" : "3D") +
+                                        " lattice, but dimension is " +
+                                        std::to_string(config.dimension) + ";"
+                                  : "unknown lattice \"" + config.lattice + "\";";
+        init.fail("lattice",
+                  message + (three_d ? " use fcc, sc or random" : " use hex, square or random"));
+    }
+    config.velocities = init.string("velocities").value_or("maxwell");
+    if (config.velocities != "maxwell" && config.velocities != "fixed_speed")
+        init.fail("velocities",
+                  "must be \"maxwell\" or \"fixed_speed\", got \"" + config.velocities + "\"");
+    config.temperature = init.number("temperature", Range::positive).value_or(1.0);
+    config.seed = static_cast<std::uint64_t>(init.integer("seed", 0).value_or(1));
+    config.from = init.string("from");
+    if (config.from) {
+        if (config.from->empty()) init.fail("from", "must not be empty");
+        check_readable(init.context(), init.key("from"), *config.from);
+    }
+}
+
+void read_run(const Section& root, Config& config) {
+    Section run = root.table("run");
+    run.allow({"time", "collisions", "equilibrate"});
+    config.run_time = run.number("time", Range::positive);
+    if (auto collisions = run.integer("collisions", 1))
+        config.run_collisions = static_cast<std::uint64_t>(*collisions);
+    config.equilibrate = run.number("equilibrate", Range::non_negative).value_or(0.0);
+    if (!config.run_time && !config.run_collisions)
+        root.fail("run", "give run.time, run.collisions or both");
+}
+
+void read_output(const Section& root, Config& config) {
+    Section output = root.table("output");
+    output.allow({"summary", "trajectory", "timeseries", "histogram"});
+    config.summary = output.string("summary").value_or(config.summary);
+    if (config.summary.empty()) output.fail("summary", "must not be empty");
+    config.trajectory = periodic_output(output, "trajectory");
+    config.timeseries = periodic_output(output, "timeseries");
+    config.histogram = output.string("histogram");
+    if (config.timeseries) output.fail("timeseries", not_implemented);
+    if (config.histogram) output.fail("histogram", not_implemented);
+}
+
+} // namespace
+
+Config parse_config(const std::string& toml_text, const std::string& source,
+                    const std::vector<std::string>& overrides) {
+    toml::table document;
+    try {
+        document = toml::parse(toml_text, source);
+    } catch (const toml::parse_error& error) {
+        const auto& where = error.source().begin;
+        throw InputError(source + ":" + std::to_string(where.line) + ":" +
+                         std::to_string(where.column) + ": " + std::string(error.description()));
+    }
+    std::vector<std::string> overridden;
+    for (const auto& text : overrides) overridden.push_back(apply_override(document, text));
+
+    Context context(source, overridden);
+    Section root(context, &document, "");
+    root.allow(
+        {"dimension", "box", "species", "collisions", "walls", "field", "init", "run", "output"});
+    Config config;
+    config.source = source;
+    auto dimension = root.integer("dimension", 2).value_or(3);
+    if (dimension != 2 && dimension != 3)
+        root.fail("dimension", "must be 2 or 3, got " + std::to_string(dimension));
+    config.dimension = static_cast<int>(dimension);
+
+    read_init(root, config); // first: init.from relaxes the [box] rules
+    read_box(root, config);
+    read_species(root, config);
+    read_collisions(root, config);
+    read_walls(root, config);
+    read_field(root, config);
+    read_run(root, config);
+    read_output(root, config);
+    return config;
+}
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        throw InputError(path + ": cannot read file: is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot read file: " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw InputError(path + ": cannot read file: read error");
+    return parse_config(text.str(), path, overrides);
+}
+
+} // namespace choc
