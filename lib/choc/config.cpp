@@ -263,14 +263,11 @@ std::string apply_override(toml::table& root, const std::string& text) {
     auto equals = text.find('=');
     std::string dotted = equals == std::string::npos ? "" : trim(text.substr(0, equals));
     std::vector<std::string> path;
-    for (std::size_t begin = 0; !dotted.empty();) {
-        auto end = std::min(dotted.find('.', begin), dotted.size());
-        path.push_back(trim(std::string_view(dotted).substr(begin, end - begin)));
-        if (path.back().empty()) path.clear();
-        if (path.empty() || end == dotted.size()) break;
-        begin = end + 1;
-    }
-    if (path.empty()) throw InputError("--set " + text + ": expected KEY=VALUE");
+    std::istringstream parts(dotted);
+    for (std::string part; std::getline(parts, part, '.');) path.push_back(trim(part));
+    auto empty = [](const std::string& part) { return part.empty(); };
+    if (path.empty() || dotted.ends_with('.') || std::any_of(path.begin(), path.end(), empty))
+        throw InputError("--set " + text + ": expected KEY=VALUE");
     auto fail = [&](const std::string& what) {
         throw InputError("--set: " + dotted + ": " + what);
     };
