@@ -1,1 +1,359 @@
+// Initial states: lattice and random placement, velocities, seeds, walls, snapshots.
 #include <doctest/doctest.h>
+
+#include <choc/errors.hpp>
+#include <choc/init/ball_volume.hpp>
+#include <choc/init/initial_state.hpp>
+#include <choc/io/xyz.hpp>
+#include <choc/overlap.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using choc::Config;
+using choc::SpeciesConfig;
+
+SpeciesConfig species(const std::string& name, std::uint64_t count, double radius = 0.5,
+                      double mass = 1.0) {
+    SpeciesConfig s;
+    s.name = name;
+    s.count = count;
+    s.radius = radius;
+    s.mass = mass;
+    return s;
+}
+
+Config config(int dimension, const std::string& lattice, double phi,
+              std::vector<SpeciesConfig> s = {}) {
+    Config c;
+    c.dimension = dimension;
+    c.lattice = lattice;
+    c.packing_fraction = phi;
+    c.periodic.assign(static_cast<std::size_t>(dimension), true);
+    c.species = s.empty() ? std::vector<SpeciesConfig>{species("A", 100)} : std::move(s);
+    return c;
+}
+
+// The message of the InputError thrown by make_initial_state ("" if none).
+template <int D>
+std::string error_of(const Config& c) {
+    try {
+        choc::make_initial_state<D>(c);
+    } catch (const choc::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+template <int D>
+double packing_fraction(const choc::InitialState<D>& st) {
+    double v = 0.0;
+    for (std::uint32_t i = 0; i < st.particles.size(); ++i)
+        v += choc::ball_volume<D>(st.particles.radius(i));
+    return v / st.box.volume();
+}
+
+template <int D>
+void check_lattice(const std::string& lattice, std::vector<std::uint64_t> counts,
+                   std::vector<double> phis) {
+    for (const auto n : counts)
+        for (const double phi : phis) {
+            CAPTURE(lattice);
+            CAPTURE(n);
+            CAPTURE(phi);
+            auto c = config(D, lattice, phi, {species("A", n)});
+            const auto st = choc::make_initial_state<D>(c);
+            CHECK(st.particles.size() == n);
+            CHECK(choc::max_overlap(st.box, st.particles, 0.0) == 0.0);
+            CHECK(std::abs(packing_fraction(st) / phi - 1.0) < 1e-12);
+            for (const auto& p : st.particles.state)
+                for (int a = 0; a < D; ++a) {
+                    CHECK(p.x[a] >= 0.0);
+                    CHECK(p.x[a] < st.box.length[a]);
+                }
+        }
+}
+
+template <int D>
+std::vector<double> species_temperature(const choc::Particles<D>& p) {
+    std::vector<double> ke(p.table.size()), n(p.table.size());
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+        ke[p.state[i].species] += 0.5 * p.mass(i) * choc::norm2(p.state[i].v);
+        n[p.state[i].species] += 1;
+    }
+    for (std::size_t s = 0; s < ke.size(); ++s) ke[s] = 2 * ke[s] / (D * n[s]);
+    return ke;
+}
+
+template <int D>
+void check_momentum(const choc::Particles<D>& p) {
+    choc::Vec<D> total;
+    double scale = 0.0;
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+        total += p.mass(i) * p.state[i].v;
+        scale += p.mass(i) * choc::norm(p.state[i].v);
+    }
+    CHECK(scale > 0.0);
+    CHECK(choc::norm(total) <= 1e-12 * scale);
+}
+
+// A three-species mixture: odd and even counts, own masses and temperatures.
+Config mixture(int dimension, const std::string& velocities) {
+    auto a = species("A", 101, 0.5, 1.0);
+    auto b = species("B", 60, 0.3, 2.5);
+    b.temperature = 2.5;
+    auto c = species("C", 3, 0.4, 0.7);
+    c.temperature = 0.5;
+    auto cfg = config(dimension, dimension == 3 ? "fcc" : "hex", 0.2, {a, b, c});
+    cfg.velocities = velocities;
+    cfg.temperature = 1.5;
+    return cfg;
+}
+
+template <int D>
+void check_velocities(const std::string& kind) {
+    CAPTURE(kind);
+    const auto c = mixture(D, kind);
+    const auto st = choc::make_initial_state<D>(c);
+    check_momentum(st.particles);
+    const auto t = species_temperature(st.particles);
+    const std::vector<double> want = {1.5, 2.5, 0.5};
+    for (std::size_t s = 0; s < 3; ++s) CHECK(std::abs(t[s] / want[s] - 1.0) < 1e-12);
+    if (kind == "fixed_speed")
+        for (std::uint32_t i = 0; i < st.particles.size(); ++i) {
+            const auto s = st.particles.state[i].species;
+            const double u = std::sqrt(D * want[s] / st.particles.mass(i));
+            CHECK(std::abs(choc::norm(st.particles.state[i].v) / u - 1.0) < 1e-12);
+        }
+}
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() /
+            ("choc_test_init_" + std::to_string(::getpid()) + "_" + name))
+        .string();
+}
+
+} // namespace
+
+TEST_CASE("every lattice holds exactly N particles at the requested packing fraction") {
+    check_lattice<3>("fcc", {32, 100, 500}, {0.05, 0.3, 0.5});
+    check_lattice<3>("sc", {27, 100, 216}, {0.05, 0.3, 0.4});
+    check_lattice<2>("hex", {50, 100, 400, 1000}, {0.05, 0.4, 0.7});
+    check_lattice<2>("square", {50, 100, 400}, {0.05, 0.4, 0.6});
+}
+
+TEST_CASE("lattices near their close packing") {
+    // fcc filled exactly (4 * 5^3 sites) fits up to pi / sqrt(18) = 0.7405
+    check_lattice<3>("fcc", {500}, {0.74});
+    check_lattice<3>("sc", {216}, {0.52});
+    check_lattice<2>("hex", {30 * 34}, {0.85});
+    check_lattice<2>("square", {400}, {0.78});
+}
+
+TEST_CASE("a too dense lattice is an InputError naming box.packing_fraction") {
+    for (const auto& [lattice, phi] :
+         std::vector<std::pair<std::string, double>>{{"fcc", 0.75}, {"sc", 0.55}}) {
+        const auto msg = error_of<3>(config(3, lattice, phi, {species("A", 500)}));
+        CHECK(msg.find("box.packing_fraction") != std::string::npos);
+        CHECK(msg.find("at most") != std::string::npos);
+    }
+    for (const auto& [lattice, phi] :
+         std::vector<std::pair<std::string, double>>{{"hex", 0.92}, {"square", 0.8}}) {
+        const auto msg = error_of<2>(config(2, lattice, phi, {species("A", 400)}));
+        CHECK(msg.find("box.packing_fraction") != std::string::npos);
+    }
+    // 500 spheres fill every fcc site: the quoted limit is the ideal pi / sqrt(18)
+    const auto msg = error_of<3>(config(3, "fcc", 0.8, {species("A", 500)}));
+    CHECK(msg.find("0.7405") != std::string::npos);
+}
+
+TEST_CASE("an explicit box: walls keep clear, too small boxes are named") {
+    auto c = config(3, "fcc", 0.3, {species("A", 200), species("B", 100, 0.25)});
+    c.packing_fraction.reset();
+    c.box_size = std::vector<double>{8.0, 9.0, 10.0};
+    c.periodic = {false, true, false};
+    const auto st = choc::make_initial_state<3>(c);
+    CHECK(st.particles.size() == 300);
+    CHECK(st.box.walls.size() == 4);
+    CHECK(choc::max_overlap(st.box, st.particles, 0.0) == 0.0);
+    for (const auto& p : st.particles.state) {
+        CHECK(p.x[0] >= 0.5);
+        CHECK(p.x[2] <= 9.5);
+    }
+
+    auto small = c;
+    small.box_size = std::vector<double>{4.0, 4.0, 4.0};
+    CHECK(error_of<3>(small).find("box.size") != std::string::npos);
+    auto huge = c;
+    huge.species[0].radius = 5.0;
+    CHECK(error_of<3>(huge).find("box.size") != std::string::npos);
+
+    auto flat = config(2, "hex", 0.5, {species("A", 200)});
+    flat.periodic = {true, false};
+    const auto st2 = choc::make_initial_state<2>(flat);
+    CHECK(st2.particles.size() == 200);
+    CHECK(choc::max_overlap(st2.box, st2.particles, 0.0) == 0.0);
+}
+
+TEST_CASE("random placement works when dilute and fails fast when impossible") {
+    auto c3 = config(3, "random", 0.25, {species("A", 300), species("B", 200, 0.3)});
+    const auto st3 = choc::make_initial_state<3>(c3);
+    CHECK(st3.particles.size() == 500);
+    CHECK(choc::max_overlap(st3.box, st3.particles, 0.0) == 0.0);
+    CHECK(std::abs(packing_fraction(st3) / 0.25 - 1.0) < 1e-12);
+
+    auto c2 = config(2, "random", 0.4, {species("A", 500)});
+    c2.periodic = {false, false};
+    const auto st2 = choc::make_initial_state<2>(c2);
+    CHECK(st2.particles.size() == 500);
+    CHECK(choc::max_overlap(st2.box, st2.particles, 0.0) == 0.0);
+
+    const auto start = std::chrono::steady_clock::now();
+    const auto msg = error_of<3>(config(3, "random", 0.6, {species("A", 300)}));
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    CHECK(msg.find("init.lattice") != std::string::npos);
+    CHECK(msg.find("use a lattice") != std::string::npos);
+    CHECK(took.count() < 10.0);
+    MESSAGE("impossible random placement gave up after " << took.count() << " s");
+}
+
+TEST_CASE("velocities: zero momentum, exact species temperatures, equal fixed speeds") {
+    check_velocities<3>("maxwell");
+    check_velocities<3>("fixed_speed");
+    check_velocities<2>("maxwell");
+    check_velocities<2>("fixed_speed");
+
+    auto spaced = mixture(3, "maxwell");
+    spaced.species[1].name = "big B";
+    CHECK(error_of<3>(spaced).find("species[1].name") != std::string::npos);
+
+    auto bad = mixture(3, "boltzmann");
+    CHECK(error_of<3>(bad).find("init.velocities") != std::string::npos);
+}
+
+TEST_CASE("a species with one particle starts at rest") {
+    for (const std::string kind : {"maxwell", "fixed_speed"}) {
+        auto c = config(3, "fcc", 0.2, {species("A", 99), species("B", 1, 0.5, 3.0)});
+        c.velocities = kind;
+        const auto st = choc::make_initial_state<3>(c);
+        check_momentum(st.particles);
+        for (const auto& p : st.particles.state)
+            if (p.species == 1) CHECK(choc::norm(p.v) == 0.0);
+        CHECK(std::abs(species_temperature(st.particles)[0] - 1.0) < 1e-12);
+    }
+}
+
+TEST_CASE("the same seed gives the same state, another seed another one") {
+    auto c = mixture(3, "maxwell");
+    const auto a = choc::make_initial_state<3>(c);
+    const auto b = choc::make_initial_state<3>(c);
+    c.seed = 2;
+    const auto d = choc::make_initial_state<3>(c);
+    bool same = true, differ = false;
+    for (std::uint32_t i = 0; i < a.particles.size(); ++i) {
+        const auto &p = a.particles.state[i], &q = b.particles.state[i], &r = d.particles.state[i];
+        same = same && p.x == q.x && p.v == q.v && p.species == q.species && p.t == 0.0 &&
+               p.count == 0;
+        differ = differ || p.v != r.v || p.species != r.species;
+    }
+    CHECK(same);
+    CHECK(differ);
+}
+
+TEST_CASE("a mixture gets its requested counts, mixed over the lattice") {
+    const auto c = mixture(2, "maxwell");
+    const auto st = choc::make_initial_state<2>(c);
+    std::vector<std::uint64_t> n(3);
+    for (const auto& p : st.particles.state) ++n[p.species];
+    CHECK(n == std::vector<std::uint64_t>{101, 60, 3});
+    CHECK(st.particles.table.species[1].name == "B");
+    CHECK(st.particles.table.species[1].radius == 0.3);
+    CHECK(st.particles.table.species[1].mass == 2.5);
+    // the first half of the (lattice-ordered) particles holds B as well as A
+    std::uint64_t b_low = 0;
+    for (std::size_t i = 0; i < st.particles.size() / 2; ++i)
+        b_low += st.particles.state[i].species == 1;
+    CHECK(b_low > 10);
+    CHECK(b_low < 50);
+}
+
+TEST_CASE("[[walls]] become unit-normal planes; particles must start on their side") {
+    auto c = config(3, "fcc", 0.2, {species("A", 100)});
+    choc::WallConfig w;
+    w.normal = {0.0, 0.0, 2.0};
+    w.point = {0.0, 0.0, -1.0};
+    w.restitution = 0.8;
+    c.walls = {w};
+    const auto st = choc::make_initial_state<3>(c);
+    REQUIRE(st.box.walls.size() == 1);
+    CHECK(st.box.walls[0].normal == choc::Vec<3>{{0.0, 0.0, 1.0}});
+    CHECK(st.box.walls[0].offset == -1.0);
+    CHECK(st.box.walls[0].restitution == 0.8);
+
+    c.walls[0].point = {0.0, 0.0, 2.0}; // cuts through the lattice
+    CHECK(error_of<3>(c).find("walls") != std::string::npos);
+
+    auto boxed = config(2, "square", 0.3, {species("A", 100)});
+    boxed.periodic = {false, false};
+    const auto st2 = choc::make_initial_state<2>(boxed);
+    CHECK(st2.box.walls.size() == 4);
+}
+
+TEST_CASE("init.from restarts from the last frame of a snapshot") {
+    const auto c = mixture(3, "maxwell");
+    const auto st = choc::make_initial_state<3>(c);
+    const std::string path = temp_path("from.xyz");
+    {
+        std::ofstream out(path);
+        choc::write_xyz_frame(out, st.box, st.particles, 0.0);
+    }
+    auto r = c;
+    r.packing_fraction.reset();
+    r.from = path;
+    const auto back = choc::make_initial_state<3>(r);
+    REQUIRE(back.particles.size() == st.particles.size());
+    bool same = true;
+    for (std::uint32_t i = 0; i < st.particles.size(); ++i)
+        same = same && back.particles.state[i].x == st.particles.state[i].x &&
+               back.particles.state[i].v == st.particles.state[i].v &&
+               back.particles.state[i].species == st.particles.state[i].species;
+    CHECK(same);
+    CHECK(back.box.length == st.box.length);
+
+    auto with_phi = r;
+    with_phi.packing_fraction = 0.2;
+    CHECK(error_of<3>(with_phi).find("box.packing_fraction") != std::string::npos);
+    auto size_ok = r;
+    size_ok.box_size = std::vector<double>(st.box.length.c.begin(), st.box.length.c.end());
+    CHECK(error_of<3>(size_ok).empty());
+    auto size_bad = r;
+    size_bad.box_size = std::vector<double>{10.0, 10.0, 10.0};
+    CHECK(error_of<3>(size_bad).find("box.size") != std::string::npos);
+    auto count_bad = r;
+    count_bad.species[1].count = 61;
+    CHECK(error_of<3>(count_bad).find("species[1].count") != std::string::npos);
+    auto name_bad = r;
+    name_bad.species[2].name = "D";
+    const auto msg = error_of<3>(name_bad);
+    CHECK(msg.find("init.from") != std::string::npos);
+    CHECK(msg.find("\"C\"") != std::string::npos);
+    auto dim_bad = r;
+    dim_bad.dimension = 2;
+    CHECK(error_of<2>(dim_bad).find("init.from") != std::string::npos);
+
+    // two particles on top of each other
+    auto squeezed = st;
+    squeezed.particles.state[1].x = squeezed.particles.state[0].x;
+    {
+        std::ofstream out(path);
+        choc::write_xyz_frame(out, squeezed.box, squeezed.particles, 0.0);
+    }
+    CHECK(error_of<3>(r).find("init.from") != std::string::npos);
+    std::filesystem::remove(path);
+}

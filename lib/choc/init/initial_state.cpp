@@ -1,1 +1,229 @@
-// placeholder: not written yet
+#include "initial_state.hpp"
+
+#include "../errors.hpp"
+#include "../io/xyz.hpp"
+#include "../overlap.hpp"
+#include "ball_volume.hpp"
+#include "lattice.hpp"
+#include "random_packing.hpp"
+#include "velocities.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <random>
+#include <spdlog/spdlog.h>
+#include <stdexcept>
+
+namespace choc {
+
+namespace {
+
+// The config key that fixes the box, for messages.
+std::string box_key(const Config& c) {
+    if (c.from) return "init.from";
+    return c.packing_fraction ? "box.packing_fraction" : "box.size";
+}
+
+// Box lengths and periodic axes (no walls yet). box.packing_fraction: a cube (square) of
+// volume sum_i v_i / packing_fraction; box.size: the given edges.
+template <int D>
+Box<D> config_box(const Config& c) {
+    Box<D> box;
+    for (int a = 0; a < D; ++a)
+        box.periodic[a] = c.periodic.empty() || c.periodic.at(static_cast<std::size_t>(a));
+    if (c.packing_fraction) {
+        double volume = 0.0;
+        for (const auto& s : c.species)
+            volume += static_cast<double>(s.count) * ball_volume<D>(s.radius);
+        const double edge = std::pow(volume / *c.packing_fraction, 1.0 / D);
+        for (int a = 0; a < D; ++a) box.length[a] = edge;
+    } else if (c.box_size) {
+        if (c.box_size->size() != static_cast<std::size_t>(D))
+            throw InputError(fmt::format("box.size: needs {} edge lengths", D));
+        for (int a = 0; a < D; ++a) box.length[a] = (*c.box_size)[static_cast<std::size_t>(a)];
+    } else {
+        throw InputError("box: give box.packing_fraction or box.size");
+    }
+    return box;
+}
+
+// Walls at 0 and L on walled axes, then the [[walls]] planes: unit inward normal n and
+// offset dot(point, n), so the signed distance of x is dot(x, n) - offset.
+template <int D>
+void add_walls(Box<D>& box, const Config& c) {
+    add_box_walls(box, 1.0);
+    for (std::size_t k = 0; k < c.walls.size(); ++k) {
+        const auto& w = c.walls[k];
+        if (w.normal.size() != static_cast<std::size_t>(D) ||
+            w.point.size() != static_cast<std::size_t>(D))
+            throw InputError(fmt::format("walls[{}]: normal and point need {} entries", k, D));
+        Wall<D> wall;
+        for (int a = 0; a < D; ++a) wall.normal[a] = w.normal[static_cast<std::size_t>(a)];
+        const double length = norm(wall.normal);
+        if (!(length > 0.0)) throw InputError(fmt::format("walls[{}]: normal is zero", k));
+        wall.normal *= 1.0 / length;
+        Vec<D> point;
+        for (int a = 0; a < D; ++a) point[a] = w.point[static_cast<std::size_t>(a)];
+        wall.offset = dot(point, wall.normal);
+        wall.restitution = w.restitution;
+        box.walls.push_back(wall);
+    }
+}
+
+// Particles that do not fit the box at all: a diameter longer than an edge, or a periodic
+// edge under three diameters (the cell grid needs three cells per periodic axis).
+template <int D>
+void check_box_fits(const Box<D>& box, double diameter, const std::string& key) {
+    for (int a = 0; a < D; ++a) {
+        if (diameter > box.length[a])
+            throw InputError(fmt::format("{}: the box edge {:.6g} is shorter than the largest "
+                                         "particle diameter {:.6g}",
+                                         key, box.length[a], diameter));
+        if (box.periodic[a] && box.length[a] < 3 * diameter)
+            throw InputError(fmt::format("{}: the periodic box edge {:.6g} is shorter than three "
+                                         "largest diameters ({:.6g}); use more particles or a "
+                                         "larger box",
+                                         key, box.length[a], 3 * diameter));
+    }
+}
+
+// Positions and species from the last frame of init.from.
+template <int D>
+void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
+    const std::string& path = *c.from;
+    const XyzFrame f = read_last_xyz_frame(path);
+    if (f.dimension != D)
+        throw InputError(fmt::format("init.from: {} holds a {}D frame but dimension = {}", path,
+                                     f.dimension, D));
+    if (c.packing_fraction)
+        throw InputError("box.packing_fraction: cannot be given with init.from (the box comes "
+                         "from the snapshot)");
+    for (int a = 0; a < D; ++a) {
+        box.length[a] = f.box[static_cast<std::size_t>(a)];
+        box.periodic[a] = c.periodic.empty() || c.periodic.at(static_cast<std::size_t>(a));
+        if (box.periodic[a] != f.periodic[static_cast<std::size_t>(a)])
+            spdlog::warn("init.from: {} has pbc {} on axis {}, the config's box.boundary wins",
+                         path, f.periodic[static_cast<std::size_t>(a)] ? "T" : "F", a);
+    }
+    if (c.box_size) {
+        bool same = c.box_size->size() == static_cast<std::size_t>(D);
+        for (int a = 0; same && a < D; ++a)
+            same = std::abs((*c.box_size)[static_cast<std::size_t>(a)] - box.length[a]) <=
+                   1e-12 * box.length[a];
+        if (!same)
+            throw InputError(fmt::format("box.size: does not match the box of init.from {} ({})",
+                                         path, fmt::join(f.box.begin(), f.box.begin() + D, " x ")));
+    }
+    std::vector<std::uint64_t> found(c.species.size(), 0);
+    for (std::size_t i = 0; i < f.species.size(); ++i) {
+        const auto it =
+            std::find_if(c.species.begin(), c.species.end(),
+                         [&](const SpeciesConfig& s) { return s.name == f.species[i]; });
+        if (it == c.species.end())
+            throw InputError(fmt::format("init.from: {} has a particle of species \"{}\", which is "
+                                         "not among the config's [[species]]",
+                                         path, f.species[i]));
+        const auto s = static_cast<std::uint32_t>(it - c.species.begin());
+        ++found[s];
+        Vec<D> x, v;
+        for (int a = 0; a < D; ++a) {
+            x[a] = f.position[i][static_cast<std::size_t>(a)];
+            v[a] = f.velocity[i][static_cast<std::size_t>(a)];
+        }
+        particles.add(x, v, s);
+    }
+    for (std::size_t k = 0; k < c.species.size(); ++k)
+        if (found[k] != c.species[k].count)
+            throw InputError(fmt::format("species[{}].count: {} particles of \"{}\" requested, but "
+                                         "init.from {} holds {}",
+                                         k, c.species[k].count, c.species[k].name, path, found[k]));
+}
+
+// Lattice or random positions, species shuffled over them, then velocities.
+template <int D>
+void generate(const Config& c, const Box<D>& box, Particles<D>& particles, std::mt19937_64& rng) {
+    std::vector<std::uint32_t> species;
+    double volume = 0.0, largest = 0.0;
+    for (std::size_t s = 0; s < c.species.size(); ++s) {
+        species.insert(species.end(), c.species[s].count, static_cast<std::uint32_t>(s));
+        volume += static_cast<double>(c.species[s].count) * ball_volume<D>(c.species[s].radius);
+        largest = std::max(largest, c.species[s].radius);
+    }
+    std::shuffle(species.begin(), species.end(), rng);
+
+    const std::string lattice = c.lattice.empty() ? (D == 3 ? "fcc" : "hex") : c.lattice;
+    std::vector<Vec<D>> x;
+    if (lattice == "random") {
+        std::vector<double> radius(species.size());
+        for (std::size_t i = 0; i < species.size(); ++i) radius[i] = c.species[species[i]].radius;
+        x = random_packing(box, radius, rng);
+    } else {
+        x = lattice_sites(lattice, box, species.size(), largest, volume, box_key(c), rng);
+    }
+    particles.state.reserve(species.size());
+    for (std::size_t i = 0; i < species.size(); ++i) particles.add(x[i], Vec<D>{}, species[i]);
+
+    std::vector<double> temperature;
+    for (const auto& s : c.species) temperature.push_back(s.temperature.value_or(c.temperature));
+    assign_velocities(particles, c.velocities, temperature, rng);
+}
+
+} // namespace
+
+template <int D>
+InitialState<D> make_initial_state(const Config& config) {
+    if (config.dimension != D)
+        throw std::logic_error(
+            fmt::format("make_initial_state<{}> called with dimension = {}", D, config.dimension));
+    if (config.species.empty()) throw InputError("species: at least one [[species]] is needed");
+
+    std::vector<Species> species;
+    for (std::size_t k = 0; k < config.species.size(); ++k) {
+        const auto& s = config.species[k];
+        // names are one whitespace-free word in trajectory files (the XYZ type column)
+        if (s.name.empty() || s.name.find_first_of(" \t\r\n") != std::string::npos)
+            throw InputError(fmt::format("species[{}].name: \"{}\" must be one word without "
+                                         "spaces",
+                                         k, s.name));
+        species.push_back({s.name, s.radius, s.mass});
+    }
+    InitialState<D> st;
+    st.particles.table = SpeciesTable(std::move(species));
+    const double diameter = st.particles.table.largest_diameter();
+    const std::string key = box_key(config);
+    std::mt19937_64 rng(config.seed);
+
+    if (config.from)
+        from_snapshot(config, st.box, st.particles);
+    else
+        st.box = config_box<D>(config);
+    check_box_fits(st.box, diameter, key);
+    add_walls(st.box, config);
+    if (!config.from) generate(config, st.box, st.particles, rng);
+
+    // Every particle on the allowed side of each [[walls]] plane with a gap of at least
+    // its radius (the box walls are kept clear by construction, or by the overlap check).
+    const std::size_t first = st.box.walls.size() - config.walls.size();
+    for (std::size_t k = first; k < st.box.walls.size(); ++k)
+        for (std::uint32_t i = 0; i < st.particles.size(); ++i)
+            if (st.box.walls[k].distance(st.particles.state[i].x) < st.particles.radius(i))
+                throw InputError(fmt::format(
+                    "walls[{}]: particle {} at distance {:.6g} from the wall is closer than its "
+                    "radius {:.6g} or on the wrong side; move the wall or change {}",
+                    k - first, i, st.box.walls[k].distance(st.particles.state[i].x),
+                    st.particles.radius(i), key));
+
+    const double overlap = max_overlap(st.box, st.particles, 0.0);
+    if (overlap > 0.0)
+        throw InputError(fmt::format("{}: the starting configuration overlaps (largest overlap "
+                                     "{:.3g} of a contact distance){}",
+                                     key, overlap,
+                                     config.from ? "" : "; use a lower packing fraction"));
+    return st;
+}
+
+template InitialState<2> make_initial_state<2>(const Config&);
+template InitialState<3> make_initial_state<3>(const Config&);
+
+} // namespace choc

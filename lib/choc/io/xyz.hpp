@@ -1,6 +1,14 @@
 // Extended XYZ frames (read by ASE and OVITO): one frame per sample time, every number in
 // shortest round-trip form so a frame read back is bit-for-bit the state written.
-// 2D frames are written with z = 0.
+//
+//   N
+//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time=t pbc="T T T" dimension=D
+//   name x y z vx vy vz radius mass          (N lines)
+//
+// The species name is in a `type` column rather than `species`: ASE turns `species` into
+// chemical symbols and rejects names like "A"; it keeps `type` as a string array (atoms
+// are element X), and OVITO maps `type` to Particle Type. 2D frames have z = 0, Lz = 1 and
+// a third pbc entry F.
 #pragma once
 
 #include "../box.hpp"

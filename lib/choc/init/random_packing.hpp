@@ -1,0 +1,28 @@
+// Random sequential addition: particles are dropped one at a time at uniform random
+// positions and a position is kept only when it overlaps nothing placed before and keeps
+// clear of every wall. Larger particles go first, since they are the hardest to fit.
+// Works up to moderate densities (the 3D jamming limit of this process is about 0.38,
+// in 2D about 0.547); beyond them it gives up after a bounded number of attempts.
+#pragma once
+
+#include "../box.hpp"
+#include "../vec.hpp"
+
+#include <random>
+#include <vector>
+
+namespace choc {
+
+// Positions for particles with the given radii (result index = input index), inside the
+// box and clear of box.walls. Throws InputError naming init.lattice when it cannot place
+// them all within its attempt budget.
+template <int D>
+std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>& radius,
+                                   std::mt19937_64& rng);
+
+extern template std::vector<Vec<2>> random_packing<2>(const Box<2>&, const std::vector<double>&,
+                                                      std::mt19937_64&);
+extern template std::vector<Vec<3>> random_packing<3>(const Box<3>&, const std::vector<double>&,
+                                                      std::mt19937_64&);
+
+} // namespace choc
