@@ -220,7 +220,13 @@ TEST_CASE("random placement works when dilute and fails fast when impossible") {
     CHECK(msg.find("init.lattice") != std::string::npos);
     CHECK(msg.find("use a lattice") != std::string::npos);
     CHECK(took.count() < 10.0);
-    MESSAGE("impossible random placement gave up after " << took.count() << " s");
+    // a mixture has no jamming shortcut: the attempt budget stops it
+    const auto mix =
+        error_of<2>(config(2, "random", 0.8, {species("A", 400), species("B", 400, 0.3)}));
+    CHECK(mix.find("init.lattice") != std::string::npos);
+    const std::chrono::duration<double> took2 = std::chrono::steady_clock::now() - start;
+    CHECK(took2.count() < 10.0);
+    MESSAGE("impossible random placements gave up after " << took2.count() << " s");
 }
 
 TEST_CASE("velocities: zero momentum, exact species temperatures, equal fixed speeds") {

@@ -1,8 +1,9 @@
 // Random sequential addition: particles are dropped one at a time at uniform random
 // positions and a position is kept only when it overlaps nothing placed before and keeps
 // clear of every wall. Larger particles go first, since they are the hardest to fit.
-// Works up to moderate densities (the 3D jamming limit of this process is about 0.38,
-// in 2D about 0.547); beyond them it gives up after a bounded number of attempts.
+// Works up to moderate densities: for equal particles about 0.34 in 3D and 0.52 in 2D
+// within its budget of 300 attempts per particle (the process jams at 0.3841 and 0.5472;
+// requests above those fail at once). Beyond that it gives up, never hangs.
 #pragma once
 
 #include "../box.hpp"
