@@ -50,6 +50,10 @@ void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& p
         else
             fmt::format_to(it, "{} {} {} 0 {} {} 0 {} {}\n", s.name, x[0], x[1], p.v[0], p.v[1],
                            s.radius, s.mass);
+        if (buf.size() > (1u << 20)) { // keep the buffer small for large systems
+            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+            buf.clear();
+        }
     }
     out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
 }
