@@ -38,8 +38,10 @@ struct Box {
     Vec<D> minimum_image(Vec<D> r) const {
         for (int a = 0; a < D; ++a) {
             if (!periodic[a]) continue;
-            if (r[a] > 0.5 * length[a]) r[a] -= length[a];
-            else if (r[a] < -0.5 * length[a]) r[a] += length[a];
+            if (r[a] > 0.5 * length[a])
+                r[a] -= length[a];
+            else if (r[a] < -0.5 * length[a])
+                r[a] += length[a];
         }
         return r;
     }

@@ -41,17 +41,19 @@ struct LaterFirst {
 // A Boost.Heap with mutable handles: set() updates the entry in place.
 template <class Heap>
 class BoostCalendar {
-public:
+  public:
     explicit BoostCalendar(std::size_t n) {
         handles_.reserve(n);
         for (std::size_t i = 0; i < n; ++i)
-            handles_.push_back(heap_.push({std::numeric_limits<double>::infinity(),
-                                           static_cast<std::uint32_t>(i)}));
+            handles_.push_back(heap_.push(
+                {std::numeric_limits<double>::infinity(), static_cast<std::uint32_t>(i)}));
     }
     void set(std::uint32_t i, double time) {
         const double old = (*handles_[i]).time;
-        if (time < old) heap_.increase(handles_[i], {time, i}); // earlier = higher priority
-        else if (time > old) heap_.decrease(handles_[i], {time, i});
+        if (time < old)
+            heap_.increase(handles_[i], {time, i}); // earlier = higher priority
+        else if (time > old)
+            heap_.decrease(handles_[i], {time, i});
     }
     std::uint32_t top() const { return heap_.top().particle; }
     double top_time() const { return heap_.top().time; }
@@ -65,16 +67,16 @@ public:
         }
     }
 
-private:
+  private:
     Heap heap_;
     std::vector<typename Heap::handle_type> handles_;
 };
 
-using DaryCalendar = BoostCalendar<boost::heap::d_ary_heap<
-    CalendarEntry, boost::heap::arity<4>, boost::heap::mutable_<true>,
-    boost::heap::compare<LaterFirst>>>;
-using PairingCalendar = BoostCalendar<
-    boost::heap::pairing_heap<CalendarEntry, boost::heap::compare<LaterFirst>>>;
+using DaryCalendar = BoostCalendar<
+    boost::heap::d_ary_heap<CalendarEntry, boost::heap::arity<4>, boost::heap::mutable_<true>,
+                            boost::heap::compare<LaterFirst>>>;
+using PairingCalendar =
+    BoostCalendar<boost::heap::pairing_heap<CalendarEntry, boost::heap::compare<LaterFirst>>>;
 
 // The calendar the engine uses unless told otherwise.
 using DefaultCalendar = DaryCalendar;

@@ -8,9 +8,9 @@
 #include "errors.hpp"
 #include "vec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -20,7 +20,7 @@ namespace choc {
 
 template <int D>
 class Cells {
-public:
+  public:
     // One neighbouring cell and the shift that brings its particles next to ours:
     // the image of particle j seen from our cell is x_j + shift.
     struct Neighbour {
@@ -81,7 +81,9 @@ public:
     }
 
     // Particles of one cell.
-    const std::uint32_t* begin(std::uint32_t cell) const { return &members_[std::size_t{cell} * capacity_]; }
+    const std::uint32_t* begin(std::uint32_t cell) const {
+        return &members_[std::size_t{cell} * capacity_];
+    }
     const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + fill_[cell]; }
 
     std::array<int, D> coords(std::uint32_t cell) const {
@@ -116,21 +118,24 @@ public:
         auto c = coords(cell);
         c[axis] += dir;
         wrapped = false;
-        if (c[axis] < 0) c[axis] += n_[axis], wrapped = true;
-        else if (c[axis] >= n_[axis]) c[axis] -= n_[axis], wrapped = true;
+        if (c[axis] < 0)
+            c[axis] += n_[axis], wrapped = true;
+        else if (c[axis] >= n_[axis])
+            c[axis] -= n_[axis], wrapped = true;
         return flat(c);
     }
 
     // Where the particle at x (velocity v, both at time t0) next leaves its cell:
-    // earliest time over the axes and the axis and direction of the crossing. A walled
-    // axis has no crossing out of its outer cells (the wall event comes first).
+    // earliest time over the axes and the axis and direction of the crossing, never
+    // before `now` (a particle on a boundary by round-off crosses at once). A walled axis
+    // has no crossing out of its outer cells (the wall event comes first).
     struct Crossing {
         double time;
         int axis;
         int dir;
     };
-    Crossing next_crossing(std::uint32_t cell, const Vec<D>& x, const Vec<D>& v,
-                           double t0) const {
+    Crossing next_crossing(std::uint32_t cell, const Vec<D>& x, const Vec<D>& v, double t0,
+                           double now) const {
         const auto c = coords(cell);
         Crossing best{std::numeric_limits<double>::infinity(), 0, 0};
         for (int a = 0; a < D; ++a) {
@@ -140,16 +145,14 @@ public:
                 continue;
             const double bound = (dir > 0 ? c[a] + 1 : c[a]) * width_[a];
             // x_a(t) = x_a + v_a (t - t0) reaches the bound at t0 + (bound - x_a) / v_a
-            const double dt = (bound - x[a]) / v[a];
-            const double t = t0 + (dt > 0.0 ? dt : 0.0);
+            const double t = std::max(now, t0 + (bound - x[a]) / v[a]);
             if (t < best.time) best = {t, a, dir};
         }
         return best;
     }
 
-private:
-    int collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir,
-                Neighbour* out) const {
+  private:
+    int collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir, Neighbour* out) const {
         // Per axis: up to three (coordinate, shift) choices.
         std::array<std::array<int, 3>, D> cc;
         std::array<std::array<double, 3>, D> sh;

@@ -9,8 +9,8 @@ namespace choc {
 // Outcome of a binary collision, for the observers.
 template <int D>
 struct PairImpulse {
-    Vec<D> dp;            // momentum received by i (j receives -dp)
-    double virial = 0.0;  // r_ij . dp_i, the collision-virial term (>= 0)
+    Vec<D> dp;           // momentum received by i (j receives -dp)
+    double virial = 0.0; // r_ij . dp_i, the collision-virial term (>= 0)
     double energy_change = 0.0;
 };
 

@@ -10,7 +10,7 @@ namespace choc {
 // Bad input: a config key, a file or a value the user can fix. `what()` is the whole
 // message and always names the key or the file.
 class InputError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -16,10 +16,11 @@ namespace choc {
 
 template <int D>
 struct alignas(D == 3 ? 64 : 16) ParticleState {
-    Vec<D> x;                // position at time t
-    Vec<D> v;                // velocity
-    double t = 0.0;          // the particle's own time stamp
-    std::uint32_t count = 0; // velocity changes so far: predictions naming it are stale once it moves
+    Vec<D> x;       // position at time t
+    Vec<D> v;       // velocity
+    double t = 0.0; // the particle's own time stamp
+    std::uint32_t count =
+        0; // velocity changes so far: predictions naming it are stale once it moves
     std::uint32_t species = 0;
 
     Vec<D> position_at(double now) const { return x + v * (now - t); }

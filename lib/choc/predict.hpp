@@ -24,8 +24,7 @@ inline constexpr double never = std::numeric_limits<double>::infinity();
 // beat it is rejected before the square root. Since sqrt(disc) <= -b when c > 0,
 // t >= c / (-2b), so c > -2b * horizon rules the pair out.
 template <int D>
-inline double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2,
-                        double horizon = never) {
+inline double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2, double horizon = never) {
     const double b = dot(r, v);
     if (b >= 0.0) return never;
     const double c = norm2(r) - sigma2;

@@ -9,14 +9,14 @@
 namespace choc {
 
 class Progress {
-public:
+  public:
     // `end_time` and `end_collisions` are the run's stopping criteria (for the ETA).
     Progress(bool enabled, std::optional<double> end_time,
              std::optional<std::uint64_t> end_collisions);
     void update(double sim_time, std::uint64_t collisions);
     void finish();
 
-private:
+  private:
     bool enabled_, tty_;
     std::optional<double> end_time_;
     std::optional<std::uint64_t> end_collisions_;

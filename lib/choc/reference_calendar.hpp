@@ -11,9 +11,10 @@
 namespace choc {
 
 class ReferenceCalendar {
-public:
+  public:
     explicit ReferenceCalendar(std::size_t n) : time_(n, std::numeric_limits<double>::infinity()) {
-        for (std::size_t i = 0; i < n; ++i) order_.insert({time_[i], static_cast<std::uint32_t>(i)});
+        for (std::size_t i = 0; i < n; ++i)
+            order_.insert({time_[i], static_cast<std::uint32_t>(i)});
     }
     void set(std::uint32_t i, double time) {
         order_.erase({time_[i], i});
@@ -29,7 +30,7 @@ public:
         order_.swap(shifted);
     }
 
-private:
+  private:
     std::vector<double> time_;
     std::set<std::pair<double, std::uint32_t>> order_;
 };

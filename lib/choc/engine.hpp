@@ -1,0 +1,303 @@
+// The event loop of exact binary EDMD (DESIGN.md §1):
+//
+//   pop the particle with the earliest scheduled event (time t)
+//     pair, partner's counter changed  -> stale: re-predict this particle's pairs, loop
+//     pair                             -> advance both to t, binary rule, re-predict both
+//     wall                             -> advance to t, reflect, re-predict
+//     cell crossing                    -> move to the next cell (wrap on a periodic edge),
+//                                         look at the newly adjacent layer only
+//
+// Every particle keeps three candidate events (best pair, wall, cell crossing); the
+// calendar holds the earliest of them. Why one pair candidate is enough: a pair (i, j)
+// whose trajectories changed after i's last scan is covered by j's own scan when j
+// changed; candidates i discarded were all later than the one it kept, so they are looked
+// at again before they could happen — when the kept one fires or turns out stale.
+#pragma once
+
+#include "box.hpp"
+#include "calendar.hpp"
+#include "cells.hpp"
+#include "collide.hpp"
+#include "particles.hpp"
+#include "predict.hpp"
+#include "tally.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace choc {
+
+template <int D, Calendar Cal = DefaultCalendar>
+class Engine {
+  public:
+    struct Settings {
+        double restitution = 1.0; // particle–particle normal restitution e
+    };
+
+    enum class Stop {
+        time,       // reached `until`
+        collisions, // reached the pair-collision limit
+        budget,     // processed the event budget (call again)
+        no_events,  // nothing will ever happen again (every particle at rest, say)
+    };
+
+    Engine(Box<D> box, Particles<D> particles, Settings settings)
+        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
+          cells_(box_, particles_.table.largest_diameter(), particles_.size()),
+          calendar_(particles_.size()), schedule_(particles_.size()),
+          last_partner_(particles_.size(), none) {
+        const auto n = static_cast<std::uint32_t>(particles_.size());
+        for (std::uint32_t i = 0; i < n; ++i)
+            cells_.insert(i, cells_.cell_at(particles_.state[i].x));
+        for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+        rebase_every_ = std::max<std::uint64_t>(16 * std::uint64_t{n}, 1u << 16);
+        tally_.reset(0.0, kinetic_per_species());
+    }
+
+    // Processes events in time order while the next one is no later than `until` (an
+    // absolute time), stopping once the measured phase has `collision_limit` pair
+    // collisions or after `budget` events (so the caller can report progress).
+    // After Stop::time every particle's state is valid at `until`.
+    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
+        const double local_until = until - origin_;
+        for (std::uint64_t k = 0; k < budget; ++k) {
+            if (tally_.collisions >= collision_limit) return Stop::collisions;
+            const double t = calendar_.top_time();
+            if (t > local_until || t == never) {
+                if (local_until == never) return Stop::no_events;
+                now_ = local_until;
+                return Stop::time;
+            }
+            now_ = t;
+            process(calendar_.top());
+            if (++since_rebase_ >= rebase_every_) rebase();
+        }
+        return Stop::budget;
+    }
+
+    // Starts the measured phase: counts, virial and energy integrals from zero.
+    void reset_tally() { tally_.reset(now_, kinetic_per_species()); }
+
+    double time() const { return origin_ + now_; }
+    // Length of the measured phase so far.
+    double measured_time() const { return now_ - tally_.start; }
+    // Absolute time -> the local clock the particles' time stamps use.
+    double local(double t) const { return t - origin_; }
+
+    const Box<D>& box() const { return box_; }
+    const Particles<D>& particles() const { return particles_; }
+    const Tally& tally() const { return tally_; }
+
+  private:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
+
+    // A particle's three candidate events; the calendar holds the earliest.
+    struct Schedule {
+        double pair_time = never;
+        std::uint32_t partner = 0;
+        std::uint32_t partner_count = 0; // partner's counter when predicted: stale if changed
+        double wall_time = never;
+        std::uint32_t wall = 0;
+        double crossing_time = never;
+        std::int8_t axis = 0, dir = 0;
+        Kind kind = Kind::nothing;
+    };
+
+    using Neighbour = typename Cells<D>::Neighbour;
+    static constexpr int max_neighbours = D == 3 ? 27 : 9;
+
+    void process(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        switch (s.kind) {
+        case Kind::pair:
+            if (particles_.state[s.partner].count != s.partner_count) {
+                ++tally_.stale;
+                s.pair_time = never;
+                scan_all_pairs(i);
+                reschedule(i);
+            } else {
+                collide_pair(i, s.partner);
+            }
+            break;
+        case Kind::wall:
+            collide_wall(i, s.wall);
+            break;
+        case Kind::crossing:
+            cross(i);
+            break;
+        case Kind::nothing:
+            break;
+        }
+    }
+
+    void collide_pair(std::uint32_t i, std::uint32_t j) {
+        particles_.advance(i, now_);
+        particles_.advance(j, now_);
+        auto& pi = particles_.state[i];
+        auto& pj = particles_.state[j];
+        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+        const double sigma = particles_.table.pair_sigma(pi.species, pj.species);
+        tally_.overlap((sigma - norm(r)) / sigma);
+
+        const double mi = particles_.mass(i), mj = particles_.mass(j);
+        const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
+        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, settings_.restitution);
+        tally_.kinetic_change(pi.species, now_, 0.5 * mi * norm2(pi.v) - ki);
+        tally_.kinetic_change(pj.species, now_, 0.5 * mj * norm2(pj.v) - kj);
+        tally_.virial += impulse.virial;
+        ++tally_.collisions;
+
+        ++pi.count;
+        ++pj.count;
+        last_partner_[i] = j;
+        last_partner_[j] = i;
+        predict_all(i);
+        predict_all(j);
+    }
+
+    void collide_wall(std::uint32_t i, std::uint32_t w) {
+        particles_.advance(i, now_);
+        auto& p = particles_.state[i];
+        const double a = particles_.radius(i);
+        tally_.overlap((a - box_.walls[w].distance(p.x)) / (2 * a));
+        const double m = particles_.mass(i);
+        const double k = 0.5 * m * norm2(p.v);
+        wall_collision(box_.walls[w], p.v, m);
+        tally_.kinetic_change(p.species, now_, 0.5 * m * norm2(p.v) - k);
+        ++tally_.wall_collisions;
+        ++p.count;
+        last_partner_[i] = none;
+        predict_all(i);
+    }
+
+    void cross(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        auto& p = particles_.state[i];
+        bool wrapped = false;
+        const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
+        // Leaving through the top of a periodic axis re-enters at the bottom: the whole
+        // straight trajectory moves by -L (its time stamp need not change).
+        if (wrapped) p.x[s.axis] -= s.dir * box_.length[s.axis];
+        cells_.move(i, to);
+        ++tally_.crossings;
+
+        const auto next = cells_.next_crossing(to, p.x, p.v, p.t, now_);
+        std::array<Neighbour, max_neighbours> layer;
+        const int n = cells_.new_layer(to, s.axis, s.dir, layer.data());
+        s.crossing_time = next.time;
+        s.axis = static_cast<std::int8_t>(next.axis);
+        s.dir = static_cast<std::int8_t>(next.dir);
+        scan_pairs(i, layer.data(), n);
+        reschedule(i);
+    }
+
+    // After a velocity change: every candidate event of i anew.
+    void predict_all(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        const Vec<D> x = p.position_at(now_);
+        const double a = particles_.radius(i);
+        s.wall_time = never;
+        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
+            const double t = now_ + wall_time(box_.walls[w], x, p.v, a);
+            if (t < s.wall_time) s.wall_time = t, s.wall = w;
+        }
+        const auto c = cells_.next_crossing(cells_.cell_of(i), p.x, p.v, p.t, now_);
+        s.crossing_time = c.time;
+        s.axis = static_cast<std::int8_t>(c.axis);
+        s.dir = static_cast<std::int8_t>(c.dir);
+        s.pair_time = never;
+        scan_all_pairs(i);
+        reschedule(i);
+    }
+
+    void scan_all_pairs(std::uint32_t i) {
+        std::array<Neighbour, max_neighbours> near;
+        const int n = cells_.neighbours(cells_.cell_of(i), near.data());
+        scan_pairs(i, near.data(), n);
+    }
+
+    // Improves i's pair candidate with the particles of the given cells. Pairs that
+    // cannot beat the current candidate or i's wall event (after which i's velocity
+    // changes anyway) are rejected before any square root.
+    void scan_pairs(std::uint32_t i, const Neighbour* near, int n) {
+        Schedule& s = schedule_[i];
+        const auto& pi = particles_.state[i];
+        const Vec<D> xi = pi.position_at(now_);
+        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
+        double horizon = std::min(s.pair_time, s.wall_time) - now_;
+        for (int c = 0; c < n; ++c) {
+            const Vec<D> xs = xi - near[c].shift;
+            for (const std::uint32_t* it = cells_.begin(near[c].cell);
+                 it != cells_.end(near[c].cell); ++it) {
+                const std::uint32_t j = *it;
+                if (j == i) continue;
+                const auto& pj = particles_.state[j];
+                const Vec<D> r = xs - pj.position_at(now_);
+                const double dt = pair_time(r, pi.v - pj.v, sigma2[pj.species], horizon);
+                if (dt >= horizon) continue;
+                // A pair that has just collided is at contact, and with e = 0 it may look
+                // approaching by round-off; straight lines cannot meet twice, so skip it.
+                if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+                horizon = dt;
+                s.pair_time = now_ + dt;
+                s.partner = j;
+                s.partner_count = pj.count;
+            }
+        }
+    }
+
+    void reschedule(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        double t = s.pair_time;
+        s.kind = t < never ? Kind::pair : Kind::nothing;
+        if (s.wall_time < t) t = s.wall_time, s.kind = Kind::wall;
+        if (s.crossing_time < t) t = s.crossing_time, s.kind = Kind::crossing;
+        calendar_.set(i, t);
+    }
+
+    // Moves the time origin to now so that time stamps stay small and `double` keeps
+    // its resolution on long runs. Every stored time shifts by the same amount.
+    void rebase() {
+        since_rebase_ = 0;
+        const double shift = now_;
+        if (shift == 0.0) return;
+        for (auto& p : particles_.state) p.t -= shift;
+        for (auto& s : schedule_) {
+            s.pair_time -= shift;
+            s.wall_time -= shift;
+            s.crossing_time -= shift;
+        }
+        for (auto& t : tally_.since) t -= shift;
+        tally_.start -= shift;
+        calendar_.shift(shift);
+        origin_ += shift;
+        now_ = 0.0;
+    }
+
+    std::vector<double> kinetic_per_species() const {
+        std::vector<double> k(particles_.table.size(), 0.0);
+        for (std::uint32_t i = 0; i < particles_.size(); ++i)
+            k[particles_.state[i].species] +=
+                0.5 * particles_.mass(i) * norm2(particles_.state[i].v);
+        return k;
+    }
+
+    Box<D> box_;
+    Particles<D> particles_;
+    Settings settings_;
+    Cells<D> cells_;
+    Cal calendar_;
+    std::vector<Schedule> schedule_;
+    std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
+    Tally tally_;
+    double now_ = 0.0;    // local clock
+    double origin_ = 0.0; // absolute time of local zero
+    std::uint64_t since_rebase_ = 0, rebase_every_ = 0;
+};
+
+} // namespace choc

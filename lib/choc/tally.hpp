@@ -1,0 +1,51 @@
+// Running sums the engine keeps over the measured phase: event counts, the collision
+// virial, and the kinetic energy per species integrated over time (kinetic energy only
+// changes at collisions, so it is piecewise constant between events and its time
+// integral is exact). Everything here is O(1) per event.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace choc {
+
+struct Tally {
+    std::uint64_t collisions = 0; // pair collisions
+    std::uint64_t wall_collisions = 0;
+    std::uint64_t crossings = 0; // cell crossings
+    std::uint64_t stale = 0;     // calendar entries found out of date and re-predicted
+    double virial = 0.0;         // sum over pair collisions of r_ij . dp_i
+    double max_overlap = 0.0;    // worst (sigma - r) / sigma seen at a contact
+    double start = 0.0;          // time the measured phase began
+
+    std::vector<double> kinetic;      // current kinetic energy per species
+    std::vector<double> kinetic_time; // its integral over time since `start`
+    std::vector<double> since;        // when each species' integral was last brought up to date
+
+    std::uint64_t events() const { return collisions + wall_collisions + crossings; }
+
+    void reset(double now, std::vector<double> kinetic_now) {
+        *this = Tally{};
+        start = now;
+        kinetic = std::move(kinetic_now);
+        kinetic_time.assign(kinetic.size(), 0.0);
+        since.assign(kinetic.size(), now);
+    }
+
+    // Species s changes kinetic energy by dk at time `now`.
+    void kinetic_change(std::uint32_t s, double now, double dk) {
+        kinetic_time[s] += kinetic[s] * (now - since[s]);
+        since[s] = now;
+        kinetic[s] += dk;
+    }
+
+    // Time integral of species s's kinetic energy from `start` to `now`.
+    double kinetic_integral(std::uint32_t s, double now) const {
+        return kinetic_time[s] + kinetic[s] * (now - since[s]);
+    }
+
+    void overlap(double value) { max_overlap = std::max(max_overlap, value); }
+};
+
+} // namespace choc
