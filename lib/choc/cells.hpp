@@ -6,6 +6,7 @@
 
 #include "box.hpp"
 #include "errors.hpp"
+#include "predict.hpp"
 #include "vec.hpp"
 
 #include <algorithm>
@@ -145,7 +146,7 @@ class Cells {
                 continue;
             const double bound = (dir > 0 ? c[a] + 1 : c[a]) * width_[a];
             // x_a(t) = x_a + v_a (t - t0) reaches the bound at t0 + (bound - x_a) / v_a
-            const double t = std::max(now, t0 + (bound - x[a]) / v[a]);
+            const double t = std::max(now, t0 + crossing_time(x[a], v[a], bound));
             if (t < best.time) best = {t, a, dir};
         }
         return best;

@@ -1,1 +1,281 @@
-// placeholder: not written yet
+// One `choc run`: check the outputs can be written, build the start, equilibrate, run the
+// measured phase in blocks (for error bars), write frames, and fill the summary.
+#include "run.hpp"
+
+#include "choc_version.hpp"
+#include "engine.hpp"
+#include "errors.hpp"
+#include "init/ball_volume.hpp"
+#include "init/initial_state.hpp"
+#include "io/atomic_file.hpp"
+#include "io/xyz.hpp"
+#include "overlap.hpp"
+#include "progress.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <optional>
+
+namespace choc {
+namespace {
+
+std::atomic<bool> interrupt_requested{false};
+extern "C" void on_interrupt(int) {
+    interrupt_requested = true;
+}
+
+// SIGINT stops the run at the next chunk of events; the summary then covers the part
+// run so far. The previous handler comes back when the run ends.
+class InterruptGuard {
+  public:
+    InterruptGuard() {
+        interrupt_requested = false;
+        previous_ = std::signal(SIGINT, on_interrupt);
+    }
+    ~InterruptGuard() { std::signal(SIGINT, previous_); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  private:
+    void (*previous_)(int);
+};
+
+// Events per call into the engine between progress updates and interrupt checks.
+constexpr std::uint64_t chunk = 1u << 16;
+// Blocks of the measured phase for the block-average standard error of Z.
+constexpr int blocks = 20;
+
+// Z from a block: N kT t = (2/d) * integral of the kinetic energy over time, so
+//     Z = 1 + sum r.dp / (d N kT t) = 1 + W / (2 * integral KE dt).
+double compressibility(double virial, double kinetic_integral) {
+    return 1.0 + virial / (2.0 * kinetic_integral);
+}
+
+template <int D>
+double total_kinetic_integral(const Tally& tally, double now) {
+    double k = 0.0;
+    for (std::uint32_t s = 0; s < tally.kinetic.size(); ++s) k += tally.kinetic_integral(s, now);
+    return k;
+}
+
+template <int D>
+std::vector<double> momentum(const Particles<D>& p) {
+    std::vector<double> m(D, 0.0);
+    for (std::uint32_t i = 0; i < p.size(); ++i)
+        for (int a = 0; a < D; ++a) m[a] += p.mass(i) * p.state[i].v[a];
+    return m;
+}
+
+template <int D>
+double kinetic_energy(const Particles<D>& p) {
+    double k = 0.0;
+    for (std::uint32_t i = 0; i < p.size(); ++i) k += 0.5 * p.mass(i) * norm2(p.state[i].v);
+    return k;
+}
+
+template <int D>
+double packing_fraction(const Box<D>& box, const Particles<D>& p) {
+    double v = 0.0;
+    for (std::uint32_t i = 0; i < p.size(); ++i) v += ball_volume<D>(p.radius(i));
+    return v / box.volume();
+}
+
+// The measured phase, stopping at the run's time or collision limit, with `blocks`
+// intermediate stops at equal fractions of whichever limit comes first, frames at
+// multiples of `every`, and progress between chunks.
+template <int D>
+class MeasuredPhase {
+  public:
+    MeasuredPhase(Engine<D>& engine, const Config& config, const RunOptions& options)
+        : engine_(engine), config_(config),
+          progress_(!options.quiet, config.run_time, config.run_collisions) {
+        start_ = engine.time();
+        end_ = config.run_time ? start_ + *config.run_time : never;
+        collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
+        if (config.trajectory) {
+            trajectory_.emplace(config.trajectory->path);
+            next_frame_ = start_;
+        }
+    }
+
+    // Runs to the end (or an interrupt); returns the block Z values.
+    std::vector<double> run() {
+        std::vector<double> z;
+        double virial0 = 0.0, kinetic0 = 0.0;
+        for (int b = 1; b <= blocks && !stopped_; ++b) {
+            // by time when the run has a time limit, else by collisions
+            const double until = config_.run_time ? start_ + *config_.run_time * b / blocks : end_;
+            const std::uint64_t limit =
+                config_.run_time ? collision_limit_
+                                 : static_cast<std::uint64_t>(std::ceil(
+                                       static_cast<double>(collision_limit_) * b / blocks));
+            advance(until, limit);
+            const auto& t = engine_.tally();
+            const double kinetic = total_kinetic_integral<D>(t, engine_.local(engine_.time()));
+            if (kinetic > kinetic0 && t.collisions > 0)
+                z.push_back(compressibility(t.virial - virial0, kinetic - kinetic0));
+            virial0 = t.virial;
+            kinetic0 = kinetic;
+        }
+        progress_.finish();
+        if (trajectory_) trajectory_->commit();
+        return z;
+    }
+
+    double frame_overlap() const { return frame_overlap_; }
+    bool interrupted() const { return interrupted_; }
+
+  private:
+    using Stop = typename Engine<D>::Stop;
+
+    void advance(double until, std::uint64_t limit) {
+        while (true) {
+            const double target = std::min(until, next_frame_);
+            const Stop stop = engine_.run(target, limit, chunk);
+            if (stop == Stop::time && target == next_frame_) write_frame();
+            if (stop == Stop::time && engine_.time() >= end_) stopped_ = true;
+            if (stop == Stop::collisions && engine_.tally().collisions >= collision_limit_)
+                stopped_ = true;
+            if (stop == Stop::no_events) {
+                spdlog::warn("no further events: every particle moves freely forever; stopping");
+                stopped_ = true;
+            }
+            progress_.update(engine_.time() - start_, engine_.tally().collisions);
+            if (interrupt_requested) {
+                spdlog::warn("interrupted at t = {:.6g}: the summary covers the part run so far",
+                             engine_.time() - start_);
+                interrupted_ = stopped_ = true;
+            }
+            if (stopped_ || stop == Stop::collisions ||
+                (stop == Stop::time && engine_.time() >= until))
+                return;
+        }
+    }
+
+    void write_frame() {
+        const double now = engine_.local(engine_.time());
+        write_xyz_frame(trajectory_->stream(), engine_.box(), engine_.particles(), now);
+        frame_overlap_ =
+            std::max(frame_overlap_, max_overlap(engine_.box(), engine_.particles(), now));
+        next_frame_ += config_.trajectory->every;
+    }
+
+    Engine<D>& engine_;
+    const Config& config_;
+    Progress progress_;
+    double start_ = 0.0, end_ = never, next_frame_ = never;
+    std::uint64_t collision_limit_ = 0;
+    std::optional<AtomicOutput> trajectory_;
+    double frame_overlap_ = 0.0;
+    bool stopped_ = false, interrupted_ = false;
+};
+
+template <int D>
+void equilibrate(Engine<D>& engine, double duration) {
+    if (duration <= 0.0) return;
+    spdlog::info("equilibrating for t = {:.6g}", duration);
+    const double until = engine.time() + duration;
+    while (engine.run(until, ~std::uint64_t{0}, chunk) == Engine<D>::Stop::budget)
+        if (interrupt_requested) return;
+}
+
+// Mean and block-average standard error: blocks long against the correlation time are
+// independent, so the error of the mean is the blocks' spread / sqrt(B).
+void block_average(const std::vector<double>& z, Summary& summary) {
+    if (z.empty()) return;
+    double mean = 0.0;
+    for (double v : z) mean += v;
+    mean /= static_cast<double>(z.size());
+    summary.Z = mean;
+    if (z.size() < 2) return;
+    double var = 0.0;
+    for (double v : z) var += (v - mean) * (v - mean);
+    const auto b = static_cast<double>(z.size());
+    summary.Z_err = std::sqrt(var / (b * (b - 1.0)));
+}
+
+template <int D>
+Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path) {
+    auto start = make_initial_state<D>(config);
+    const bool has_walls = !start.box.walls.empty();
+    const std::size_t n = start.particles.size();
+    Engine<D> engine(std::move(start.box), std::move(start.particles), {config.restitution});
+
+    InterruptGuard guard;
+    equilibrate(engine, config.equilibrate);
+    engine.reset_tally();
+
+    Summary s;
+    s.dimension = D;
+    s.N = n;
+    s.packing_fraction = packing_fraction(engine.box(), engine.particles());
+    s.kinetic_energy_initial = kinetic_energy(engine.particles());
+    s.momentum_initial = momentum(engine.particles());
+
+    const auto wall_start = std::chrono::steady_clock::now();
+    MeasuredPhase<D> phase(engine, config, options);
+    const auto z = phase.run();
+    s.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+    const Tally& t = engine.tally();
+    const double now = engine.local(engine.time());
+    s.sim_time = engine.measured_time();
+    s.collisions = t.collisions;
+    s.wall_collisions = t.wall_collisions;
+    s.events = t.events();
+    s.collisions_per_second =
+        s.wall_seconds > 0 ? static_cast<double>(t.collisions) / s.wall_seconds : 0.0;
+    s.kinetic_energy_final = kinetic_energy(engine.particles());
+    s.momentum_final = momentum(engine.particles());
+    s.max_overlap = std::max(
+        {t.max_overlap, phase.frame_overlap(), max_overlap(engine.box(), engine.particles(), now)});
+
+    // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
+    const auto& species = engine.particles().table.species;
+    std::vector<std::uint64_t> counts(species.size(), 0);
+    for (const auto& p : engine.particles().state) ++counts[p.species];
+    double kinetic_total = 0.0;
+    for (std::uint32_t k = 0; k < species.size(); ++k) {
+        const double mean_kinetic =
+            s.sim_time > 0 ? t.kinetic_integral(k, now) / s.sim_time : t.kinetic[k];
+        kinetic_total += mean_kinetic;
+        s.species.push_back(
+            {species[k].name, counts[k],
+             counts[k] ? std::optional(2.0 * mean_kinetic / (D * counts[k])) : std::nullopt});
+    }
+    s.temperature = 2.0 * kinetic_total / (D * static_cast<double>(n));
+
+    if (s.sim_time > 0 && t.collisions > 0) {
+        s.collision_rate =
+            2.0 * static_cast<double>(t.collisions) / (static_cast<double>(n) * s.sim_time);
+        s.mean_free_time = 1.0 / *s.collision_rate;
+    }
+    // The collision virial gives the bulk pressure of a periodic fluid; walls would add
+    // their own momentum flux, which this version does not measure.
+    if (!has_walls) block_average(z, s);
+
+    write_summary(summary_path, s);
+    if (phase.interrupted())
+        spdlog::warn("summary written for the interrupted run: {}", summary_path);
+    return s;
+}
+
+} // namespace
+
+Summary run_simulation(const Config& config, const RunOptions& options) {
+    // Every output path is checked before anything is created: bad input leaves no files.
+    const bool summary_from_cli = options.summary_path.has_value();
+    const std::string summary_path = options.summary_path.value_or(config.summary);
+    check_writable(summary_path, summary_from_cli ? "--summary" : "output.summary");
+    if (config.trajectory) check_writable(config.trajectory->path, "output.trajectory.path");
+
+    return config.dimension == 2 ? run_in<2>(config, options, summary_path)
+                                 : run_in<3>(config, options, summary_path);
+}
+
+} // namespace choc
