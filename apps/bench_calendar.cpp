@@ -70,6 +70,7 @@ int main() {
     for (const std::size_t n : {32'000u, 256'000u}) {
         report<choc::DaryCalendar>("dary", n, events);
         report<choc::PairingCalendar>("pairing", n, events);
+        report<choc::IndexedCalendar>("indexed", n, events);
         if (n <= 32'000) report<choc::ReferenceCalendar>("reference", n, events);
     }
     return 0;

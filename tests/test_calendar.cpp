@@ -17,6 +17,7 @@ using namespace choc;
 
 static_assert(Calendar<DaryCalendar>);
 static_assert(Calendar<PairingCalendar>);
+static_assert(Calendar<IndexedCalendar>);
 static_assert(Calendar<ReferenceCalendar>);
 
 namespace {
@@ -141,7 +142,7 @@ void event_loop(std::size_t n, int steps, std::uint64_t seed) {
 } // namespace
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules", Cal, DaryCalendar,
-                   PairingCalendar) {
+                   PairingCalendar, IndexedCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         random_schedule<Cal>(n, 20000, 1234 + n);
@@ -149,7 +150,7 @@ TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules",
 }
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar in an event loop", Cal, DaryCalendar,
-                   PairingCalendar) {
+                   PairingCalendar, IndexedCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         event_loop<Cal>(n, 100000, 99 + n);
@@ -157,7 +158,7 @@ TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar in an event loop", Ca
 }
 
 TEST_CASE_TEMPLATE("calendar ties resolve to the lowest index", Cal, DaryCalendar, PairingCalendar,
-                   ReferenceCalendar) {
+                   IndexedCalendar, ReferenceCalendar) {
     // A direct check, independent of the reference: equal times, set in falling index
     // order, then the lowest-index one moved away and back.
     Cal c(8);

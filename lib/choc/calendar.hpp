@@ -10,6 +10,7 @@
 #include <boost/heap/d_ary_heap.hpp>
 #include <boost/heap/pairing_heap.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <limits>
@@ -78,7 +79,80 @@ using DaryCalendar = BoostCalendar<
 using PairingCalendar =
     BoostCalendar<boost::heap::pairing_heap<CalendarEntry, boost::heap::compare<LaterFirst>>>;
 
+// A 4-ary min-heap over particle indices with each particle's position in the heap kept
+// alongside: no handles, no list nodes, one flat array of (time, particle). Written to be
+// benchmarked against the Boost heaps (apps/bench_calendar, `choc run` via
+// run.calendar).
+class IndexedCalendar {
+  public:
+    explicit IndexedCalendar(std::size_t n) : heap_(n), where_(n) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            heap_[i] = {std::numeric_limits<double>::infinity(), i};
+            where_[i] = i;
+        }
+    }
+    void set(std::uint32_t i, double time) {
+        const std::uint32_t k = where_[i];
+        const double old = heap_[k].time;
+        heap_[k].time = time;
+        if (earlier(heap_[k], CalendarEntry{old, i}))
+            sift_up(k);
+        else
+            sift_down(k);
+    }
+    std::uint32_t top() const { return heap_[0].particle; }
+    double top_time() const { return heap_[0].time; }
+    double time(std::uint32_t i) const { return heap_[where_[i]].time; }
+    void shift(double dt) {
+        // The same amount off every key keeps the order, except that rounding can turn
+        // two close times into a tie that the index then breaks the other way: restore
+        // the heap bottom-up, O(n).
+        for (auto& e : heap_) e.time -= dt;
+        for (auto k = static_cast<std::uint32_t>(heap_.size() / arity + 1); k-- > 0;)
+            if (k < heap_.size()) sift_down(k);
+    }
+
+  private:
+    static constexpr std::uint32_t arity = 4;
+    static bool earlier(const CalendarEntry& a, const CalendarEntry& b) {
+        return a.time < b.time || (a.time == b.time && a.particle < b.particle);
+    }
+    void place(std::uint32_t k, const CalendarEntry& e) {
+        heap_[k] = e;
+        where_[e.particle] = k;
+    }
+    void sift_up(std::uint32_t k) {
+        const CalendarEntry e = heap_[k];
+        while (k > 0) {
+            const std::uint32_t parent = (k - 1) / arity;
+            if (!earlier(e, heap_[parent])) break;
+            place(k, heap_[parent]);
+            k = parent;
+        }
+        place(k, e);
+    }
+    void sift_down(std::uint32_t k) {
+        const CalendarEntry e = heap_[k];
+        const auto n = static_cast<std::uint32_t>(heap_.size());
+        while (true) {
+            const std::uint32_t first = arity * k + 1;
+            if (first >= n) break;
+            std::uint32_t best = first;
+            const std::uint32_t last = std::min(first + arity, n);
+            for (std::uint32_t c = first + 1; c < last; ++c)
+                if (earlier(heap_[c], heap_[best])) best = c;
+            if (!earlier(heap_[best], e)) break;
+            place(k, heap_[best]);
+            k = best;
+        }
+        place(k, e);
+    }
+
+    std::vector<CalendarEntry> heap_;
+    std::vector<std::uint32_t> where_; // heap position of each particle
+};
+
 // The calendar the engine uses unless told otherwise.
-using DefaultCalendar = DaryCalendar;
+using DefaultCalendar = IndexedCalendar;
 
 } // namespace choc
