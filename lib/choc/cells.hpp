@@ -76,6 +76,8 @@ class Cells {
         slot_[last] = slot_[i];
     }
 
+    void clear() { std::fill(fill_.begin(), fill_.end(), 0u); }
+
     void move(std::uint32_t i, std::uint32_t to) {
         remove(i);
         insert(i, to);

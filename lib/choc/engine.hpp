@@ -12,6 +12,10 @@
 // whose trajectories changed after i's last scan is covered by j's own scan when j
 // changed; candidates i discarded were all later than the one it kept, so they are looked
 // at again before they could happen — when the kept one fires or turns out stale.
+//
+// Prediction cost is memory latency (a cache line per neighbour), so every so often the
+// particles are renumbered in cell order: the cells a scan visits then sit in a few
+// contiguous runs of memory. `id` maps the engine's order back to the caller's.
 #pragma once
 
 #include "box.hpp"
@@ -48,12 +52,14 @@ class Engine {
         : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
           cells_(box_, particles_.table.largest_diameter(), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
-          last_partner_(particles_.size(), none) {
+          last_partner_(particles_.size(), none), id_(particles_.size()) {
         const auto n = static_cast<std::uint32_t>(particles_.size());
+        for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
         for (std::uint32_t i = 0; i < n; ++i)
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
+        renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        rebase_every_ = std::max<std::uint64_t>(16 * std::uint64_t{n}, 1u << 16);
+        maintain_every_ = std::max<std::uint64_t>(16 * std::uint64_t{n}, 1u << 16);
         tally_.reset(0.0, kinetic_per_species());
     }
 
@@ -62,8 +68,8 @@ class Engine {
     // collisions or after `budget` events (so the caller can report progress).
     // After Stop::time every particle's state is valid at `until`.
     Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
-        const double local_until = until - origin_;
         for (std::uint64_t k = 0; k < budget; ++k) {
+            const double local_until = until - origin_; // the origin moves at maintenance
             if (tally_.collisions >= collision_limit) return Stop::collisions;
             const double t = calendar_.top_time();
             if (t > local_until || t == never) {
@@ -73,7 +79,7 @@ class Engine {
             }
             now_ = t;
             process(calendar_.top());
-            if (++since_rebase_ >= rebase_every_) rebase();
+            if (++since_maintenance_ >= maintain_every_) maintain();
         }
         return Stop::budget;
     }
@@ -88,7 +94,24 @@ class Engine {
     double local(double t) const { return t - origin_; }
 
     const Box<D>& box() const { return box_; }
+    // Particles in the engine's current order (renumbered now and then; see `id`).
     const Particles<D>& particles() const { return particles_; }
+    // The caller's index of the engine's particle i.
+    std::uint32_t id(std::uint32_t i) const { return id_[i]; }
+    // A copy of the particles in the caller's original order, advanced along free flight
+    // to absolute time `t` and stamped with it (for output; the engine's states are not
+    // touched).
+    Particles<D> snapshot(double t) const {
+        Particles<D> out;
+        out.table = particles_.table;
+        out.state.resize(particles_.size());
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            auto& p = out.state[id_[i]] = particles_.state[i];
+            p.x = p.position_at(local(t));
+            p.t = t;
+        }
+        return out;
+    }
     const Tally& tally() const { return tally_; }
 
   private:
@@ -260,10 +283,48 @@ class Engine {
         calendar_.set(i, t);
     }
 
+    void maintain() {
+        since_maintenance_ = 0;
+        rebase();
+        renumber();
+    }
+
+    // Renumbers the particles in cell order (cells in memory order, i.e. x fastest).
+    // Every per-particle array and every stored index moves with them; the calendar is
+    // rebuilt. O(N log N), done every `maintain_every_` events: a small fraction.
+    void renumber() {
+        const auto n = static_cast<std::uint32_t>(particles_.size());
+        std::vector<std::uint32_t> order; // order[k] = old index of new particle k
+        order.reserve(n);
+        for (std::uint32_t c = 0; c < cells_.size(); ++c)
+            order.insert(order.end(), cells_.begin(c), cells_.end(c));
+        std::vector<std::uint32_t> renamed(n); // old index -> new index
+        for (std::uint32_t k = 0; k < n; ++k) renamed[order[k]] = k;
+
+        auto permute = [&](auto& v) {
+            auto old = v;
+            for (std::uint32_t k = 0; k < n; ++k) v[k] = old[order[k]];
+        };
+        permute(particles_.state);
+        permute(schedule_);
+        permute(last_partner_);
+        permute(id_);
+        for (auto& s : schedule_) s.partner = renamed[s.partner];
+        for (auto& p : last_partner_)
+            if (p != none) p = renamed[p];
+
+        std::vector<std::uint32_t> cell(n);
+        for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells_.cell_of(order[k]);
+        cells_.clear();
+        for (std::uint32_t k = 0; k < n; ++k) cells_.insert(k, cell[k]);
+
+        calendar_ = Cal(n);
+        for (std::uint32_t k = 0; k < n; ++k) reschedule(k);
+    }
+
     // Moves the time origin to now so that time stamps stay small and `double` keeps
     // its resolution on long runs. Every stored time shifts by the same amount.
     void rebase() {
-        since_rebase_ = 0;
         const double shift = now_;
         if (shift == 0.0) return;
         for (auto& p : particles_.state) p.t -= shift;
@@ -294,10 +355,11 @@ class Engine {
     Cal calendar_;
     std::vector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
+    std::vector<std::uint32_t> id_;           // caller's index of each particle
     Tally tally_;
     double now_ = 0.0;    // local clock
     double origin_ = 0.0; // absolute time of local zero
-    std::uint64_t since_rebase_ = 0, rebase_every_ = 0;
+    std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
 };
 
 } // namespace choc

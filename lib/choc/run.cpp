@@ -157,10 +157,12 @@ class MeasuredPhase {
     }
 
     void write_frame() {
-        const double now = engine_.local(engine_.time());
-        write_xyz_frame(trajectory_->stream(), engine_.box(), engine_.particles(), now);
-        frame_overlap_ =
-            std::max(frame_overlap_, max_overlap(engine_.box(), engine_.particles(), now));
+        // Frames are labelled with the time since the measured phase began, like sim_time.
+        const double t = engine_.time() - start_;
+        auto frame = engine_.snapshot(engine_.time());
+        for (auto& p : frame.state) p.t = t;
+        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
+        frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
         next_frame_ += config_.trajectory->every;
     }
 
@@ -213,8 +215,11 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     s.dimension = D;
     s.N = n;
     s.packing_fraction = packing_fraction(engine.box(), engine.particles());
-    s.kinetic_energy_initial = kinetic_energy(engine.particles());
-    s.momentum_initial = momentum(engine.particles());
+    // Sums over particles in the caller's order, so that a run started from a frame
+    // reproduces these bit for bit.
+    const auto initial = engine.snapshot(engine.time());
+    s.kinetic_energy_initial = kinetic_energy(initial);
+    s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
     MeasuredPhase<D> phase(engine, config, options);
@@ -230,10 +235,11 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     s.events = t.events();
     s.collisions_per_second =
         s.wall_seconds > 0 ? static_cast<double>(t.collisions) / s.wall_seconds : 0.0;
-    s.kinetic_energy_final = kinetic_energy(engine.particles());
-    s.momentum_final = momentum(engine.particles());
+    const auto final = engine.snapshot(engine.time());
+    s.kinetic_energy_final = kinetic_energy(final);
+    s.momentum_final = momentum(final);
     s.max_overlap = std::max(
-        {t.max_overlap, phase.frame_overlap(), max_overlap(engine.box(), engine.particles(), now)});
+        {t.max_overlap, phase.frame_overlap(), max_overlap(engine.box(), final, engine.time())});
 
     // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
     const auto& species = engine.particles().table.species;
@@ -259,6 +265,9 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     // their own momentum flux, which this version does not measure.
     if (!has_walls) block_average(z, s);
 
+    spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
+                 "predictions renewed",
+                 t.collisions, t.wall_collisions, t.crossings, t.stale);
     write_summary(summary_path, s);
     if (phase.interrupted())
         spdlog::warn("summary written for the interrupted run: {}", summary_path);
