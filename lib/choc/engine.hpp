@@ -132,6 +132,7 @@ class Engine {
 
     using Neighbour = typename Cells<D>::Neighbour;
     static constexpr int max_neighbours = D == 3 ? 27 : 9;
+    static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
 
     void process(std::uint32_t i) {
         Schedule& s = schedule_[i];
@@ -248,29 +249,48 @@ class Engine {
     // cannot beat the current candidate or i's wall event (after which i's velocity
     // changes anyway) are rejected before any square root.
     void scan_pairs(std::uint32_t i, const Neighbour* near, int n) {
+        // Two passes: first gather the candidates of every cell and prefetch their
+        // records, so that the cache misses overlap instead of queueing behind each other;
+        // then test them.
+        std::array<std::uint32_t, batch> candidate;
+        std::array<std::uint8_t, batch> from; // which of `near` the candidate is in
+        int k = 0;
+        for (int c = 0; c < n; ++c)
+            for (const std::uint32_t* it = cells_.begin(near[c].cell);
+                 it != cells_.end(near[c].cell); ++it) {
+                if (k == batch) {
+                    test_pairs(i, near, candidate.data(), from.data(), k);
+                    k = 0;
+                }
+                __builtin_prefetch(&particles_.state[*it]);
+                candidate[k] = *it;
+                from[k++] = static_cast<std::uint8_t>(c);
+            }
+        test_pairs(i, near, candidate.data(), from.data(), k);
+    }
+
+    void test_pairs(std::uint32_t i, const Neighbour* near, const std::uint32_t* candidate,
+                    const std::uint8_t* from, int k) {
         Schedule& s = schedule_[i];
         const auto& pi = particles_.state[i];
         const Vec<D> xi = pi.position_at(now_);
         const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
         double horizon = std::min(s.pair_time, s.wall_time) - now_;
-        for (int c = 0; c < n; ++c) {
-            const Vec<D> xs = xi - near[c].shift;
-            for (const std::uint32_t* it = cells_.begin(near[c].cell);
-                 it != cells_.end(near[c].cell); ++it) {
-                const std::uint32_t j = *it;
-                if (j == i) continue;
-                const auto& pj = particles_.state[j];
-                const Vec<D> r = xs - pj.position_at(now_);
-                const double dt = pair_time(r, pi.v - pj.v, sigma2[pj.species], horizon);
-                if (dt >= horizon) continue;
-                // A pair that has just collided is at contact, and with e = 0 it may look
-                // approaching by round-off; straight lines cannot meet twice, so skip it.
-                if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
-                horizon = dt;
-                s.pair_time = now_ + dt;
-                s.partner = j;
-                s.partner_count = pj.count;
-            }
+        for (int m = 0; m < k; ++m) {
+            // i itself is among the candidates: r = 0 and v = 0 give b = 0, rejected as
+            // "not approaching" by pair_time, so it needs no test of its own.
+            const std::uint32_t j = candidate[m];
+            const auto& pj = particles_.state[j];
+            const Vec<D> r = xi - near[from[m]].shift - pj.position_at(now_);
+            const double dt = pair_time(r, pi.v - pj.v, sigma2[pj.species], horizon);
+            if (dt >= horizon) continue;
+            // A pair that has just collided is at contact, and with e = 0 it may look
+            // approaching by round-off; straight lines cannot meet twice, so skip it.
+            if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+            horizon = dt;
+            s.pair_time = now_ + dt;
+            s.partner = j;
+            s.partner_count = pj.count;
         }
     }
 
