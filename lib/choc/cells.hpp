@@ -42,14 +42,14 @@ class Cells {
             periodic_[a] = box.periodic[a];
             total *= static_cast<std::size_t>(n_[a]);
         }
-        fill_.assign(total, 0);
-        capacity_ = 8;
-        members_.assign(total * capacity_, 0);
+        cells_ = total;
+        stride_ = 8;
+        blocks_.assign(total * stride_, 0);
         cell_.assign(n_particles, 0);
         slot_.assign(n_particles, 0);
     }
 
-    std::size_t size() const { return fill_.size(); }
+    std::size_t size() const { return cells_; }
     const std::array<int, D>& counts() const { return n_; }
     const Vec<D>& width() const { return width_; }
     std::uint32_t cell_of(std::uint32_t i) const { return cell_[i]; }
@@ -63,31 +63,35 @@ class Cells {
     }
 
     void insert(std::uint32_t i, std::uint32_t cell) {
-        if (fill_[cell] == capacity_) grow();
-        slot_[i] = fill_[cell];
-        members_[std::size_t{cell} * capacity_ + fill_[cell]++] = i;
+        if (block(cell)[0] == stride_ - 1) grow();
+        std::uint32_t* b = block(cell);
+        slot_[i] = b[0];
+        b[1 + b[0]++] = i;
         cell_[i] = cell;
     }
 
     void remove(std::uint32_t i) {
         const std::uint32_t cell = cell_[i];
-        const std::uint32_t last = members_[std::size_t{cell} * capacity_ + --fill_[cell]];
-        members_[std::size_t{cell} * capacity_ + slot_[i]] = last;
+        std::uint32_t* b = block(cell);
+        const std::uint32_t last = b[1 + --b[0]];
+        b[1 + slot_[i]] = last;
         slot_[last] = slot_[i];
     }
 
-    void clear() { std::fill(fill_.begin(), fill_.end(), 0u); }
+    void clear() {
+        for (std::uint32_t c = 0; c < cells_; ++c) block(c)[0] = 0;
+    }
 
     void move(std::uint32_t i, std::uint32_t to) {
         remove(i);
         insert(i, to);
     }
 
-    // Particles of one cell.
-    const std::uint32_t* begin(std::uint32_t cell) const {
-        return &members_[std::size_t{cell} * capacity_];
-    }
-    const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + fill_[cell]; }
+    // Particles of one cell: its block holds the count, then the indices, so one cache
+    // line serves a typical cell. `prefetch` asks for that line ahead of use.
+    const std::uint32_t* begin(std::uint32_t cell) const { return block(cell) + 1; }
+    const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + block(cell)[0]; }
+    void prefetch(std::uint32_t cell) const { __builtin_prefetch(block(cell)); }
 
     std::array<int, D> coords(std::uint32_t cell) const {
         std::array<int, D> c;
@@ -194,24 +198,29 @@ class Cells {
         return count;
     }
 
+    std::uint32_t* block(std::uint32_t cell) { return &blocks_[std::size_t{cell} * stride_]; }
+    const std::uint32_t* block(std::uint32_t cell) const {
+        return &blocks_[std::size_t{cell} * stride_];
+    }
+
+    // A cell is full: every block doubles (rare; the count of a cell is bounded by packing).
     void grow() {
-        const std::uint32_t wider = capacity_ * 2;
-        std::vector<std::uint32_t> m(fill_.size() * wider);
-        for (std::size_t c = 0; c < fill_.size(); ++c)
-            for (std::uint32_t k = 0; k < fill_[c]; ++k)
-                m[c * wider + k] = members_[c * capacity_ + k];
-        members_.swap(m);
-        capacity_ = wider;
+        const std::uint32_t wider = stride_ * 2;
+        std::vector<std::uint32_t> b(std::size_t{cells_} * wider);
+        for (std::size_t c = 0; c < cells_; ++c)
+            std::copy_n(&blocks_[c * stride_], stride_, &b[c * wider]);
+        blocks_.swap(b);
+        stride_ = wider;
     }
 
     std::array<int, D> n_{};
     Vec<D> width_, length_;
     std::array<bool, D> periodic_{};
-    std::uint32_t capacity_ = 0;
-    std::vector<std::uint32_t> members_; // capacity_ slots per cell
-    std::vector<std::uint32_t> fill_;    // particles in each cell
-    std::vector<std::uint32_t> cell_;    // cell of each particle
-    std::vector<std::uint32_t> slot_;    // its index within that cell
+    std::uint32_t cells_ = 0;
+    std::uint32_t stride_ = 0;          // slots per cell: the count, then stride_ - 1 indices
+    std::vector<std::uint32_t> blocks_; // stride_ slots per cell
+    std::vector<std::uint32_t> cell_;   // cell of each particle
+    std::vector<std::uint32_t> slot_;   // its index within that cell
 };
 
 } // namespace choc

@@ -254,6 +254,7 @@ class Engine {
         // then test them.
         std::array<std::uint32_t, batch> candidate;
         std::array<std::uint8_t, batch> from; // which of `near` the candidate is in
+        for (int c = 0; c < n; ++c) cells_.prefetch(near[c].cell);
         int k = 0;
         for (int c = 0; c < n; ++c)
             for (const std::uint32_t* it = cells_.begin(near[c].cell);
