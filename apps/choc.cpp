@@ -93,7 +93,9 @@ int main(int argc, char** argv) {
         options.summary_path = summary_path;
         choc::Summary summary = choc::run_simulation(config, options);
         print_results(summary, summary_path.value_or(config.summary));
-        return 0;
+        // Interrupted (SIGINT): the summary covers the part run; 128 + SIGINT tells scripts
+        // the run did not finish.
+        return summary.interrupted ? 130 : 0;
     } catch (const choc::InputError& e) {
         return fail("error: ", e.what(), 2);
     } catch (const std::exception& e) {

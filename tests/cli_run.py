@@ -370,6 +370,32 @@ def case_examples(choc, root):
     check(not problems, "; ".join(problems))
 
 
+def case_interrupt(choc, root):
+    """SIGINT stops a long run: exit 130, and the summary covers the part run so far,
+    conserving and overlap-free like any other. The run is far too long to finish
+    within the wait, so the signal always arrives mid-run."""
+    import signal
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(config(BASE_3D, run="collisions = 1000000000000"))
+        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise Failure("choc did not stop within 30 s of SIGINT")
+        check(process.returncode == 130, f"exit status {process.returncode}, expected 130")
+        s = load_summary(d)
+        check_keys(s)
+        check(s["collisions"] > 0, "no collisions before the interrupt")
+        check_conservation(s, mass=1.0)
+        check_overlap(s)
+        no_partials(d)
+
+
 CASES = [
     ("3D 1e5 collisions", case_3d),
     ("2D 1e5 collisions", case_2d),
@@ -382,6 +408,7 @@ CASES = [
     ("hard walls", case_walls),
     ("time-limited run", case_time_limit),
     ("example configs", case_examples),
+    ("SIGINT", case_interrupt),
 ]
 
 

@@ -269,7 +269,8 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
                  "predictions renewed",
                  t.collisions, t.wall_collisions, t.crossings, t.stale);
     write_summary(summary_path, s);
-    if (phase.interrupted())
+    s.interrupted = phase.interrupted();
+    if (s.interrupted)
         spdlog::warn("summary written for the interrupted run: {}", summary_path);
     return s;
 }

@@ -27,12 +27,14 @@ struct Summary {
     std::vector<double> momentum_initial, momentum_final;
     double temperature = 0.0;
     double max_overlap = 0.0;
-    std::optional<double> Z, Z_err;         // "pressure": null unless Z is known
-    std::optional<double> collision_rate;   // null when sim_time == 0
+    std::optional<double> Z, Z_err;       // "pressure": null unless Z is known
+    std::optional<double> collision_rate; // null when sim_time == 0
     std::vector<SpeciesSummary> species;
     std::optional<double> ks_distance, kurtosis; // "velocity_distribution": null unless known
     std::optional<double> mean_free_time;
-    std::optional<double> D, D_err;         // "diffusion": null unless known
+    std::optional<double> D, D_err; // "diffusion": null unless known
+
+    bool interrupted = false; // stopped by SIGINT before its end (not a JSON key)
 };
 
 // The JSON text (pretty-printed, keys as in SPEC.md, "choc_version" included).
