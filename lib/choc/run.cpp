@@ -56,13 +56,6 @@ double compressibility(double virial, double kinetic_integral) {
 }
 
 template <int D>
-double total_kinetic_integral(const Tally& tally, double now) {
-    double k = 0.0;
-    for (std::uint32_t s = 0; s < tally.kinetic.size(); ++s) k += tally.kinetic_integral(s, now);
-    return k;
-}
-
-template <int D>
 std::vector<double> momentum(const Particles<D>& p) {
     std::vector<double> m(D, 0.0);
     for (std::uint32_t i = 0; i < p.size(); ++i)
@@ -115,7 +108,7 @@ class MeasuredPhase {
                                        static_cast<double>(collision_limit_) * b / blocks));
             advance(until, limit);
             const auto& t = engine_.tally();
-            const double kinetic = total_kinetic_integral<D>(t, engine_.local(engine_.time()));
+            const double kinetic = t.kinetic_integral(engine_.local(engine_.time()));
             if (kinetic > kinetic0 && t.collisions > 0)
                 z.push_back(compressibility(t.virial - virial0, kinetic - kinetic0));
             virial0 = t.virial;

@@ -45,6 +45,13 @@ struct Tally {
         return kinetic_time[s] + kinetic[s] * (now - since[s]);
     }
 
+    // The same summed over species.
+    double kinetic_integral(double now) const {
+        double k = 0.0;
+        for (std::uint32_t s = 0; s < kinetic.size(); ++s) k += kinetic_integral(s, now);
+        return k;
+    }
+
     void overlap(double value) { max_overlap = std::max(max_overlap, value); }
 };
 
