@@ -311,8 +311,8 @@ class Engine {
     }
 
     // Renumbers the particles in cell order (cells in memory order, i.e. x fastest).
-    // Every per-particle array and every stored index moves with them; the calendar is
-    // rebuilt. O(N log N), done every `maintain_every_` events: a small fraction.
+    // Every per-particle array and every stored index moves with them, and every calendar
+    // entry is set anew. O(N log N), done every `maintain_every_` events: a small fraction.
     void renumber() {
         const auto n = static_cast<std::uint32_t>(particles_.size());
         std::vector<std::uint32_t> order; // order[k] = old index of new particle k
@@ -339,7 +339,8 @@ class Engine {
         cells_.clear();
         for (std::uint32_t k = 0; k < n; ++k) cells_.insert(k, cell[k]);
 
-        calendar_ = Cal(n);
+        // Re-set every entry in place rather than assign a new calendar: Boost 1.74's
+        // pairing_heap move assignment drops the old nodes without freeing them.
         for (std::uint32_t k = 0; k < n; ++k) reschedule(k);
     }
 
