@@ -210,12 +210,11 @@ class Engine {
         ++tally_.crossings;
 
         const auto next = cells_.next_crossing(to, p.x, p.v, p.t, now_);
-        std::array<Neighbour, max_neighbours> layer;
-        const int n = cells_.new_layer(to, s.axis, s.dir, layer.data());
+        const int n = cells_.new_layer(to, s.axis, s.dir, near_.data());
         s.crossing_time = next.time;
         s.axis = static_cast<std::int8_t>(next.axis);
         s.dir = static_cast<std::int8_t>(next.dir);
-        scan_pairs(i, layer.data(), n);
+        scan_pairs(i, near_.data(), n);
         reschedule(i);
     }
 
@@ -240,9 +239,8 @@ class Engine {
     }
 
     void scan_all_pairs(std::uint32_t i) {
-        std::array<Neighbour, max_neighbours> near;
-        const int n = cells_.neighbours(cells_.cell_of(i), near.data());
-        scan_pairs(i, near.data(), n);
+        const int n = cells_.neighbours(cells_.cell_of(i), near_.data());
+        scan_pairs(i, near_.data(), n);
     }
 
     // Improves i's pair candidate with the particles of the given cells. Pairs that
@@ -378,6 +376,9 @@ class Engine {
     std::vector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
+    // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
+    // for zero-initialising 27 entries (Vec's members are value-initialised).
+    std::array<Neighbour, max_neighbours> near_;
     Tally tally_;
     double now_ = 0.0;    // local clock
     double origin_ = 0.0; // absolute time of local zero
