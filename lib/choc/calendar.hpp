@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace choc {
@@ -85,7 +88,11 @@ using PairingCalendar =
 // run.calendar).
 class IndexedCalendar {
   public:
-    explicit IndexedCalendar(std::size_t n) : heap_(n), where_(n) {
+    explicit IndexedCalendar(std::size_t n)
+        : storage_(static_cast<CalendarEntry*>(
+              std::aligned_alloc(64, (n / 4 + 2) * 64))), // n + 3 entries, whole lines
+          heap_(storage_.get() + 3), size_(n), where_(n) {
+        if (!storage_) throw std::bad_alloc();
         for (std::uint32_t i = 0; i < n; ++i) {
             heap_[i] = {std::numeric_limits<double>::infinity(), i};
             where_[i] = i;
@@ -107,9 +114,9 @@ class IndexedCalendar {
         // The same amount off every key keeps the order, except that rounding can turn
         // two close times into a tie that the index then breaks the other way: restore
         // the heap bottom-up, O(n).
-        for (auto& e : heap_) e.time -= dt;
-        for (auto k = static_cast<std::uint32_t>(heap_.size() / arity + 1); k-- > 0;)
-            if (k < heap_.size()) sift_down(k);
+        for (std::size_t k = 0; k < size_; ++k) heap_[k].time -= dt;
+        for (auto k = static_cast<std::uint32_t>(size_ / arity + 1); k-- > 0;)
+            if (k < size_) sift_down(k);
     }
 
   private:
@@ -133,7 +140,7 @@ class IndexedCalendar {
     }
     void sift_down(std::uint32_t k) {
         const CalendarEntry e = heap_[k];
-        const auto n = static_cast<std::uint32_t>(heap_.size());
+        const auto n = static_cast<std::uint32_t>(size_);
         while (true) {
             const std::uint32_t first = arity * k + 1;
             if (first >= n) break;
@@ -148,7 +155,15 @@ class IndexedCalendar {
         place(k, e);
     }
 
-    std::vector<CalendarEntry> heap_;
+    // The children of node k are 4k+1 .. 4k+4; with the array starting three entries
+    // into a 64-byte line they are stored at line-aligned slots 4(k+1) .. 4(k+1)+3, so a
+    // level of sift_down reads one cache line, not two.
+    struct Free {
+        void operator()(CalendarEntry* p) const { std::free(p); }
+    };
+    std::unique_ptr<CalendarEntry, Free> storage_;
+    CalendarEntry* heap_;
+    std::size_t size_;
     std::vector<std::uint32_t> where_; // heap position of each particle
 };
 
