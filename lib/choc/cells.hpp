@@ -29,11 +29,30 @@ class Cells {
         Vec<D> shift;
     };
 
+    // Cells are at least `min_width` (the largest diameter) wide. A dilute gas would get
+    // far more cells than particles, so the width also grows until there are at most
+    // 8 N + 4096 cells (but never below three per periodic axis): wider cells stay
+    // correct, and memory stays O(N).
     Cells(const Box<D>& box, double min_width, std::size_t n_particles) {
+        double width = min_width;
+        const double most = 8.0 * static_cast<double>(n_particles) + 4096.0;
+        double longest = 0.0;
+        for (int a = 0; a < D; ++a) longest = std::max(longest, box.length[a]);
+        auto cells_along = [&](int a) {
+            const double fit = std::floor(box.length[a] / width);
+            const bool three = box.periodic[a] && box.length[a] >= 3 * min_width;
+            return std::max(three ? 3.0 : 1.0, fit);
+        };
+        auto total_cells = [&] {
+            double t = 1.0;
+            for (int a = 0; a < D; ++a) t *= cells_along(a);
+            return t;
+        };
+        while (total_cells() > most && width < longest) width *= 1.25;
         std::size_t total = 1;
         for (int a = 0; a < D; ++a) {
-            n_[a] = std::max(1, static_cast<int>(std::floor(box.length[a] / min_width)));
-            if (box.periodic[a] && n_[a] < 3)
+            n_[a] = static_cast<int>(cells_along(a));
+            if (box.periodic[a] && box.length[a] < 3 * min_width)
                 throw InputError("box: periodic edge " + std::to_string(box.length[a]) +
                                  " is shorter than three largest diameters (" +
                                  std::to_string(3 * min_width) + "); use a larger box");
@@ -42,7 +61,7 @@ class Cells {
             periodic_[a] = box.periodic[a];
             total *= static_cast<std::size_t>(n_[a]);
         }
-        cells_ = total;
+        cells_ = static_cast<std::uint32_t>(total);
         stride_ = 8;
         blocks_.assign(total * stride_, 0);
         cell_.assign(n_particles, 0);

@@ -30,6 +30,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace choc {
@@ -68,6 +69,7 @@ class Engine {
     // collisions or after `budget` events (so the caller can report progress).
     // After Stop::time every particle's state is valid at `until`.
     Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
+        stopped_at_.reset();
         for (std::uint64_t k = 0; k < budget; ++k) {
             const double local_until = until - origin_; // the origin moves at maintenance
             if (tally_.collisions >= collision_limit) return Stop::collisions;
@@ -75,6 +77,7 @@ class Engine {
             if (t > local_until || t == never) {
                 if (local_until == never) return Stop::no_events;
                 now_ = local_until;
+                stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
                 return Stop::time;
             }
             now_ = t;
@@ -87,7 +90,9 @@ class Engine {
     // Starts the measured phase: counts, virial and energy integrals from zero.
     void reset_tally() { tally_.reset(now_, kinetic_per_species()); }
 
-    double time() const { return origin_ + now_; }
+    // Absolute time: exactly the target after a stop at one, so that callers can
+    // compare it with the targets they asked for.
+    double time() const { return stopped_at_ ? *stopped_at_ : origin_ + now_; }
     // Length of the measured phase so far.
     double measured_time() const { return now_ - tally_.start; }
     // Absolute time -> the local clock the particles' time stamps use.
@@ -187,7 +192,7 @@ class Engine {
         particles_.advance(i, now_);
         auto& p = particles_.state[i];
         const double a = particles_.radius(i);
-        tally_.overlap((a - box_.walls[w].distance(p.x)) / (2 * a));
+        tally_.overlap((a - box_.walls[w].distance(p.x)) / a);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
         wall_collision(box_.walls[w], p.v, m);
@@ -380,8 +385,9 @@ class Engine {
     // for zero-initialising 27 entries (Vec's members are value-initialised).
     std::array<Neighbour, max_neighbours> near_;
     Tally tally_;
-    double now_ = 0.0;    // local clock
-    double origin_ = 0.0; // absolute time of local zero
+    double now_ = 0.0;                 // local clock
+    std::optional<double> stopped_at_; // the target of the last run() that stopped at one
+    double origin_ = 0.0;              // absolute time of local zero
     std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
 };
 

@@ -1,5 +1,5 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
-// over walls of (a_i - h_i) / (2 a_i) (h the centre's distance to the plane), 0 when
+// over walls of (a_i - h_i) / a_i (h the centre's distance to the plane), 0 when
 // nothing overlaps. Uses a cell grid, so it costs O(N).
 #pragma once
 
@@ -38,7 +38,7 @@ double max_overlap(const Box<D>& box, const Particles<D>& particles, double now)
                 worst = std::max(worst, (sigma - r) / sigma);
             }
         const double a = particles.radius(i);
-        for (const auto& w : box.walls) worst = std::max(worst, (a - w.distance(x[i])) / (2 * a));
+        for (const auto& w : box.walls) worst = std::max(worst, (a - w.distance(x[i])) / a);
     }
     return worst;
 }

@@ -3,10 +3,12 @@
 #include "run.hpp"
 
 #include "choc_version.hpp"
+#include "collapse_watch.hpp"
 #include "engine.hpp"
 #include "errors.hpp"
 #include "init/ball_volume.hpp"
 #include "init/initial_state.hpp"
+#include "interrupt.hpp"
 #include "io/atomic_file.hpp"
 #include "io/xyz.hpp"
 #include "overlap.hpp"
@@ -14,46 +16,28 @@
 
 #include <spdlog/spdlog.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
+#include <filesystem>
 #include <optional>
 
 namespace choc {
 namespace {
 
-std::atomic<bool> interrupt_requested{false};
-extern "C" void on_interrupt(int) {
-    interrupt_requested = true;
-}
-
-// SIGINT stops the run at the next chunk of events; the summary then covers the part
-// run so far. The previous handler comes back when the run ends.
-class InterruptGuard {
-  public:
-    InterruptGuard() {
-        interrupt_requested = false;
-        previous_ = std::signal(SIGINT, on_interrupt);
-    }
-    ~InterruptGuard() { std::signal(SIGINT, previous_); }
-    InterruptGuard(const InterruptGuard&) = delete;
-    InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-  private:
-    void (*previous_)(int);
-};
-
 // Events per call into the engine between progress updates and interrupt checks.
 constexpr std::uint64_t chunk = 1u << 16;
 // Blocks of the measured phase for the block-average standard error of Z.
 constexpr int blocks = 20;
+// More frames than this is a mistake in output.trajectory.every, not a wish.
+constexpr std::uint64_t most_frames = 1'000'000;
 
-// Z from a block: N kT t = (2/d) * integral of the kinetic energy over time, so
-//     Z = 1 + sum r.dp / (d N kT t) = 1 + W / (2 * integral KE dt).
-double compressibility(double virial, double kinetic_integral) {
-    return 1.0 + virial / (2.0 * kinetic_integral);
-}
+// One block of the measured phase: its collision virial W = sum r.dp and its kinetic
+// energy integral K = integral KE dt. Since N kT t = (2/d) K,
+//     Z = 1 + W / (d N kT t) = 1 + W / (2 K).
+struct Block {
+    double virial, kinetic;
+};
 
 template <int D>
 std::vector<double> momentum(const Particles<D>& p) {
@@ -83,8 +67,9 @@ double packing_fraction(const Box<D>& box, const Particles<D>& p) {
 template <int D>
 class MeasuredPhase {
   public:
-    MeasuredPhase(Engine<D>& engine, const Config& config, const RunOptions& options)
-        : engine_(engine), config_(config),
+    MeasuredPhase(Engine<D>& engine, const Config& config, const RunOptions& options,
+                  CollapseWatch& watch)
+        : engine_(engine), config_(config), watch_(watch),
           progress_(!options.quiet, config.run_time, config.run_collisions) {
         start_ = engine.time();
         end_ = config.run_time ? start_ + *config.run_time : never;
@@ -95,9 +80,9 @@ class MeasuredPhase {
         }
     }
 
-    // Runs to the end (or an interrupt); returns the block Z values.
-    std::vector<double> run() {
-        std::vector<double> z;
+    // Runs to the end (or an interrupt); returns the blocks.
+    std::vector<Block> run() {
+        std::vector<Block> done;
         double virial0 = 0.0, kinetic0 = 0.0;
         for (int b = 1; b <= blocks && !stopped_; ++b) {
             // by time when the run has a time limit, else by collisions
@@ -109,14 +94,13 @@ class MeasuredPhase {
             advance(until, limit);
             const auto& t = engine_.tally();
             const double kinetic = t.kinetic_integral(engine_.local(engine_.time()));
-            if (kinetic > kinetic0 && t.collisions > 0)
-                z.push_back(compressibility(t.virial - virial0, kinetic - kinetic0));
+            if (kinetic > kinetic0) done.push_back({t.virial - virial0, kinetic - kinetic0});
             virial0 = t.virial;
             kinetic0 = kinetic;
         }
         progress_.finish();
         if (trajectory_) trajectory_->commit();
-        return z;
+        return done;
     }
 
     double frame_overlap() const { return frame_overlap_; }
@@ -138,7 +122,8 @@ class MeasuredPhase {
                 stopped_ = true;
             }
             progress_.update(engine_.time() - start_, engine_.tally().collisions);
-            if (interrupt_requested) {
+            watch_.check(engine_.time(), engine_.tally().events());
+            if (InterruptGuard::requested()) {
                 spdlog::warn("interrupted at t = {:.6g}: the summary covers the part run so far",
                              engine_.time() - start_);
                 interrupted_ = stopped_ = true;
@@ -156,12 +141,19 @@ class MeasuredPhase {
         for (auto& p : frame.state) p.t = t;
         write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
-        next_frame_ += config_.trajectory->every;
+        // k * every from the start, not repeated addition: no drift, and a step below the
+        // clock's resolution cannot write the same frame forever.
+        if (++frames_ >= most_frames)
+            throw InputError("output.trajectory.every: the run would write more than " +
+                             std::to_string(most_frames) + " frames");
+        next_frame_ = start_ + static_cast<double>(frames_) * config_.trajectory->every;
     }
 
     Engine<D>& engine_;
     const Config& config_;
+    CollapseWatch& watch_;
     Progress progress_;
+    std::uint64_t frames_ = 0;
     double start_ = 0.0, end_ = never, next_frame_ = never;
     std::uint64_t collision_limit_ = 0;
     std::optional<AtomicOutput> trajectory_;
@@ -170,27 +162,37 @@ class MeasuredPhase {
 };
 
 template <int D>
-void equilibrate(Engine<D>& engine, double duration) {
+void equilibrate(Engine<D>& engine, double duration, CollapseWatch& watch) {
     if (duration <= 0.0) return;
     spdlog::info("equilibrating for t = {:.6g}", duration);
     const double until = engine.time() + duration;
-    while (engine.run(until, ~std::uint64_t{0}, chunk) == Engine<D>::Stop::budget)
-        if (interrupt_requested) return;
+    while (engine.run(until, ~std::uint64_t{0}, chunk) == Engine<D>::Stop::budget) {
+        watch.check(engine.time(), engine.tally().events());
+        if (InterruptGuard::requested()) return;
+    }
 }
 
-// Mean and block-average standard error: blocks long against the correlation time are
-// independent, so the error of the mean is the blocks' spread / sqrt(B).
-void block_average(const std::vector<double>& z, Summary& summary) {
-    if (z.empty()) return;
-    double mean = 0.0;
-    for (double v : z) mean += v;
-    mean /= static_cast<double>(z.size());
-    summary.Z = mean;
-    if (z.size() < 2) return;
+// Z over the whole measured phase, 1 + W / (2 K) with the totals, and its block-average
+// standard error. Z is the K-weighted mean of the block values Z_b = 1 + W_b / (2 K_b),
+// with weights w_b = K_b / K (blocks differ in length when they end at collision counts
+// or at an interrupt); blocks long against the correlation time are independent, so
+//     Z_err^2 = B / (B - 1) * sum_b w_b^2 (Z_b - Z)^2,
+// which for equal blocks is the familiar spread / sqrt(B (B - 1)).
+void pressure(const std::vector<Block>& done, Summary& summary) {
+    double virial = 0.0, kinetic = 0.0;
+    for (const auto& b : done) virial += b.virial, kinetic += b.kinetic;
+    if (kinetic <= 0.0 || virial <= 0.0) return;
+    const double z = 1.0 + virial / (2.0 * kinetic);
+    summary.Z = z;
+    if (done.size() < 2) return;
     double var = 0.0;
-    for (double v : z) var += (v - mean) * (v - mean);
-    const auto b = static_cast<double>(z.size());
-    summary.Z_err = std::sqrt(var / (b * (b - 1.0)));
+    for (const auto& b : done) {
+        const double w = b.kinetic / kinetic;
+        const double zb = 1.0 + b.virial / (2.0 * b.kinetic);
+        var += w * w * (zb - z) * (zb - z);
+    }
+    const auto n = static_cast<double>(done.size());
+    summary.Z_err = std::sqrt(var * n / (n - 1.0));
 }
 
 template <int D>
@@ -201,7 +203,10 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     Engine<D> engine(std::move(start.box), std::move(start.particles), {config.restitution});
 
     InterruptGuard guard;
-    equilibrate(engine, config.equilibrate);
+    CollapseWatch watch(config.restitution < 1.0 ||
+                        std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
+                                    [](const Wall<D>& w) { return w.restitution < 1.0; }));
+    equilibrate(engine, config.equilibrate, watch);
     engine.reset_tally();
 
     Summary s;
@@ -215,8 +220,8 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
-    MeasuredPhase<D> phase(engine, config, options);
-    const auto z = phase.run();
+    MeasuredPhase<D> phase(engine, config, options, watch);
+    const auto done = phase.run();
     s.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -256,15 +261,14 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     }
     // The collision virial gives the bulk pressure of a periodic fluid; walls would add
     // their own momentum flux, which this version does not measure.
-    if (!has_walls) block_average(z, s);
+    if (!has_walls) pressure(done, s);
 
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
                  "predictions renewed",
                  t.collisions, t.wall_collisions, t.crossings, t.stale);
-    write_summary(summary_path, s);
     s.interrupted = phase.interrupted();
-    if (s.interrupted)
-        spdlog::warn("summary written for the interrupted run: {}", summary_path);
+    write_summary(summary_path, s);
+    if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
     return s;
 }
 
@@ -275,7 +279,14 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     const bool summary_from_cli = options.summary_path.has_value();
     const std::string summary_path = options.summary_path.value_or(config.summary);
     check_writable(summary_path, summary_from_cli ? "--summary" : "output.summary");
-    if (config.trajectory) check_writable(config.trajectory->path, "output.trajectory.path");
+    if (config.trajectory) {
+        check_writable(config.trajectory->path, "output.trajectory.path");
+        namespace fs = std::filesystem;
+        if (fs::path(config.trajectory->path).lexically_normal() ==
+            fs::path(summary_path).lexically_normal())
+            throw InputError(std::string(summary_from_cli ? "--summary" : "output.summary") + ": " +
+                             summary_path + " is also output.trajectory.path");
+    }
 
     return config.dimension == 2 ? run_in<2>(config, options, summary_path)
                                  : run_in<3>(config, options, summary_path);

@@ -60,6 +60,8 @@ std::string summary_json(const Summary& s) {
             : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
+    // Beyond SPEC's table: true when SIGINT/SIGTERM stopped the run before its end.
+    j["interrupted"] = s.interrupted;
     return j.dump(2);
 }
 

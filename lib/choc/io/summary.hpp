@@ -34,7 +34,7 @@ struct Summary {
     std::optional<double> mean_free_time;
     std::optional<double> D, D_err; // "diffusion": null unless known
 
-    bool interrupted = false; // stopped by SIGINT before its end (not a JSON key)
+    bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
 };
 
 // The JSON text (pretty-printed, keys as in SPEC.md, "choc_version" included).

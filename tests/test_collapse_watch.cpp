@@ -1,0 +1,56 @@
+// The inelastic-collapse watch: stops a Zeno sequence, leaves healthy runs alone.
+#include <choc/collapse_watch.hpp>
+#include <choc/errors.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using choc::CollapseWatch;
+
+namespace {
+
+// Feeds chunks of 2^16 events whose time steps follow `step(k)`; true if it stopped.
+template <class Step>
+bool stops(Step step, int chunks, bool active = true) {
+    CollapseWatch watch(active);
+    double t = 0.0;
+    std::uint64_t events = 0;
+    watch.check(t, events);
+    try {
+        for (int k = 0; k < chunks; ++k) {
+            events += 1u << 16;
+            t += step(k);
+            watch.check(t, events);
+        }
+    } catch (const choc::InputError&) {
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("a steady gas and a cooling gas are left alone") {
+    CHECK_FALSE(stops([](int) { return 1.0; }, 1000));
+    // Haff cooling: the collision rate falls, chunks take ever longer
+    CHECK_FALSE(stops([](int k) { return 1.0 + 0.1 * k; }, 1000));
+    // noisy but healthy: factor-10 fluctuations
+    CHECK_FALSE(stops([](int k) { return k % 2 ? 1.0 : 0.1; }, 1000));
+}
+
+TEST_CASE("a Zeno sequence stops: chunk durations shrinking geometrically to nothing") {
+    // halving per chunk: a million times shorter after 20 chunks, 8 strikes later it stops
+    CHECK(stops([](int k) { return std::ldexp(1.0, -k); }, 40));
+    // the clock standing still
+    CHECK(stops([](int k) { return k < 5 ? 1.0 : 0.0; }, 20));
+}
+
+TEST_CASE("inactive (elastic) watches never stop, and a restarted count starts afresh") {
+    CHECK_FALSE(stops([](int k) { return k < 5 ? 1.0 : 0.0; }, 100, false));
+    CollapseWatch watch(true);
+    watch.check(0.0, 0);
+    watch.check(1.0, 1u << 16);
+    // the tally was reset (a new phase): no strike for the apparent jump backwards
+    CHECK_NOTHROW(watch.check(1.0, 10));
+}
