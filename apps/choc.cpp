@@ -11,8 +11,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +31,7 @@ The config file is TOML with these sections (every key is described in README.md
   [init]                   lattice, velocities, temperature, seed, from
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }
-Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species.0.count=500
+Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species[0].count=500
 Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
 1 internal failure, 130 interrupted (the summary covers the part run so far).)";
 
@@ -86,9 +88,12 @@ int main(int argc, char** argv) {
         return fail("error: ", e.what(), 2);
     }
 
+    std::optional<std::uint64_t> particles; // N, once the config is read
     try {
         if (quiet) spdlog::set_level(spdlog::level::warn);
         choc::Config config = choc::load_config(config_path, sets);
+        particles = 0;
+        for (const auto& species : config.species) *particles += species.count;
         if (summary_path) choc::check_writable(*summary_path, "--summary");
         choc::RunOptions options;
         options.quiet = quiet;
@@ -100,6 +105,14 @@ int main(int argc, char** argv) {
         return summary.interrupted ? 130 : 0;
     } catch (const choc::InputError& e) {
         return fail("error: ", e.what(), 2);
+    } catch (const std::bad_alloc&) {
+        // A system too large for this machine is bad input, not a crash. Output files are
+        // written atomically, so nothing half-written is left.
+        const std::string what =
+            particles ? "not enough memory for this system (N = " + std::to_string(*particles) +
+                            " particles); use fewer particles"
+                      : "not enough memory to read this config";
+        return fail("error: ", config_path + ": " + what, 2);
     } catch (const std::exception& e) {
         return fail("internal error: ", e.what(), 1);
     }

@@ -8,6 +8,7 @@ Usage: python3 tests/cli_errors.py CHOC_EXECUTABLE REPO_ROOT
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -31,17 +32,33 @@ def config(**changes):
     lines = []
     if sections.get("dimension") is not None:
         lines.append("dimension = " + sections["dimension"])
-    for name in ("box", "species", "collisions", "init", "run", "output"):
+    for name in ("box", "species", "collisions", "walls", "init", "run", "output"):
         body = sections.get(name)
         if body is None:
             continue
-        header = "[[species]]" if name == "species" else "[" + name + "]"
+        header = "[[" + name + "]]" if name in ("species", "walls") else "[" + name + "]"
         lines += ["", header, body]
     return "\n".join(lines) + "\n"
 
 
+
+def xyz(*particles, pbc="T T T"):
+    """An extended XYZ frame of species-A particles in a 10^3 box, each "x y z vx vy vz"."""
+    lines = [
+        str(len(particles)),
+        f'Lattice="10 0 0 0 10 0 0 0 10" Properties=type:S:1:pos:R:3:velo:R:3 pbc="{pbc}" '
+        "dimension=3",
+    ]
+    return "\n".join(lines + ["A " + p for p in particles]) + "\n"
+
+
+# A restart from start.xyz: the box comes from the frame.
+RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
+
 # (case name, config text or None for no config file, extra arguments, any of these
-# strings must appear in the message)
+# strings must appear in the message[, options]). Options: "files", entries created in the
+# run directory before the run ({name: text, or None for a directory}); "memory", an
+# address-space limit in bytes for the run.
 CASES = [
     ("missing config file", None, [], ["config.toml"]),
     ("TOML syntax error", config(box="packing_fraction = = 0.3"), [], ["config.toml:4:"]),
@@ -69,6 +86,117 @@ CASES = [
         [],
         ["box.size", "species[0].radius"],
     ),
+    (
+        "overlapping init.from frame",
+        config(**RESTART, species='name = "A"\ncount = 2'),
+        [],
+        ["init.from"],
+        {"files": {"start.xyz": xyz("5 5 5 1 0 0", "5 5 5 -1 0 0")}},
+    ),
+    (
+        "garbage init.from file",
+        config(**RESTART, species='name = "A"\ncount = 2'),
+        [],
+        ["init.from: start.xyz:1:"],
+        {"files": {"start.xyz": "this is not\nan XYZ file\n"}},
+    ),
+    (
+        "nan in init.from",
+        config(**RESTART, species='name = "A"\ncount = 2'),
+        [],
+        ["init.from: start.xyz:4: position component 1 \"nan\" is not a finite number"],
+        {"files": {"start.xyz": xyz("5 5 5 1 0 0", "1 nan 1 -1 0 0")}},
+    ),
+    (
+        "inf velocity in init.from",
+        config(**RESTART, species='name = "A"\ncount = 2'),
+        [],
+        ["init.from: start.xyz:3: velocity component 0 \"inf\" is not a finite number"],
+        {"files": {"start.xyz": xyz("5 5 5 inf 0 0", "1 1 1 -1 0 0")}},
+    ),
+    (
+        "kinetic energy overflowing in init.from",
+        config(**RESTART, species='name = "A"\ncount = 2'),
+        [],
+        ["init.from: start.xyz: particle 1"],
+        {"files": {"start.xyz": xyz("5 5 5 1 0 0", "1 1 1 1e200 0 0")}},
+    ),
+    (
+        "init.from position outside a walled axis",
+        config(
+            box='boundary = ["periodic", "periodic", "wall"]',
+            init='from = "start.xyz"',
+            species='name = "A"\ncount = 2',
+        ),
+        [],
+        ["init.from: start.xyz: particle 1"],
+        {"files": {"start.xyz": xyz("5 5 5 1 0 0", "1 1 -3 -1 0 0", pbc="T T F")}},
+    ),
+    (
+        "output.summary is an existing directory",
+        config(output='summary = "out"'),
+        [],
+        ["output.summary"],
+        {"files": {"out": None}},
+    ),
+    (
+        "wall cutting through the lattice",
+        config(
+            box='packing_fraction = 0.3\nboundary = ["periodic", "periodic", "wall"]',
+            walls="normal = [0.0, 0.0, 1.0]\npoint = [0.0, 0.0, 2.0]",
+        ),
+        [],
+        ["walls[0]:"],
+    ),
+    (
+        "wall normal along a periodic axis",
+        config(walls="normal = [0.0, 1.0, 1.0]\npoint = [0.0, 0.0, 0.0]"),
+        [],
+        ["walls[0].normal: must be perpendicular to every periodic axis (axis 1 is periodic)"],
+    ),
+    (
+        "too many trajectory frames",
+        config(output='summary = "summary.json"\ntrajectory = { path = "traj.xyz", every = 1e-7 }'),
+        [],
+        ["output.trajectory.every"],
+    ),
+    (
+        "trajectory.every nan",
+        config(output='summary = "summary.json"\ntrajectory = { path = "traj.xyz", every = nan }'),
+        [],
+        ["output.trajectory.every: must be a finite number"],
+    ),
+    (
+        "trajectory path same as the summary",
+        config(output='summary = "summary.json"\ntrajectory = { path = "./summary.json", every = 0.5 }'),
+        [],
+        ["output.trajectory.path"],
+    ),
+    (
+        "too many particles",
+        config(species='name = "A"\ncount = 3000000000'),
+        [],
+        ["species[0].count"],
+    ),
+    (
+        "too many particles over two species",
+        config(species='name = "A"\ncount = 2000000000\n\n[[species]]\nname = "B"\ncount = 2000000000'),
+        [],
+        ["species[1].count"],
+    ),
+    (
+        "--set species[0].radius is checked like the file",
+        config(),
+        ["--set", "species[0].radius=-1"],
+        ["--set: species[0].radius: must be > 0"],
+    ),
+    (
+        "not enough memory",
+        config(species='name = "A"\ncount = 2147483648'),
+        [],
+        ["config.toml: not enough memory for this system (N = 2147483648 particles)"],
+        {"memory": 2 << 30},
+    ),
 ]
 
 GOOD = config(
@@ -81,21 +209,35 @@ GOOD = config(
 )
 
 
-def run_choc(choc, text, args):
+def run_choc(choc, text, args, options=None):
     """Runs `choc run config.toml ARGS` in a fresh directory. Returns (result, new files)."""
+    options = options or {}
+    given = options.get("files", {})
+    memory = options.get("memory")
+
+    def limit_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     with tempfile.TemporaryDirectory(prefix="choc-cli-") as directory:
         if text is not None:
             with open(os.path.join(directory, "config.toml"), "w") as f:
                 f.write(text)
+        for name, content in given.items():
+            if content is None:
+                os.mkdir(os.path.join(directory, name))
+            else:
+                with open(os.path.join(directory, name), "w") as f:
+                    f.write(content)
         result = subprocess.run(
             [choc, "run", "config.toml", "--quiet"] + args,
             cwd=directory,
             capture_output=True,
             text=True,
             timeout=60,
+            preexec_fn=limit_memory if memory else None,
         )
         files = {}  # every new entry, with its text when it is a file
-        for name in sorted(set(os.listdir(directory)) - {"config.toml"}):
+        for name in sorted(set(os.listdir(directory)) - {"config.toml"} - set(given)):
             path = os.path.join(directory, name)
             files[name] = ""
             if os.path.isfile(path):
@@ -104,10 +246,10 @@ def run_choc(choc, text, args):
         return result, files
 
 
-def check_bad(choc, text, args, names):
+def check_bad(choc, text, args, names, options=None):
     """Returns why the case failed, or None."""
     try:
-        result, files = run_choc(choc, text, args)
+        result, files = run_choc(choc, text, args, options)
     except subprocess.TimeoutExpired:
         return "did not finish within 60 s"
     lines = [line for line in result.stderr.splitlines() if line.strip()]
@@ -124,9 +266,9 @@ def check_bad(choc, text, args, names):
     return None
 
 
-def check_good(choc):
+def check_good(choc, args=(), n=64):
     try:
-        result, files = run_choc(choc, GOOD, [])
+        result, files = run_choc(choc, GOOD, list(args))
     except subprocess.TimeoutExpired:
         return "did not finish within 60 s"
     if result.returncode != 0:
@@ -137,7 +279,7 @@ def check_good(choc):
         summary = json.loads(files["summary.json"])
     except ValueError as e:
         return f"summary.json is not JSON: {e}"
-    if summary.get("N") != 64 or summary.get("dimension") != 2:
+    if summary.get("N") != n or summary.get("dimension") != 2:
         return f"summary has N={summary.get('N')}, dimension={summary.get('dimension')}"
     return None
 
@@ -148,12 +290,16 @@ def main():
         return 2
     choc = os.path.abspath(sys.argv[1])
     failed = 0
-    for name, text, args, names in CASES:
-        why = check_bad(choc, text, args, names)
+    for name, text, args, names, *options in CASES:
+        why = check_bad(choc, text, args, names, *options)
         print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
         failed += why is not None
     why = check_good(choc)
     print("ok good tiny run" if why is None else f"FAIL good tiny run: {why}")
+    failed += why is not None
+    # the spelling of every message works in --set
+    why = check_good(choc, ["--set", "species[0].count=81"], 81)
+    print("ok --set species[0].count" if why is None else f"FAIL --set species[0].count: {why}")
     failed += why is not None
     return 1 if failed else 0
 

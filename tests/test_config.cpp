@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -80,7 +81,7 @@ TEST_CASE("a full 2D config is read as written") {
 dimension = 2
 [box]
 size = [10, 12.5]
-boundary = ["wall", "periodic"]
+boundary = ["periodic", "wall"]
 [[species]]
 name = "big"
 count = 10
@@ -116,7 +117,7 @@ trajectory = { path = "t.xyz", every = 0.5 }
                             "test.toml");
     CHECK(c.dimension == 2);
     CHECK(c.box_size == std::vector<double>{10, 12.5});
-    CHECK(c.periodic == std::vector<bool>{false, true});
+    CHECK(c.periodic == std::vector<bool>{true, false});
     REQUIRE(c.species.size() == 2);
     CHECK(c.species[0].radius == 1.0);
     CHECK(c.species[0].mass == 4.0);
@@ -294,4 +295,151 @@ TEST_CASE("load_config reports an unreadable file") {
     } catch (const InputError& e) {
         CHECK(std::string(e.what()).rfind("no/such/config.toml: cannot read file:", 0) == 0);
     }
+}
+
+TEST_CASE("overrides accept name[k] as well as name.k, the spelling of every message") {
+    Config c = parse_config(minimal, "t", {"species[0].radius=0.3", "species [0] .count = 7"});
+    CHECK(c.species[0].radius == 0.3);
+    CHECK(c.species[0].count == 7);
+    Config sized = parse_config(R"(
+[box]
+size = [4, 4, 4]
+[[species]]
+name = "A"
+count = 1
+[run]
+time = 1
+)",
+                                "t", {"box.size[1]=8", "box.size.2=6"});
+    CHECK(sized.box_size == std::vector<double>{4, 8, 6});
+    // A message about a key set as species[0] says --set, spelt as it was written.
+    check_rejected(minimal, "--set: species[0].radius: must be > 0", {"species[0].radius=-1"});
+    check_rejected(minimal, "species[3].count: index 3 is out of range", {"species[3].count=1"});
+    check_rejected(minimal, "--set species[0.radius=1: expected KEY=VALUE", {"species[0.radius=1"});
+    check_rejected(minimal, "--set species[0]x=1: expected KEY=VALUE", {"species[0]x=1"});
+    check_rejected(minimal, "--set species[]=1: expected KEY=VALUE", {"species[]=1"});
+    check_rejected(minimal, "--set [0]=1: expected KEY=VALUE", {"[0]=1"});
+    check_rejected(minimal, "--set: box[0]: box is a table, not an array, so it has no index [0]",
+                   {"box[0]=1"});
+    check_rejected(minimal,
+                   "--set: species[x].count: species is an array: expected an index, got \"x\"",
+                   {"species[x].count=1"});
+}
+
+TEST_CASE("a wall normal must be perpendicular to every periodic axis") {
+    // minimal is periodic on every axis
+    check_rejected(minimal + "[[walls]]\nnormal = [0, 0, 1]\npoint = [0, 0, 0]\n",
+                   "test.toml: walls[0].normal: must be perpendicular to every periodic axis "
+                   "(axis 2 is periodic)");
+    check_rejected(minimal + "[[walls]]\nnormal = [1e-300, 1, 0]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal: must be perpendicular to every periodic axis (axis 0 is "
+                   "periodic)",
+                   {"box.boundary=[\"periodic\", \"wall\", \"periodic\"]"});
+    // exactly zero components on the periodic axes are fine
+    Config c = parse_config(minimal + "[[walls]]\nnormal = [0, -0.0, 3]\npoint = [0, 0, 1]\n", "t",
+                            {"box.boundary=[\"periodic\", \"periodic\", \"wall\"]"});
+    REQUIRE(c.walls.size() == 1);
+    CHECK(c.walls[0].normal == std::vector<double>{0, 0, 1});
+    // a wall on a walled axis of an init.from restart is checked the same way
+    check_rejected(minimal + "[[walls]]\nnormal = [1, 1, 0]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal: must be perpendicular to every periodic axis (axis 1 is "
+                   "periodic)",
+                   {"box.boundary=[\"wall\", \"periodic\", \"wall\"]"});
+}
+
+TEST_CASE("wall normals are normalised without overflow or underflow") {
+    const std::string walled = R"(
+[box]
+packing_fraction = 0.3
+boundary = "wall"
+[[species]]
+name = "A"
+count = 100
+[run]
+time = 10
+)";
+    auto normal_of = [&](const std::string& normal) {
+        Config c =
+            parse_config(walled + "[[walls]]\nnormal = " + normal + "\npoint = [0, 0, 0]\n", "t");
+        REQUIRE(c.walls.size() == 1);
+        return c.walls[0].normal;
+    };
+    const double half = std::sqrt(0.5);
+    auto big = normal_of("[1e300, 1e300, 0]");
+    CHECK(big[0] == doctest::Approx(half).epsilon(1e-15));
+    CHECK(big[1] == doctest::Approx(half).epsilon(1e-15));
+    CHECK(big[2] == 0.0);
+    CHECK(normal_of("[1e-320, 0, 0]") == std::vector<double>{1, 0, 0});
+    CHECK(normal_of("[0, -1.7976931348623157e308, 0]") == std::vector<double>{0, -1, 0});
+    auto tiny = normal_of("[0, 4.9e-324, 4.9e-324]");
+    CHECK(tiny[1] == doctest::Approx(half).epsilon(1e-15));
+    CHECK(tiny[2] == tiny[1]);
+    CHECK(normal_of("[0, 0, 2]") == std::vector<double>{0, 0, 1});
+    check_rejected(walled + "[[walls]]\nnormal = [0, -0.0, 0]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal: must not be the zero vector");
+    check_rejected(walled + "[[walls]]\nnormal = [inf, 0, 0]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal[0]: must be a finite number");
+    check_rejected(walled + "[[walls]]\nnormal = [0, nan, 1]\npoint = [0, 0, 0]\n",
+                   "walls[0].normal[1]: must be a finite number");
+}
+
+TEST_CASE("the total particle count is at most 2^31") {
+    const std::string two = minimal + "[[species]]\nname = \"B\"\ncount = 1\n";
+    // parse only: nothing is allocated for the particles here
+    Config c = parse_config(two, "t", {"species[0].count=2147483647"});
+    CHECK(c.species[0].count + c.species[1].count == 2147483648u);
+    check_rejected(two,
+                   "--set: species[1].count: the total particle count over all species would be "
+                   "2147483649, more than the limit 2147483648 (2^31)",
+                   {"species[0].count=2147483648", "species[1].count=1"});
+    check_rejected(minimal,
+                   "--set: species[0].count: the total particle count over all species would be "
+                   "9223372036854775807",
+                   {"species[0].count=9223372036854775807"});
+    check_rejected(minimal + "[[species]]\nname = \"B\"\ncount = 9223372036854775807\n",
+                   "test.toml: species[1].count: the total particle count over all species would "
+                   "be 9223372036854775907");
+    check_rejected(minimal, "--set: species[0].count: the total particle count",
+                   {"species[0].count=2147483649"});
+}
+
+TEST_CASE("output.trajectory.every: finite, and at most a million frames over run.time") {
+    // run.time = 10 in minimal
+    Config ok = parse_config(minimal, "t", {"output.trajectory={path=\"t.xyz\", every=1e-5}"});
+    CHECK(ok.trajectory->every == 1e-5);
+    check_rejected(minimal,
+                   "--set: output.trajectory.every: run.time = 10 / every = 1e-06 gives "
+                   "10000000 frames, more than the limit of 1000000",
+                   {"output.trajectory.path=t.xyz", "output.trajectory.every=1e-6"});
+    check_rejected(minimal, "output.trajectory.every: run.time = 10 / every = 1e-300 gives ",
+                   {"output.trajectory={path=\"t.xyz\", every=1e-300}"});
+    check_rejected(minimal, "output.trajectory.every: must be a finite number",
+                   {"output.trajectory={path=\"t.xyz\", every=inf}"});
+    check_rejected(minimal, "output.trajectory.every: must be a finite number",
+                   {"output.trajectory={path=\"t.xyz\", every=nan}"});
+    check_rejected(minimal, "output.trajectory.every: must be > 0",
+                   {"output.trajectory={path=\"t.xyz\", every=0}"});
+    // without run.time the number of frames is not known in advance
+    Config by_collisions =
+        parse_config("[box]\npacking_fraction = 0.3\n[[species]]\nname = \"A\"\ncount = 1\n[run]\n"
+                     "collisions = 10\n[output]\ntrajectory = { path = \"t.xyz\", every = 1e-9 }\n",
+                     "t");
+    CHECK(by_collisions.trajectory->every == 1e-9);
+}
+
+TEST_CASE("output.trajectory.path must differ from output.summary") {
+    check_rejected(minimal + "[output]\ntrajectory = { path = \"summary.json\", every = 1 }\n",
+                   "test.toml: output.trajectory.path: \"summary.json\" is the same file as "
+                   "output.summary (\"summary.json\")");
+    check_rejected(minimal + "[output]\nsummary = \"out/s.json\"\n"
+                             "trajectory = { path = \"out/./x/../s.json\", every = 1 }\n",
+                   "output.trajectory.path: \"out/./x/../s.json\" is the same file as "
+                   "output.summary (\"out/s.json\")");
+    check_rejected(
+        minimal, "--set: output.trajectory.path: \"./s.json\" is the same file",
+        {"output.summary=s.json", "output.trajectory.path=./s.json", "output.trajectory.every=1"});
+    Config c = parse_config(minimal + "[output]\nsummary = \"out/s.json\"\n"
+                                      "trajectory = { path = \"out/t.json\", every = 1 }\n",
+                            "t");
+    CHECK(c.trajectory->path == "out/t.json");
 }

@@ -363,3 +363,137 @@ TEST_CASE("init.from restarts from the last frame of a snapshot") {
     CHECK(error_of<3>(r).find("init.from") != std::string::npos);
     std::filesystem::remove(path);
 }
+
+namespace {
+
+// A hand-written 3D frame in a 10 x 10 x 10 box; each entry is "x y z vx vy vz".
+std::string frame(const std::vector<std::string>& particles) {
+    std::string text = std::to_string(particles.size()) +
+                       "\nLattice=\"10 0 0 0 10 0 0 0 10\" "
+                       "Properties=type:S:1:pos:R:3:velo:R:3 pbc=\"T T T\" dimension=3\n";
+    for (const auto& p : particles) text += "A " + p + "\n";
+    return text;
+}
+
+// A restart from `path` holding `n` particles of species A (radius 0.5, mass `mass`).
+Config restart(const std::string& path, std::uint64_t n, std::vector<bool> periodic,
+               double mass = 1.0) {
+    Config c;
+    c.dimension = 3;
+    c.lattice = "fcc";
+    c.periodic = std::move(periodic);
+    c.species = {species("A", n, 0.5, mass)};
+    c.from = path;
+    return c;
+}
+
+std::string error_from(const std::string& text, const Config& c) {
+    std::ofstream(*c.from) << text;
+    const auto msg = error_of<3>(c);
+    std::filesystem::remove(*c.from);
+    return msg;
+}
+
+} // namespace
+
+TEST_CASE("init.from: positions outside a periodic box are folded into [0, L)") {
+    const std::string path = temp_path("outside.xyz");
+    std::ofstream(path) << frame({"12.5 1 1 0 0 0", "-2.5 3 1 0 0 0", "1e300 5 1 0 0 0",
+                                  "-1e-300 7 1 0 0 0", "20 9 1 0 0 0", "3.3 1 -17 0 0 0",
+                                  "3.3 3 5 0 0 0", "0.1 5 5.5 0 0 0"});
+    const auto st = choc::make_initial_state<3>(restart(path, 8, {true, true, true}));
+    std::filesystem::remove(path);
+    REQUIRE(st.particles.size() == 8);
+    for (const auto& p : st.particles.state)
+        for (int a = 0; a < 3; ++a) {
+            CHECK(p.x[a] >= 0.0);
+            CHECK(p.x[a] < 10.0);
+        }
+    const auto& s = st.particles.state;
+    CHECK(s[0].x[0] == 2.5);
+    CHECK(s[1].x[0] == 7.5);
+    CHECK(s[2].x[0] == std::fmod(1e300, 10.0)); // no endless loop of subtractions
+    CHECK(s[3].x[0] == 0.0);                    // -1e-300 + 10 rounds to 10, which is folded onto 0
+    CHECK(s[4].x[0] == 0.0);
+    CHECK(s[5].x[2] == 3.0);
+    CHECK(s[6].x == choc::Vec<3>{{3.3, 3.0, 5.0}}); // inside: unchanged, bit for bit
+    CHECK(s[7].x == choc::Vec<3>{{0.1, 5.0, 5.5}});
+
+    // Folded, two particles can meet: 10.2 is 0.2 from 0, so these overlap.
+    const auto msg =
+        error_from(frame({"10.2 5 5 0 0 0", "0 5 5 0 0 0"}), restart(path, 2, {true, true, true}));
+    CHECK(msg.find("init.from: the starting configuration overlaps") != std::string::npos);
+}
+
+TEST_CASE("init.from: positions outside a walled axis are refused, naming the particle") {
+    const std::string path = temp_path("walled.xyz");
+    const auto walled = restart(path, 2, {true, true, false});
+    for (const auto& [z, shown] : std::vector<std::pair<std::string, std::string>>{
+             {"-0.1", "-0.1"}, {"10.5", "10.5"}, {"1e300", "1e+300"}, {"-1e-300", "-1e-300"}}) {
+        CAPTURE(z);
+        const auto msg = error_from(frame({"5 5 5 0 0 0", "1 1 " + z + " 0 0 0"}), walled);
+        CHECK(msg.find("init.from: " + path +
+                       ": particle 1 (counting from 0 in the last frame) "
+                       "is at " +
+                       shown + " on axis 2, outside the walled box [0, 10]") != std::string::npos);
+    }
+    // inside [0, L] but closer to the wall than the radius: the overlap check names it
+    const auto msg = error_from(frame({"5 5 5 0 0 0", "1 1 10 0 0 0"}), walled);
+    CHECK(msg.find("init.from: the starting configuration overlaps") != std::string::npos);
+    // the walled axis is not folded: a particle just inside stays where it is
+    std::ofstream(path) << frame({"5 5 5 0 0 0", "12 1 9.5 0 0 0"});
+    const auto st = choc::make_initial_state<3>(walled);
+    std::filesystem::remove(path);
+    CHECK(st.particles.state[1].x == choc::Vec<3>{{2.0, 1.0, 9.5}});
+}
+
+TEST_CASE("init.from: velocities whose kinetic energy overflows are refused") {
+    const std::string path = temp_path("fast.xyz");
+    const auto two = restart(path, 2, {true, true, true});
+    // the squared speed overflows
+    auto msg = error_from(frame({"5 5 5 0 0 0", "1 1 1 1e200 0 0"}), two);
+    CHECK(msg.find("init.from: " + path +
+                   ": particle 1 (counting from 0 in the last frame) has "
+                   "a velocity (1e+200, 0, 0) whose squared speed or kinetic energy is not a "
+                   "finite number") != std::string::npos);
+    // the squared speed is finite (1e308), m v^2 / 2 with m = 4 is not
+    msg = error_from(frame({"5 5 5 1e154 0 0", "1 1 1 0 0 0"}),
+                     restart(path, 2, {true, true, true}, 4.0));
+    CHECK(msg.find("init.from: " + path + ": particle 0") != std::string::npos);
+    // each kinetic energy is finite, their sum is not
+    msg = error_from(frame({"5 5 5 1.2e154 0 0", "1 1 1 0 1.2e154 0", "3 3 3 0 0 1.2e154"}),
+                     restart(path, 3, {true, true, true}));
+    CHECK(msg.find("init.from: " + path + ": particle 2") != std::string::npos);
+    // fast but finite is a valid (if expensive) start
+    std::ofstream(path) << frame({"5 5 5 1e150 0 0", "1 1 1 -1e150 0 0"});
+    const auto st = choc::make_initial_state<3>(two);
+    std::filesystem::remove(path);
+    CHECK(st.particles.state[0].v[0] == 1e150);
+}
+
+TEST_CASE("init.from: nan, inf and garbage are errors naming init.from and the line") {
+    const std::string path = temp_path("nan.xyz");
+    const auto two = restart(path, 2, {true, true, true});
+    auto msg = error_from(frame({"5 5 5 0 0 0", "1 nan 1 0 0 0"}), two);
+    CHECK(msg == "init.from: " + path + ":4: position component 1 \"nan\" is not a finite number");
+    msg = error_from(frame({"5 5 5 0 0 0", "1 1 1 0 0 -inf"}), two);
+    CHECK(msg == "init.from: " + path + ":4: velocity component 2 \"-inf\" is not a finite number");
+    msg = error_from("this is not\nan XYZ file\n", two);
+    CHECK(msg.find("init.from: " + path + ":1:") == 0);
+}
+
+TEST_CASE("[[walls]] normals of any scale become unit normals") {
+    auto c = config(3, "fcc", 0.2, {species("A", 100)});
+    c.periodic = {true, true, false};
+    choc::WallConfig w;
+    w.normal = {0.0, 0.0, 1e300};
+    w.point = {0.0, 0.0, -1.0};
+    c.walls = {w};
+    auto st = choc::make_initial_state<3>(c);
+    CHECK(st.box.walls.back().normal == choc::Vec<3>{{0.0, 0.0, 1.0}});
+    c.walls[0].normal = {0.0, 0.0, 1e-320};
+    st = choc::make_initial_state<3>(c);
+    CHECK(st.box.walls.back().normal == choc::Vec<3>{{0.0, 0.0, 1.0}});
+    c.walls[0].normal = {0.0, 0.0, 0.0};
+    CHECK(error_of<3>(c).find("walls[0].normal") != std::string::npos);
+}

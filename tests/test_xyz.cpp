@@ -157,3 +157,47 @@ TEST_CASE("malformed files are InputErrors naming the file") {
     }
     CHECK(msg.find("does_not_exist.xyz") != std::string::npos);
 }
+
+TEST_CASE("nan and inf are refused with the file, the line and the word") {
+    // std::from_chars reads all of these; a particle at nan never collides and a velocity
+    // of inf never lets a run end.
+    const std::string word_line = "1\n" + header;
+    for (const std::string bad : {"nan", "-nan", "inf", "-inf", "infinity", "NAN", "1e999"}) {
+        CAPTURE(bad);
+        const auto pos = read_error(word_line + "A 1 " + bad + " 3 0 0 0 0.5 1\n", "pos.xyz");
+        CHECK(pos.find(":3: position component 1 \"" + bad + "\" is not a finite number") !=
+              std::string::npos);
+        const auto vel = read_error(word_line + "A 1 2 3 0 0 " + bad + " 0.5 1\n", "vel.xyz");
+        CHECK(vel.find(":3: velocity component 2 \"" + bad + "\" is not a finite number") !=
+              std::string::npos);
+    }
+    const auto cell = read_error(
+        "1\nLattice=\"inf 0 0 0 4 0 0 0 4\" Properties=type:S:1:pos:R:3:velo:R:3 dimension=3\n"
+        "A 1 2 3 0 0 0\n",
+        "cell.xyz");
+    CHECK(cell.find(":2: Lattice= entry \"inf\" is not a finite number") != std::string::npos);
+    const auto off = read_error(
+        "1\nLattice=\"4 nan 0 0 4 0 0 0 4\" Properties=type:S:1:pos:R:3:velo:R:3 dimension=3\n"
+        "A 1 2 3 0 0 0\n",
+        "offdiag.xyz");
+    CHECK(off.find(":2: Lattice= entry \"nan\" is not a finite number") != std::string::npos);
+    const auto time = read_error(
+        "1\nLattice=\"4 0 0 0 4 0 0 0 4\" Properties=type:S:1:pos:R:3:velo:R:3 Time=nan\n"
+        "A 1 2 3 0 0 0\n",
+        "time.xyz");
+    CHECK(time.find(":2: Time= \"nan\" is not a finite number") != std::string::npos);
+    // finite extremes are still numbers here (the snapshot loader judges them)
+    const std::string path = temp_path("extreme.xyz");
+    write_file(path, word_line + "A 1e300 -1e-320 3 1.7976931348623157e308 0 0 0.5 1\n");
+    const auto f = choc::read_last_xyz_frame(path);
+    std::filesystem::remove(path);
+    CHECK(f.position[0][0] == 1e300);
+    CHECK(f.position[0][1] == -1e-320);
+    CHECK(f.velocity[0][0] == 1.7976931348623157e308);
+    write_file(path, word_line + "A 1 2 3 1e-400 -1e-400 0 0.5 1\n");
+    const auto g = choc::read_last_xyz_frame(path);
+    std::filesystem::remove(path);
+    CHECK(g.velocity[0][0] == 0.0);
+    CHECK(g.velocity[0][1] == 0.0);
+    CHECK(std::signbit(g.velocity[0][1]));
+}

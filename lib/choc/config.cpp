@@ -25,11 +25,23 @@ namespace {
 
 const std::string not_implemented = "not implemented yet in this version of choc";
 
+// Largest total particle count (over all species).
+constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
+
+// Most trajectory frames a run may write (run.time / output.trajectory.every).
+constexpr double max_frames = 1e6;
+
 // Shortest text that reads back as the same double.
 std::string show(double x) {
     char buffer[32];
     auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
     return std::string(buffer, result.ptr);
+}
+
+// A whole count held in a double: digits while they are exact, else the shortest form.
+std::string count(double x) {
+    if (x < 9e15) return std::to_string(static_cast<std::uint64_t>(std::floor(x)));
+    return show(x);
 }
 
 std::string type_name(const toml::node& node) {
@@ -257,16 +269,44 @@ std::string trim(std::string_view text) {
     return std::string(text.substr(begin, end - begin + 1));
 }
 
+// One element of an override's key path: a table key, or an array index written either
+// as a dotted element ("species.0") or in brackets ("species[0]", as messages spell it).
+struct KeyElement {
+    std::string text;
+    bool bracketed = false;
+};
+
+// "species[0].radius" -> species, [0], radius; "box.size.1" -> box, size, 1. Empty when
+// the key is malformed (an unclosed bracket, text after "]", a trailing dot).
+std::optional<std::vector<KeyElement>> split_key(const std::string& dotted) {
+    std::vector<KeyElement> path;
+    if (dotted.empty() || dotted.ends_with('.')) return std::nullopt;
+    std::istringstream parts(dotted);
+    for (std::string part; std::getline(parts, part, '.');) {
+        auto bracket = part.find('[');
+        path.push_back({trim(std::string_view(part).substr(0, bracket)), false});
+        while (bracket != std::string::npos) {
+            auto close = part.find(']', bracket);
+            if (close == std::string::npos) return std::nullopt;
+            path.push_back(
+                {trim(std::string_view(part).substr(bracket + 1, close - bracket - 1)), true});
+            std::string after = trim(std::string_view(part).substr(close + 1));
+            if (after.empty()) break;
+            if (after.front() != '[') return std::nullopt;
+            bracket = part.find('[', close + 1);
+        }
+    }
+    return path;
+}
+
 // Applies one "dotted.key=value" to the tree and returns the key as messages spell it
 // ("species[0].count").
 std::string apply_override(toml::table& root, const std::string& text) {
     auto equals = text.find('=');
     std::string dotted = equals == std::string::npos ? "" : trim(text.substr(0, equals));
-    std::vector<std::string> path;
-    std::istringstream parts(dotted);
-    for (std::string part; std::getline(parts, part, '.');) path.push_back(trim(part));
-    auto empty = [](const std::string& part) { return part.empty(); };
-    if (path.empty() || dotted.ends_with('.') || std::any_of(path.begin(), path.end(), empty))
+    auto path = split_key(dotted);
+    auto empty = [](const KeyElement& element) { return element.text.empty(); };
+    if (!path || path->empty() || std::any_of(path->begin(), path->end(), empty))
         throw InputError("--set " + text + ": expected KEY=VALUE");
     auto fail = [&](const std::string& what) {
         throw InputError("--set: " + dotted + ": " + what);
@@ -284,10 +324,13 @@ std::string apply_override(toml::table& root, const std::string& text) {
 
     toml::node* node = &root;
     std::string shown;
-    for (std::size_t i = 0; i < path.size(); ++i) {
-        const std::string& element = path[i];
-        bool last = i + 1 == path.size();
+    for (std::size_t i = 0; i < path->size(); ++i) {
+        const std::string& element = (*path)[i].text;
+        bool last = i + 1 == path->size();
         if (toml::table* table = node->as_table()) {
+            if ((*path)[i].bracketed)
+                fail((shown.empty() ? "the top level" : shown) +
+                     " is a table, not an array, so it has no index [" + element + "]");
             shown += (shown.empty() ? "" : ".") + element;
             if (last) {
                 value.visit([&](auto& v) { table->insert_or_assign(element, std::move(v)); });
@@ -386,6 +429,7 @@ void read_species(const Section& root, Config& config) {
     if (!node || (node->is_array() && node->as_array()->empty()))
         root.fail("species", "at least one [[species]] table is required");
     std::set<std::string> names;
+    std::uint64_t total = 0;
     for (const Section& entry : root.tables("species")) {
         entry.allow({"name", "count", "radius", "mass", "temperature"});
         SpeciesConfig species;
@@ -395,6 +439,13 @@ void read_species(const Section& root, Config& config) {
         auto count = entry.integer("count", 1);
         if (!count) entry.fail("count", "required key is missing");
         species.count = static_cast<std::uint64_t>(*count);
+        // Particle indices are 32-bit; each count is below 2^63, so the sum cannot wrap
+        // before it is caught here.
+        total += species.count;
+        if (total > max_particles)
+            entry.fail("count", "the total particle count over all species would be " +
+                                    std::to_string(total) + ", more than the limit " +
+                                    std::to_string(max_particles) + " (2^31)");
         species.radius = entry.number("radius", Range::positive).value_or(species.radius);
         species.mass = entry.number("mass", Range::positive).value_or(species.mass);
         species.temperature = entry.number("temperature", Range::positive);
@@ -432,11 +483,23 @@ void read_walls(const Section& root, Config& config) {
         WallConfig wall;
         auto normal = entry.numbers("normal", config.dimension);
         if (!normal) entry.fail("normal", "required key is missing");
+        // Scaled by the largest component first, so that neither [1e300, 1e300] overflows
+        // nor [1e-320, 0] underflows to zero on the way to a unit vector.
+        double largest = 0;
+        for (double x : *normal) largest = std::max(largest, std::abs(x));
+        if (!(largest > 0)) entry.fail("normal", "must not be the zero vector");
         double length = 0;
-        for (double x : *normal) length += x * x;
+        for (double x : *normal) length += (x / largest) * (x / largest);
         length = std::sqrt(length);
-        if (!(length > 0)) entry.fail("normal", "must not be the zero vector");
-        for (double x : *normal) wall.normal.push_back(x / length);
+        for (double x : *normal) wall.normal.push_back(x / largest / length);
+        // A particle leaving through a periodic face comes back on the other side: a wall
+        // tilted along that axis would be behind it, so it could pass straight through.
+        for (int a = 0; a < config.dimension; ++a)
+            if (config.periodic[a] && (*normal)[a] != 0)
+                entry.fail("normal", "must be perpendicular to every periodic axis (axis " +
+                                         std::to_string(a) +
+                                         " is periodic); make that component 0 or set "
+                                         "box.boundary to \"wall\" on that axis");
         auto point = entry.numbers("point", config.dimension);
         if (!point) entry.fail("point", "required key is missing");
         wall.point = *point;
@@ -504,6 +567,21 @@ void read_output(const Section& root, Config& config) {
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
+    if (config.trajectory) {
+        Section trajectory = output.table("trajectory");
+        const double every = config.trajectory->every;
+        if (config.run_time && *config.run_time / every > max_frames)
+            trajectory.fail("every", "run.time = " + show(*config.run_time) + " / every = " +
+                                         show(every) + " gives " + count(*config.run_time / every) +
+                                         " frames, more than the limit of " + count(max_frames) +
+                                         "; use a larger every");
+        namespace fs = std::filesystem;
+        if (fs::path(config.trajectory->path).lexically_normal() ==
+            fs::path(config.summary).lexically_normal())
+            trajectory.fail("path", "\"" + config.trajectory->path +
+                                        "\" is the same file as output.summary (\"" +
+                                        config.summary + "\"); give the trajectory its own path");
+    }
     config.timeseries = periodic_output(output, "timeseries");
     config.histogram = output.string("histogram");
     if (config.timeseries) output.fail("timeseries", not_implemented);

@@ -59,10 +59,16 @@ void add_walls(Box<D>& box, const Config& c) {
             w.point.size() != static_cast<std::size_t>(D))
             throw InputError(fmt::format("walls[{}]: normal and point need {} entries", k, D));
         Wall<D> wall;
-        for (int a = 0; a < D; ++a) wall.normal[a] = w.normal[static_cast<std::size_t>(a)];
-        const double length = norm(wall.normal);
-        if (!(length > 0.0)) throw InputError(fmt::format("walls[{}]: normal is zero", k));
-        wall.normal *= 1.0 / length;
+        // load_config gives unit normals already; scaled by the largest component first so
+        // that no other normal overflows or underflows on the way to unit length.
+        double largest = 0.0;
+        for (int a = 0; a < D; ++a)
+            largest = std::max(largest, std::abs(w.normal[static_cast<std::size_t>(a)]));
+        if (!(largest > 0.0) || !std::isfinite(largest))
+            throw InputError(fmt::format("walls[{}].normal: must be a non-zero finite vector", k));
+        for (int a = 0; a < D; ++a)
+            wall.normal[a] = w.normal[static_cast<std::size_t>(a)] / largest;
+        wall.normal *= 1.0 / norm(wall.normal);
         Vec<D> point;
         for (int a = 0; a < D; ++a) point[a] = w.point[static_cast<std::size_t>(a)];
         wall.offset = dot(point, wall.normal);
@@ -88,11 +94,31 @@ void check_box_fits(const Box<D>& box, double diameter, const std::string& key) 
     }
 }
 
+// A snapshot position folded into [0, L) on periodic axes: std::fmod first (exact, and
+// no loop of subtractions that a huge coordinate would never finish), then Box::wrap for
+// the sign, and L itself (a tiny negative plus L rounds up to L) onto 0. A position
+// already inside the box is not changed, so a restart is bit-identical.
+template <int D>
+Vec<D> wrap_into(const Box<D>& box, Vec<D> x) {
+    for (int a = 0; a < D; ++a)
+        if (box.periodic[a]) x[a] = std::fmod(x[a], box.length[a]);
+    x = box.wrap(x);
+    for (int a = 0; a < D; ++a)
+        if (box.periodic[a] && x[a] >= box.length[a]) x[a] = 0.0;
+    return x;
+}
+
 // Positions and species from the last frame of init.from.
 template <int D>
 void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string& path = *c.from;
-    const XyzFrame f = read_last_xyz_frame(path);
+    const XyzFrame f = [&] {
+        try {
+            return read_last_xyz_frame(path);
+        } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"
+            throw InputError(std::string("init.from: ") + e.what());
+        }
+    }();
     if (f.dimension != D)
         throw InputError(fmt::format("init.from: {} holds a {}D frame but dimension = {}", path,
                                      f.dimension, D));
@@ -115,7 +141,12 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
             throw InputError(fmt::format("box.size: does not match the box of init.from {} ({})",
                                          path, fmt::join(f.box.begin(), f.box.begin() + D, " x ")));
     }
+    if (!std::isfinite(box.volume()))
+        throw InputError(fmt::format("init.from: {} has a box of {} whose volume is not a finite "
+                                     "number",
+                                     path, fmt::join(f.box.begin(), f.box.begin() + D, " x ")));
     std::vector<std::uint64_t> found(c.species.size(), 0);
+    double kinetic = 0.0;
     for (std::size_t i = 0; i < f.species.size(); ++i) {
         const auto it =
             std::find_if(c.species.begin(), c.species.end(),
@@ -130,7 +161,25 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
         for (int a = 0; a < D; ++a) {
             x[a] = f.position[i][static_cast<std::size_t>(a)];
             v[a] = f.velocity[i][static_cast<std::size_t>(a)];
+            // A walled axis holds particles in [0, L]: one outside would never meet the
+            // wall from the allowed side (the overlap check then names how close it is).
+            if (!box.periodic[a] && !(x[a] >= 0.0 && x[a] <= box.length[a]))
+                throw InputError(fmt::format("init.from: {}: particle {} (counting from 0 in the "
+                                             "last frame) is at {} on axis {}, outside the "
+                                             "walled box [0, {}]",
+                                             path, i, x[a], a, box.length[a]));
         }
+        x = wrap_into(box, x);
+        // The reader refuses inf and nan; a huge but finite velocity can still overflow
+        // the kinetic energy, which the run sums and divides by.
+        const double v2 = norm2(v);
+        const double ke = 0.5 * it->mass * v2;
+        kinetic += ke;
+        if (!std::isfinite(v2) || !std::isfinite(ke) || !std::isfinite(kinetic))
+            throw InputError(fmt::format("init.from: {}: particle {} (counting from 0 in the last "
+                                         "frame) has a velocity ({}) whose squared speed or "
+                                         "kinetic energy is not a finite number",
+                                         path, i, fmt::join(v.c.begin(), v.c.end(), ", ")));
         particles.add(x, v, s);
     }
     for (std::size_t k = 0; k < c.species.size(); ++k)

@@ -16,6 +16,8 @@
 #include "../errors.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
@@ -111,6 +113,21 @@ std::optional<T> number(std::string_view s) {
     return v;
 }
 
+// A finite double, or a Reader error: std::from_chars accepts "nan", "inf" and
+// "infinity", which would make particles that never collide or a run that never ends.
+// A number beyond the double range ("1e999") is read as +-inf and refused the same way; one
+// too small for a double ("1e-400") is rounded to 0 or a subnormal as strtod does.
+double finite(Reader& r, std::string_view word, const std::string& what) {
+    double v = 0.0;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+    if (end != word.data() + word.size() ||
+        (ec != std::errc() && ec != std::errc::result_out_of_range))
+        r.fail(fmt::format("{} \"{}\" is not a number", what, word));
+    if (ec == std::errc::result_out_of_range) v = std::strtod(std::string(word).c_str(), nullptr);
+    if (!std::isfinite(v)) r.fail(fmt::format("{} \"{}\" is not a finite number", what, word));
+    return v;
+}
+
 // The frame's particle count; an empty optional for a blank line.
 std::optional<std::size_t> count_line(Reader& r, const std::string& line) {
     const auto words = split(line);
@@ -157,10 +174,10 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
     if (cell.size() != 9) r.fail("Lattice= needs 9 numbers");
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) {
-            const auto v = number<double>(cell[3 * a + b]);
-            if (!v || (a != b && *v != 0.0) || (a == b && !(*v > 0.0)))
+            const double v = finite(r, cell[3 * a + b], "Lattice= entry");
+            if ((a != b && v != 0.0) || (a == b && !(v > 0.0)))
                 r.fail("Lattice= must be a diagonal cell with positive edges");
-            if (a == b) f.box[a] = *v;
+            if (a == b) f.box[a] = v;
         }
     f.periodic = {true, true, true}; // the extended XYZ default when Lattice is given
     if (kv.count("pbc")) {
@@ -172,9 +189,7 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
         }
     }
     if (kv.count("Time")) {
-        const auto t = number<double>(kv["Time"]);
-        if (!t) r.fail("Time= is not a number");
-        f.time = *t;
+        f.time = finite(r, kv["Time"], "Time=");
     }
     if (kv.count("dimension")) {
         const auto d = number<int>(kv["dimension"]);
@@ -220,11 +235,8 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
             r.fail(fmt::format("expected {} columns, found {}", columns, words.size()));
         std::array<double, 3> x{}, v{};
         for (std::size_t a = 0; a < 3; ++a) {
-            const auto xa = number<double>(words[pos_col + a]);
-            const auto va = number<double>(words[velo_col + a]);
-            if (!xa || !va) r.fail("a position or velocity is not a number");
-            x[a] = *xa;
-            v[a] = *va;
+            x[a] = finite(r, words[pos_col + a], fmt::format("position component {}", a));
+            v[a] = finite(r, words[velo_col + a], fmt::format("velocity component {}", a));
         }
         f.species.emplace_back(words[name_col]);
         f.position.push_back(x);
