@@ -60,7 +60,7 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        maintain_every_ = std::max<std::uint64_t>(16 * std::uint64_t{n}, 1u << 16);
+        maintain_every_ = std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
         tally_.reset(0.0, kinetic_per_species());
     }
 
