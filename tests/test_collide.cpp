@@ -10,6 +10,8 @@
 // with a margin of about 4; a real mistake in the rule shows up at O(1) of the scale.
 #include <doctest/doctest.h>
 
+#include "random_vectors.hpp"
+
 #include <choc/box.hpp>
 #include <choc/collide.hpp>
 #include <choc/vec.hpp>
@@ -27,27 +29,7 @@ namespace {
 constexpr double eps = std::numeric_limits<double>::epsilon();
 constexpr double tol = 16.0 * eps;
 
-std::mt19937_64 rng(7);
-
-double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-template <int D>
-Vec<D> random_vec(double scale) {
-    Vec<D> v;
-    for (int a = 0; a < D; ++a) v[a] = uniform(-scale, scale);
-    return v;
-}
-
-template <int D>
-Vec<D> random_unit() {
-    for (;;) {
-        const Vec<D> v = random_vec<D>(1.0);
-        const double n = norm(v);
-        if (n > 0.1 && n <= 1.0) return v * (1.0 / n);
-    }
-}
+RandomVectors rnd(7);
 
 template <int D>
 double kinetic(double m, const Vec<D>& v) {
@@ -87,10 +69,10 @@ TEST_CASE_TEMPLATE("binary_collision: conservation and restitution on random con
             CAPTURE(pc.e);
             CAPTURE(k);
             // Contact normal n, separation r = sigma n (the rule must not care about |r|).
-            const Vec<D> n = random_unit<D>();
-            const Vec<D> r = n * uniform(0.01, 100.0);
+            const Vec<D> n = rnd.unit<D>();
+            const Vec<D> r = n * rnd.uniform(0.01, 100.0);
             const double speed = k % 3 == 0 ? 1e-6 : (k % 3 == 1 ? 1.0 : 1e6);
-            Vec<D> vi = random_vec<D>(speed), vj = random_vec<D>(speed);
+            Vec<D> vi = rnd.vec<D>(speed), vj = rnd.vec<D>(speed);
             if (dot(vi - vj, r) > 0.0) std::swap(vi, vj); // approaching: (v_i - v_j).r < 0
             const Vec<D> vi0 = vi, vj0 = vj;
             const double u0 = normal_part(vi0 - vj0, n);
@@ -154,11 +136,11 @@ TEST_CASE_TEMPLATE("binary_collision: head-on equal masses swap velocities", DT,
     // Any direction and mass: a swap to rounding (a few ulp of the speeds).
     for (int k = 0; k < 200; ++k) {
         CAPTURE(k);
-        const Vec<D> n = random_unit<D>();
-        const double m = uniform(0.1, 10.0);
-        Vec<D> vi = n * -uniform(0.1, 2.0), vj = n * uniform(-0.05, 2.0);
+        const Vec<D> n = rnd.unit<D>();
+        const double m = rnd.uniform(0.1, 10.0);
+        Vec<D> vi = n * -rnd.uniform(0.1, 2.0), vj = n * rnd.uniform(-0.05, 2.0);
         const Vec<D> vi0 = vi, vj0 = vj;
-        binary_collision(n * uniform(0.5, 2.0), vi, vj, m, m, 1.0);
+        binary_collision(n * rnd.uniform(0.5, 2.0), vi, vj, m, m, 1.0);
         const double vscale = norm(vi0) + norm(vj0);
         CHECK(norm(vi - vj0) <= tol * vscale);
         CHECK(norm(vj - vi0) <= tol * vscale);
@@ -173,11 +155,11 @@ TEST_CASE_TEMPLATE("wall_collision: reflection about arbitrary normals", DT,
             CAPTURE(e);
             CAPTURE(k);
             Wall<D> wall;
-            wall.normal = random_unit<D>();
-            wall.offset = uniform(-3.0, 3.0);
+            wall.normal = rnd.unit<D>();
+            wall.offset = rnd.uniform(-3.0, 3.0);
             wall.restitution = e;
-            const double m = std::pow(10.0, uniform(-3.0, 3.0));
-            Vec<D> v = random_vec<D>(std::pow(10.0, uniform(-6.0, 6.0)));
+            const double m = std::pow(10.0, rnd.uniform(-3.0, 3.0));
+            Vec<D> v = rnd.vec<D>(std::pow(10.0, rnd.uniform(-6.0, 6.0)));
             if (dot(v, wall.normal) > 0.0) v = -v; // moving into the wall
             const Vec<D> v0 = v;
             const Vec<D> dp = wall_collision(wall, v, m);

@@ -14,6 +14,8 @@
 // (grazing: g' -> 0; nearly touching: t -> 0).
 #include <doctest/doctest.h>
 
+#include "random_vectors.hpp"
+
 #include <choc/box.hpp>
 #include <choc/predict.hpp>
 #include <choc/vec.hpp>
@@ -145,38 +147,18 @@ bool check_pair(const Body<D>& i, const Body<D>& j, double sigma, double max_rel
     return true;
 }
 
-std::mt19937_64 rng(20240611);
-
-double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-template <int D>
-Vec<D> random_vec(double scale) {
-    Vec<D> v;
-    for (int a = 0; a < D; ++a) v[a] = uniform(-scale, scale);
-    return v;
-}
-
-template <int D>
-Vec<D> random_unit() {
-    for (;;) {
-        const Vec<D> v = random_vec<D>(1.0);
-        const double n = norm(v);
-        if (n > 0.1 && n <= 1.0) return v * (1.0 / n);
-    }
-}
+RandomVectors rnd(20240611);
 
 // A random pair, apart (1.01 to 5 sigma) and approaching: i moves relative to j towards a
 // random point within ~1.5 sqrt(D) sigma of j, so about half of the pairs hit. A quarter
 // have the relative velocity reversed (receding). Scaled by `length` and `speed`.
 template <int D>
 std::pair<Body<D>, Body<D>> random_pair(double length, double speed) {
-    const Body<D> j{random_vec<D>(3.0 * length), random_vec<D>(speed)};
-    const Vec<D> x = j.x + random_unit<D>() * (uniform(1.01, 5.0) * length);
-    const Vec<D> aim = j.x + random_vec<D>(1.5 * length);
-    Vec<D> v = (aim - x) * (uniform(0.1, 1.0) * speed / norm(aim - x));
-    if (rng() % 4 == 0) v = -v;
+    const Body<D> j{rnd.vec<D>(3.0 * length), rnd.vec<D>(speed)};
+    const Vec<D> x = j.x + rnd.unit<D>() * (rnd.uniform(1.01, 5.0) * length);
+    const Vec<D> aim = j.x + rnd.vec<D>(1.5 * length);
+    Vec<D> v = (aim - x) * (rnd.uniform(0.1, 1.0) * speed / norm(aim - x));
+    if (rnd.bits() % 4 == 0) v = -v;
     return {Body<D>{x, j.v + v}, j};
 }
 
@@ -184,7 +166,7 @@ std::pair<Body<D>, Body<D>> random_pair(double length, double speed) {
 template <int D>
 Vec<D> orthogonal_unit(const Vec<D>& u) {
     for (;;) {
-        Vec<D> w = random_unit<D>();
+        Vec<D> w = rnd.unit<D>();
         w -= u * dot(w, u);
         const double n = norm(w);
         if (n > 0.1) return w * (1.0 / n);
@@ -230,10 +212,10 @@ TEST_CASE_TEMPLATE("pair_time: constructed head-on, receding and missing pairs",
                    std::integral_constant<int, 2>, std::integral_constant<int, 3>) {
     constexpr int D = DT::value;
     for (int k = 0; k < 50; ++k) {
-        const Vec<D> u = random_unit<D>(), w = orthogonal_unit(u);
-        const double speed = uniform(0.1, 10.0), sigma = uniform(0.5, 2.0);
-        const double dist = uniform(1.5, 10.0) * sigma;
-        const Body<D> j{random_vec<D>(1.0), random_vec<D>(1.0)};
+        const Vec<D> u = rnd.unit<D>(), w = orthogonal_unit(u);
+        const double speed = rnd.uniform(0.1, 10.0), sigma = rnd.uniform(0.5, 2.0);
+        const double dist = rnd.uniform(1.5, 10.0) * sigma;
+        const Body<D> j{rnd.vec<D>(1.0), rnd.vec<D>(1.0)};
         CAPTURE(k);
         // Head-on: i on the line through j, moving straight at it. The exact time is
         // (dist - sigma) / speed; the oracle checks it and so does the closed form.
@@ -261,8 +243,8 @@ TEST_CASE_TEMPLATE("pair_time: grazing pairs within 1e-9 of sigma", DT,
         for (int k = 0; k < 10; ++k) {
             CAPTURE(margin);
             CAPTURE(k);
-            const Vec<D> u = random_unit<D>(), w = orthogonal_unit(u);
-            const double sigma = 1.0, speed = uniform(0.5, 2.0);
+            const Vec<D> u = rnd.unit<D>(), w = orthogonal_unit(u);
+            const double sigma = 1.0, speed = rnd.uniform(0.5, 2.0);
             const double d = sigma * (1.0 + margin);
             const Body<D> j{Vec<D>{}, Vec<D>{}};
             const Body<D> i{u * (-3.0) + w * d, u * speed};
@@ -279,8 +261,8 @@ TEST_CASE_TEMPLATE("pair_time: nearly touching and round-off overlaps", DT,
     const double sigma = 1.0;
     for (int k = 0; k < 50; ++k) {
         CAPTURE(k);
-        const Vec<D> u = random_unit<D>();
-        const Vec<D> v = random_vec<D>(1.0) - u * 2.0; // v.u < 0: approaching along u
+        const Vec<D> u = rnd.unit<D>();
+        const Vec<D> v = rnd.vec<D>(1.0) - u * 2.0; // v.u < 0: approaching along u
         const Body<D> j{Vec<D>{}, Vec<D>{}};
         // A gap of 1e-12: a small positive time, ~1e-12 / |v.u|, as stepping finds it.
         const Body<D> near{u * (sigma + 1e-12), v};
@@ -381,12 +363,12 @@ TEST_CASE_TEMPLATE("pair_time: periodic images through Box::minimum_image", DT,
     for (int k = 0; k < 400; ++k) {
         // i near the top edge, j near the bottom edge on a random axis: they are ~2 apart
         // through the edge and ~18 apart inside the box.
-        const int axis = static_cast<int>(rng() % D);
-        Body<D> i{random_vec<D>(1.0), random_vec<D>(1.0)};
-        Body<D> j{random_vec<D>(1.0), random_vec<D>(1.0)};
+        const int axis = static_cast<int>(rnd.bits() % D);
+        Body<D> i{rnd.vec<D>(1.0), rnd.vec<D>(1.0)};
+        Body<D> j{rnd.vec<D>(1.0), rnd.vec<D>(1.0)};
         for (int a = 0; a < D; ++a) i.x[a] += 10.0, j.x[a] += 10.0;
-        i.x[axis] = uniform(19.0, 20.0);
-        j.x[axis] = uniform(0.0, 1.0);
+        i.x[axis] = rnd.uniform(19.0, 20.0);
+        j.x[axis] = rnd.uniform(0.0, 1.0);
         const Vec<D> r = box.minimum_image(i.x - j.x);
         if (norm(r) <= 1.01 * sigma) continue;
         CAPTURE(k);
@@ -423,8 +405,8 @@ Contact<> brute_wall(const Wall<D>& wall, const Body<D>& p, double radius, doubl
 template <int D>
 Wall<D> random_wall() {
     Wall<D> w;
-    w.normal = random_unit<D>();
-    w.offset = uniform(-5.0, 5.0);
+    w.normal = rnd.unit<D>();
+    w.offset = rnd.uniform(-5.0, 5.0);
     return w;
 }
 
@@ -438,12 +420,13 @@ TEST_CASE_TEMPLATE("wall_time: arbitrary normals against brute-force stepping", 
             CAPTURE(speed);
             CAPTURE(k);
             const Wall<D> wall = random_wall<D>();
-            const double radius = uniform(0.1, 1.0);
+            const double radius = rnd.uniform(0.1, 1.0);
             // Start 0..5 beyond contact, moving in with at least 0.1 of the speed along -n.
-            const double start = uniform(0.01, 5.0);
+            const double start = rnd.uniform(0.01, 5.0);
             const Vec<D> along = orthogonal_unit(wall.normal);
-            const Body<D> p{wall.normal * (wall.offset + radius + start) + along * uniform(-3, 3),
-                            (wall.normal * -uniform(0.1, 1.0) + along * uniform(-1, 1)) * speed};
+            const Body<D> p{
+                wall.normal * (wall.offset + radius + start) + along * rnd.uniform(-3, 3),
+                (wall.normal * -rnd.uniform(0.1, 1.0) + along * rnd.uniform(-1, 1)) * speed};
             const double t = wall_time(wall, p.x, p.v, radius);
             // Contact within start / (0.1 speed); the span is 20 times that.
             const Contact<> c = brute_wall(wall, p, radius, 200.0 * start / speed);
@@ -501,8 +484,8 @@ TEST_CASE("crossing_time: plane ahead, against brute-force stepping") {
         for (int k = 0; k < 300; ++k) {
             CAPTURE(speed);
             CAPTURE(k);
-            const double x = uniform(-10.0, 10.0), width = uniform(1e-3, 5.0);
-            const double u = uniform(0.01, 1.0) * speed * (k % 2 ? 1.0 : -1.0);
+            const double x = rnd.uniform(-10.0, 10.0), width = rnd.uniform(1e-3, 5.0);
+            const double u = rnd.uniform(0.01, 1.0) * speed * (k % 2 ? 1.0 : -1.0);
             const double bound = u > 0.0 ? x + width : x - width;
             const double t = crossing_time(x, u, bound);
             auto gap = [&](double s) {

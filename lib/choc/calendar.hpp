@@ -63,8 +63,8 @@ class BoostCalendar {
     double top_time() const { return heap_.top().time; }
     double time(std::uint32_t i) const { return (*handles_[i]).time; }
     void shift(double dt) {
-        // Subtracting the same amount from every key keeps the order; update() each
-        // entry so the heap sees the new values (no entry moves).
+        // Subtracting the same amount from every key keeps the order up to ties that
+        // rounding creates; update() lets the heap re-place each entry where needed.
         for (std::uint32_t i = 0; i < handles_.size(); ++i) {
             const double t = (*handles_[i]).time;
             heap_.update(handles_[i], {t - dt, i});
@@ -83,9 +83,8 @@ using PairingCalendar =
     BoostCalendar<boost::heap::pairing_heap<CalendarEntry, boost::heap::compare<LaterFirst>>>;
 
 // A 4-ary min-heap over particle indices with each particle's position in the heap kept
-// alongside: no handles, no list nodes, one flat array of (time, particle). Written to be
-// benchmarked against the Boost heaps (apps/bench_calendar, `choc run` via
-// run.calendar).
+// alongside: no handles, no list nodes, one flat array of (time, particle). The engine's
+// default; apps/bench_calendar and apps/bench_engine compare it with the Boost heaps.
 class IndexedCalendar {
   public:
     explicit IndexedCalendar(std::size_t n)

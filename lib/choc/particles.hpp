@@ -84,9 +84,6 @@ struct Particles {
         p.x += p.v * (now - p.t);
         p.t = now;
     }
-    void advance_all(double now) {
-        for (std::uint32_t i = 0; i < size(); ++i) advance(i, now);
-    }
 };
 
 } // namespace choc
