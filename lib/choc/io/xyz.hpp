@@ -2,8 +2,8 @@
 // shortest round-trip form so a frame read back is bit-for-bit the state written.
 //
 //   N
-//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time=t pbc="T T T" dimension=D
-//   name x y z vx vy vz radius mass          (N lines)
+//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time=t
+//   pbc="T T T" dimension=D name x y z vx vy vz radius mass          (N lines)
 //
 // The species name is in a `type` column rather than `species`: ASE turns `species` into
 // chemical symbols and rejects names like "A"; it keeps `type` as a string array (atoms
@@ -29,10 +29,10 @@ void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& p
 
 struct XyzFrame {
     int dimension = 3;
-    std::array<double, 3> box{};           // edge lengths from Lattice=
-    std::array<bool, 3> periodic{};        // from pbc=
+    std::array<double, 3> box{};    // edge lengths from Lattice=
+    std::array<bool, 3> periodic{}; // from pbc=
     double time = 0.0;
-    std::vector<std::string> species;      // per particle
+    std::vector<std::string> species; // per particle
     std::vector<std::array<double, 3>> position, velocity;
 };
 
