@@ -7,13 +7,16 @@
 #include "choc_version.hpp"
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h> // declares stderr_color_mt too
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
@@ -55,11 +58,41 @@ void print_results(const choc::Summary& s, const std::string& summary_path) {
               << std::endl;
 }
 
+// Log lines written while the input is still being checked are held back: if it turns out
+// bad, the one `choc: error:` line is all that reaches stderr (SPEC.md). Once the run has
+// started they are printed, and later lines go straight to stderr.
+class HeldBackSink : public spdlog::sinks::base_sink<std::mutex> {
+  public:
+    void release() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        live_ = true;
+        for (const auto& line : held_) std::fputs(line.c_str(), stderr);
+        held_.clear();
+    }
+
+  protected:
+    void sink_it_(const spdlog::details::log_msg& msg) override {
+        spdlog::memory_buf_t formatted;
+        formatter_->format(msg, formatted);
+        std::string line(formatted.data(), formatted.size());
+        if (live_)
+            std::fputs(line.c_str(), stderr);
+        else
+            held_.push_back(std::move(line));
+    }
+    void flush_() override { std::fflush(stderr); }
+
+  private:
+    bool live_ = false;
+    std::vector<std::string> held_;
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
     // Progress and log messages go to stderr; stdout carries only results.
-    auto logger = spdlog::stderr_color_mt("choc");
+    auto sink = std::make_shared<HeldBackSink>();
+    auto logger = std::make_shared<spdlog::logger>("choc", sink);
     logger->set_pattern("[choc] %v");
     spdlog::set_default_logger(logger);
 
@@ -98,6 +131,7 @@ int main(int argc, char** argv) {
         choc::RunOptions options;
         options.quiet = quiet;
         options.summary_path = summary_path;
+        options.started = [&] { sink->release(); };
         choc::Summary summary = choc::run_simulation(config, options);
         print_results(summary, summary_path.value_or(config.summary));
         // Interrupted (SIGINT): the summary covers the part run; 128 + SIGINT tells scripts
@@ -114,6 +148,7 @@ int main(int argc, char** argv) {
                       : "not enough memory to read this config";
         return fail("error: ", config_path + ": " + what, 2);
     } catch (const std::exception& e) {
+        sink->release(); // whatever was logged may help explain an internal failure
         return fail("internal error: ", e.what(), 1);
     }
 }

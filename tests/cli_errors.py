@@ -94,6 +94,15 @@ CASES = [
         {"files": {"start.xyz": xyz("5 5 5 1 0 0", "5 5 5 -1 0 0")}},
     ),
     (
+        # the pbc mismatch logs a warning before the overlap is found: the warning must be
+        # held back so that the error stays the only line
+        "warning before an error (still one line)",
+        config(box='boundary = "wall"', init='from = "start.xyz"', species='name = "A"\ncount = 2'),
+        [],
+        ["init.from"],
+        {"files": {"start.xyz": xyz("5 5 5 1 0 0", "5 5 5 -1 0 0")}},
+    ),
+    (
         "garbage init.from file",
         config(**RESTART, species='name = "A"\ncount = 2'),
         [],

@@ -202,6 +202,7 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     const std::size_t n = start.particles.size();
     Engine<D> engine(std::move(start.box), std::move(start.particles), {config.restitution});
 
+    if (options.started) options.started();
     InterruptGuard guard;
     CollapseWatch watch(config.restitution < 1.0 ||
                         std::any_of(engine.box().walls.begin(), engine.box().walls.end(),

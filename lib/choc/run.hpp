@@ -4,6 +4,7 @@
 #include "config.hpp"
 #include "io/summary.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,9 @@ namespace choc {
 struct RunOptions {
     bool quiet = false;                      // no progress line
     std::optional<std::string> summary_path; // overrides output.summary
+    // Called once the start is built and checked, before the first event: from then on
+    // the run is under way (the app releases log lines it held back until then).
+    std::function<void()> started;
 };
 
 // Sets up, equilibrates, runs and measures; writes the trajectory and the summary.
