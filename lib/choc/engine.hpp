@@ -214,11 +214,9 @@ class Engine {
         cells_.move(i, to);
         ++tally_.crossings;
 
-        const auto next = cells_.next_crossing(to, p.x, p.v, p.t, now_);
+        // the layer depends on the crossing just made, so take it before the next one
         const int n = cells_.new_layer(to, s.axis, s.dir, near_.data());
-        s.crossing_time = next.time;
-        s.axis = static_cast<std::int8_t>(next.axis);
-        s.dir = static_cast<std::int8_t>(next.dir);
+        set_crossing(s, cells_.next_crossing(to, p.x, p.v, p.t, now_));
         scan_pairs(i, near_.data(), n);
         reschedule(i);
     }
@@ -234,13 +232,16 @@ class Engine {
             const double t = now_ + wall_time(box_.walls[w], x, p.v, a);
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
-        const auto c = cells_.next_crossing(cells_.cell_of(i), p.x, p.v, p.t, now_);
-        s.crossing_time = c.time;
-        s.axis = static_cast<std::int8_t>(c.axis);
-        s.dir = static_cast<std::int8_t>(c.dir);
+        set_crossing(s, cells_.next_crossing(cells_.cell_of(i), p.x, p.v, p.t, now_));
         s.pair_time = never;
         scan_all_pairs(i);
         reschedule(i);
+    }
+
+    static void set_crossing(Schedule& s, const typename Cells<D>::Crossing& c) {
+        s.crossing_time = c.time;
+        s.axis = static_cast<std::int8_t>(c.axis);
+        s.dir = static_cast<std::int8_t>(c.dir);
     }
 
     void scan_all_pairs(std::uint32_t i) {
