@@ -1,8 +1,12 @@
 // The `choc` command line (SPEC.md): parses arguments, runs, and turns every failure into
 // one `choc: error:` line with exit status 2 (bad input) or 1 (internal failure).
+#include "choc/collide_file.hpp"
 #include "choc/config.hpp"
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/collision_output.hpp"
+#include "choc/io/collision_plot.hpp"
+#include "choc/io/group_file.hpp"
 #include "choc/run.hpp"
 #include "choc_version.hpp"
 
@@ -37,6 +41,22 @@ The config file is TOML with these sections (every key is described in README.md
 Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species[0].count=500
 Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
 1 internal failure, 130 interrupted (the summary covers the part run so far).)";
+
+const char* const collide_footer = R"(
+The group file is TOML (see README.md, "choc collide"):
+  dimension = 2 | 3        discs or spheres (default 3)
+  restitution = e          0 <= e <= 1 for every contact (default 1)
+  tolerance = t            bodies within t of contact touch, t relative to r_a + r_b
+                           (to r against a wall); default 1e-9
+  [[bodies]]               position, velocity, radius, mass (all required)
+  [[walls]]                normal (towards the bodies), point, restitution (default e)
+Bodies must touch (within the tolerance) and not overlap by more than it. Each connected
+group of contacts is resolved together: momentum per body, impulses along the normals,
+normal relative velocity -e times its value before; no contact may pull or be left
+approaching. Prints velocities before/after and the impulse of each contact.
+--plot draws the discs (3D: the x-y projection) with velocity arrows before and after.
+Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
+1 internal failure.)";
 
 // The contract promises exactly one line on stderr per error.
 std::string one_line(std::string text) {
@@ -87,6 +107,34 @@ class HeldBackSink : public spdlog::sinks::base_sink<std::mutex> {
     std::vector<std::string> held_;
 };
 
+struct CollideArguments {
+    std::string group_path;
+    bool json = false;
+    std::optional<std::string> plot_path;
+};
+
+// `choc collide`: read the group, check the plot path before any work, resolve, draw,
+// and print only once everything has succeeded.
+int collide(const CollideArguments& args, HeldBackSink& sink) {
+    try {
+        const choc::GroupFile file = choc::load_group_file(args.group_path);
+        if (args.plot_path) choc::check_plot_path(*args.plot_path, "--plot");
+        const choc::CollisionReport report = choc::collide_group_file(file);
+        if (args.plot_path) choc::write_collision_plot(report, *args.plot_path);
+        sink.release();
+        for (const auto& note : report.notes) spdlog::warn("{}", note);
+        std::cout << (args.json ? choc::collision_json(report) + "\n"
+                                : choc::collision_table(report))
+                  << std::flush;
+        return 0;
+    } catch (const choc::InputError& e) {
+        return fail("error: ", e.what(), 2);
+    } catch (const std::exception& e) {
+        sink.release();
+        return fail("internal error: ", e.what(), 1);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -114,12 +162,26 @@ int main(int argc, char** argv) {
     run->add_flag("--quiet", quiet, "No progress line, only warnings and errors");
     run->footer(run_footer);
 
+    CollideArguments collide_args;
+    CLI::App* collide_command = app.add_subcommand(
+        "collide", "Resolve one group of simultaneous collisions described by a TOML file");
+    collide_command->add_option("GROUP", collide_args.group_path, "TOML group file")->required();
+    collide_command->add_flag("--json", collide_args.json,
+                              "Print the result as JSON (SPEC.md) instead of a table");
+    collide_command
+        ->add_option("--plot", collide_args.plot_path,
+                     "Draw the bodies and velocities before and after to PATH (.png or .svg)")
+        ->type_name("PATH");
+    collide_command->footer(collide_footer);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
         return fail("error: ", e.what(), 2);
     }
+
+    if (collide_command->parsed()) return collide(collide_args, *sink);
 
     std::optional<std::uint64_t> particles; // N, once the config is read
     try {
