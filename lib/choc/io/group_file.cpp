@@ -64,11 +64,10 @@ class TableReader {
     std::optional<double> number_in(std::string_view name, double lo, bool lo_open, double hi,
                                     bool hi_open) const {
         auto x = number(name);
-        if (x && ((lo_open ? *x <= lo : *x < lo) || (hi_open ? *x >= hi : *x > hi)))
-            fail(name, "must be in " + std::string(lo_open ? "(" : "[") + shortest(lo) + ", " +
-                           (std::isinf(hi) ? "inf" : shortest(hi)) + (hi_open ? ")" : "]") +
-                           ", got " + shortest(*x));
-        return x;
+        if (!x || !((lo_open ? *x <= lo : *x < lo) || (hi_open ? *x >= hi : *x > hi))) return x;
+        if (std::isinf(hi)) fail(name, "must be > " + shortest(lo) + ", got " + shortest(*x));
+        fail(name, "must be in " + std::string(lo_open ? "(" : "[") + shortest(lo) + ", " +
+                       shortest(hi) + (hi_open ? ")" : "]") + ", got " + shortest(*x));
     }
 
     std::vector<double> vector(std::string_view name, int dimension) const {
@@ -103,7 +102,11 @@ class TableReader {
     double to_number(const toml::node& node, const std::string& name) const {
         if (auto i = node.value_exact<std::int64_t>()) return static_cast<double>(*i);
         auto x = node.value_exact<double>();
-        if (!x) throw InputError(source_ + ": " + name + ": expected a number");
+        if (!x) {
+            std::ostringstream got;
+            got << node.type();
+            throw InputError(source_ + ": " + name + ": expected a number, got a " + got.str());
+        }
         if (!std::isfinite(*x))
             throw InputError(source_ + ": " + name + ": must be a finite number");
         return *x;

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""`choc collide` keeps the promises of SPEC.md ("One collision group"): the three-disc
+examples of data/collide give their exact velocities through --json, the table and the
+plots are written, and bad input fails cleanly (status 2, one `choc: error:` line naming
+the key or file, no plot file left behind).
+
+Usage: python3 tests/cli_collide.py CHOC_EXECUTABLE REPO_ROOT
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# Velocities and energies are sums of a few products of numbers of order 1 after a solve
+# of a well-conditioned 10 x 10 system: exact to ~1e-15; 1e-12 is a margin, and a wrong
+# physics result is off by O(0.1).
+TOL = 1e-12
+
+GOOD = """dimension = 2
+restitution = 1.0
+[[bodies]]
+position = [-2.0, 0.0]
+velocity = [1.0, 0.0]
+radius = 1.0
+mass = 1.0
+[[bodies]]
+position = [0.0, 0.0]
+velocity = [0.0, 0.0]
+radius = 1.0
+mass = 1.0
+"""
+
+BODY = "[[bodies]]\nposition = {p}\nvelocity = [0.0, 0.0]\nradius = 1.0\nmass = 1.0\n"
+
+# (case name, group file text or None for no file, extra arguments, strings one of
+# which the message must contain)
+CASES = [
+    ("missing group file", None, [], ["group.toml"]),
+    ("TOML syntax error", GOOD + "radius = = 1\n", [], ["group.toml:13:"]),
+    ("unknown top-level key", "colour = 1\n" + GOOD, [], ["group.toml: colour: unknown key"]),
+    ("unknown body key", GOOD + "colour = 1\n", [], ["bodies[1].colour"]),
+    ("dimension 4", GOOD.replace("dimension = 2", "dimension = 4"), [], ["dimension"]),
+    ("restitution 1.5", GOOD.replace("restitution = 1.0", "restitution = 1.5"), [],
+     ["restitution"]),
+    ("negative tolerance", "tolerance = -1e-9\n" + GOOD, [], ["tolerance"]),
+    ("radius of the wrong type", GOOD.replace("radius = 1.0", 'radius = "big"', 1), [],
+     ["bodies[0].radius"]),
+    ("zero mass", GOOD[::-1].replace("0.1 = ssam", "0.0 = ssam", 1)[::-1], [], ["bodies[1].mass"]),
+    ("negative radius", GOOD.replace("radius = 1.0", "radius = -1.0", 1), [], ["bodies[0].radius"]),
+    ("missing velocity", GOOD.replace("velocity = [1.0, 0.0]\n", ""), [], ["bodies[0].velocity"]),
+    ("position of the wrong length", GOOD.replace("[-2.0, 0.0]", "[-2.0, 0.0, 0.0]"), [],
+     ["bodies[0].position"]),
+    ("nan velocity", GOOD.replace("[1.0, 0.0]", "[nan, 0.0]"), [], ["bodies[0].velocity[0]"]),
+    ("kinetic energy overflow", GOOD.replace("[1.0, 0.0]", "[1e200, 0.0]"), [],
+     ["bodies[0].velocity"]),
+    ("no bodies", "dimension = 2\n", [], ["bodies"]),
+    ("a body touching nothing", GOOD + BODY.format(p="[5.0, 0.0]"), [], ["bodies[2]: touches no"]),
+    ("overlapping bodies", GOOD.replace("[-2.0, 0.0]", "[-1.9, 0.0]"), [],
+     ["bodies[1]: overlaps bodies[0]"]),
+    ("gap larger than the tolerance", GOOD.replace("[-2.0, 0.0]", "[-2.000001, 0.0]"), [],
+     ["bodies[0]: touches no"]),
+    ("overlapping a wall",
+     GOOD + "[[walls]]\nnormal = [0.0, 1.0]\npoint = [0.0, -0.5]\n", [], ["walls[0]"]),
+    ("zero wall normal",
+     GOOD + "[[walls]]\nnormal = [0.0, 0.0]\npoint = [0.0, -1.0]\n", [], ["walls[0].normal"]),
+    ("plot with an unknown extension", GOOD, ["--plot", "plot.jpg"], ["--plot"]),
+    ("plot into a missing directory", GOOD, ["--plot", "no_such_dir/plot.png"], ["--plot"]),
+    ("bad input with a plot asked", GOOD.replace("[-2.0, 0.0]", "[-1.9, 0.0]"),
+     ["--plot", "plot.png"], ["bodies[1]"]),
+    ("unknown option", GOOD, ["--colour"], ["--colour"]),
+]
+
+
+def run(choc, text, args, directory):
+    if text is not None:
+        with open(os.path.join(directory, "group.toml"), "w") as f:
+            f.write(text)
+    return subprocess.run([choc, "collide", "group.toml"] + args, cwd=directory,
+                          capture_output=True, text=True, timeout=60)
+
+
+def check_bad(choc, text, args, names):
+    with tempfile.TemporaryDirectory(prefix="choc-collide-") as directory:
+        result = run(choc, text, args, directory)
+        left = sorted(set(os.listdir(directory)) - {"group.toml"})
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    if result.returncode != 2:
+        return f"exit status {result.returncode}, expected 2; stderr: {result.stderr!r}"
+    if len(lines) != 1 or not lines[0].startswith("choc: error:"):
+        return f"expected one 'choc: error:' line, got {result.stderr!r}"
+    if not any(name in lines[0] for name in names):
+        return f"message names none of {names}: {lines[0]!r}"
+    if result.stdout:
+        return f"printed results anyway: {result.stdout!r}"
+    if left:
+        return f"left files behind: {left}"
+    return None
+
+
+def collide_json(choc, path):
+    result = subprocess.run([choc, "collide", path, "--json"], capture_output=True, text=True,
+                            timeout=60)
+    if result.returncode != 0:
+        raise AssertionError(f"exit status {result.returncode}: {result.stderr!r}")
+    return json.loads(result.stdout)
+
+
+def close(x, y):
+    return abs(x - y) <= TOL
+
+
+def check_examples(choc, root):
+    """The seed's three-disc example: exact velocities along the line of centres."""
+    data = os.path.join(root, "data", "collide")
+    failures = []
+    for name, expected, energy_after in [
+        ("three_discs_b0.toml", [-1 / 3, 2 / 3, 2 / 3], 0.5),
+        ("three_discs_b0_e05.toml", [0.0, 0.5, 0.5], 0.25),
+    ]:
+        out = collide_json(choc, os.path.join(data, name))
+        if set(out) != {"bodies", "contacts", "kinetic_energy"}:
+            failures.append(f"{name}: top-level keys {sorted(out)}")
+        got = [b["velocity_after"] for b in out["bodies"]]
+        if not all(close(g[0], e) and close(g[1], 0.0) for g, e in zip(got, expected)):
+            failures.append(f"{name}: velocities {got}, expected x = {expected}")
+        if [b["velocity_before"] for b in out["bodies"]] != [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]]:
+            failures.append(f"{name}: velocity_before {out['bodies']}")
+        if [(c["a"], c["b"]) for c in out["contacts"]] != [(0, 1), (1, 2)]:
+            failures.append(f"{name}: contacts {out['contacts']}")
+        energy = out["kinetic_energy"]
+        if not (close(energy["before"], 0.5) and close(energy["after"], energy_after)):
+            failures.append(f"{name}: kinetic energy {energy}")
+        # Impulses are what each a received: the change of its momentum (mass 1) ...
+        received = [[0.0, 0.0] for _ in got]
+        for c in out["contacts"]:
+            for axis in range(2):
+                received[c["a"]][axis] += c["impulse"][axis]
+                received[c["b"]][axis] -= c["impulse"][axis]
+        for i, body in enumerate(out["bodies"]):
+            change = [body["velocity_after"][k] - body["velocity_before"][k] for k in range(2)]
+            if not all(close(change[k], received[i][k]) for k in range(2)):
+                failures.append(f"{name}: body {i} changed by {change}, received {received[i]}")
+
+    # b = 0.5, e = 1: energy and momentum conserved, discs 1 and 2 leave together along x
+    # with 30/49 (the exact rational answer) and disc 0 with -11/49.
+    out = collide_json(choc, os.path.join(data, "three_discs_b05.toml"))
+    v = [b["velocity_after"] for b in out["bodies"]]
+    energy = sum(0.5 * (x * x + y * y) for x, y in v)
+    momentum = [sum(b[k] for b in v) for k in range(2)]
+    if not (close(energy, 0.5) and close(momentum[0], 1.0) and close(momentum[1], 0.0)):
+        failures.append(f"three_discs_b05.toml: energy {energy}, momentum {momentum}")
+    if not (close(v[0][0], -11 / 49) and close(v[1][0], 30 / 49) and close(v[2][0], 30 / 49)
+            and close(v[2][1], 0.0)):
+        failures.append(f"three_discs_b05.toml: velocities {v}")
+    return failures
+
+
+def check_outputs(choc, root):
+    """The table names the velocities; --plot writes PNG or SVG and nothing else."""
+    failures = []
+    path = os.path.join(root, "data", "collide", "three_discs_b0.toml")
+    table = subprocess.run([choc, "collide", path], capture_output=True, text=True, timeout=60)
+    if table.returncode != 0 or "(-0.3333333333, 0)" not in table.stdout or table.stderr:
+        failures.append(f"table: status {table.returncode}, {table.stdout!r}, {table.stderr!r}")
+    for name, magic in [("plot.png", b"\x89PNG\r\n\x1a\n"), ("plot.SVG", b"<?xml")]:
+        with tempfile.TemporaryDirectory(prefix="choc-collide-") as directory:
+            result = subprocess.run([choc, "collide", path, "--plot", name], cwd=directory,
+                                    capture_output=True, text=True, timeout=60)
+            files = sorted(os.listdir(directory))
+            head = b""
+            if name in files:
+                with open(os.path.join(directory, name), "rb") as f:
+                    head = f.read(len(magic))
+        if result.returncode != 0 or files != [name] or head != magic:
+            failures.append(f"--plot {name}: status {result.returncode}, files {files}, "
+                            f"starts {head!r}, stderr {result.stderr!r}")
+    helped = subprocess.run([choc, "collide", "--help"], capture_output=True, text=True,
+                            timeout=60)
+    if helped.returncode != 0 or "tolerance" not in helped.stdout or "--plot" not in helped.stdout:
+        failures.append(f"collide --help: status {helped.returncode}: {helped.stdout!r}")
+    return failures
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    failed = 0
+    for name, text, args, names in CASES:
+        why = check_bad(choc, text, args, names)
+        print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
+        failed += why is not None
+    for check in (check_examples, check_outputs):
+        failures = check(choc, root)
+        for why in failures:
+            print(f"FAIL {check.__name__}: {why}")
+        if not failures:
+            print(f"ok {check.__name__}")
+        failed += len(failures)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
