@@ -3,16 +3,11 @@
 #include "group_file.hpp"
 
 #include "../errors.hpp"
-
-#include <toml++/toml.h>
+#include "toml_file.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <initializer_list>
 #include <sstream>
@@ -137,14 +132,7 @@ std::vector<double> unit(std::vector<double> v, const TableReader& entry, std::s
 } // namespace
 
 GroupFile parse_group_file(const std::string& toml_text, const std::string& source) {
-    toml::table document;
-    try {
-        document = toml::parse(toml_text, source);
-    } catch (const toml::parse_error& error) {
-        const auto& where = error.source().begin;
-        throw InputError(source + ":" + std::to_string(where.line) + ":" +
-                         std::to_string(where.column) + ": " + std::string(error.description()));
-    }
+    const toml::table document = parse_toml(toml_text, source);
     const TableReader root(source, document, "");
     root.only({"dimension", "restitution", "tolerance", "bodies", "walls"});
     GroupFile group;
@@ -190,15 +178,7 @@ GroupFile parse_group_file(const std::string& toml_text, const std::string& sour
 }
 
 GroupFile load_group_file(const std::string& path) {
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error))
-        throw InputError(path + ": cannot read file: is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read file: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw InputError(path + ": cannot read file: read error");
-    return parse_group_file(text.str(), path);
+    return parse_group_file(read_text_file(path), path);
 }
 
 } // namespace choc

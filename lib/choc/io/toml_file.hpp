@@ -1,0 +1,18 @@
+// Reading a TOML input file with errors that name it: the whole text of a file, and the
+// parsed document with a syntax error reported as "SOURCE:LINE:COLUMN: what". Shared by
+// the input files (`choc collide` group files; the run config reads the same way).
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <string>
+
+namespace choc {
+
+// Throws InputError "PATH: cannot read file: why" (missing, a directory, unreadable).
+std::string read_text_file(const std::string& path);
+
+// Throws InputError "SOURCE:LINE:COLUMN: description" on a syntax error.
+toml::table parse_toml(const std::string& text, const std::string& source);
+
+} // namespace choc
