@@ -176,6 +176,23 @@ def check_outputs(choc, root):
         if result.returncode != 0 or files != [name] or head != magic:
             failures.append(f"--plot {name}: status {result.returncode}, files {files}, "
                             f"starts {head!r}, stderr {result.stderr!r}")
+    # A disc touching two parallel walls has no simultaneous answer: a warning on stderr,
+    # the plastic fallback (normal velocity 0, tangential kept), wall contacts as "wall".
+    slot = ("dimension = 2\n[[bodies]]\nposition = [0.0, 1.0]\nvelocity = [0.5, 1.0]\n"
+            "radius = 1.0\nmass = 1.0\n[[walls]]\nnormal = [0.0, 1.0]\npoint = [0.0, 0.0]\n"
+            "[[walls]]\nnormal = [0.0, -1.0]\npoint = [0.0, 2.0]\n")
+    with tempfile.TemporaryDirectory(prefix="choc-collide-") as directory:
+        result = run(choc, slot, ["--json"], directory)
+    try:
+        out = json.loads(result.stdout)
+        v = out["bodies"][0]["velocity_after"]
+        walls = [(c["a"], c["wall"]) for c in out["contacts"]]
+        if result.returncode != 0 or "sequential plastic" not in result.stderr:
+            failures.append(f"two walls: status {result.returncode}, stderr {result.stderr!r}")
+        if not (close(v[0], 0.5) and close(v[1], 0.0)) or walls != [(0, 0), (0, 1)]:
+            failures.append(f"two walls: velocity {v}, contacts {out['contacts']}")
+    except (ValueError, KeyError) as e:
+        failures.append(f"two walls: {e!r} in {result.stdout!r}")
     helped = subprocess.run([choc, "collide", "--help"], capture_output=True, text=True,
                             timeout=60)
     if helped.returncode != 0 or "tolerance" not in helped.stdout or "--plot" not in helped.stdout:
