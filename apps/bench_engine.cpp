@@ -5,6 +5,7 @@
 //     bench_engine CONFIG.toml [--set KEY=VALUE]...
 #include <choc/config.hpp>
 #include <choc/engine.hpp>
+#include <choc/engine_settings.hpp>
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
 
@@ -18,7 +19,7 @@ namespace {
 template <int D, class Cal>
 void measure(const char* name, const choc::Config& config) {
     auto start = choc::make_initial_state<D>(config);
-    choc::Engine<D, Cal> engine(start.box, start.particles, {config.restitution});
+    choc::Engine<D, Cal> engine(start.box, start.particles, choc::engine_settings(config));
     const std::uint64_t collisions = config.run_collisions.value_or(1'000'000);
     const double until = config.run_time.value_or(choc::never);
     const auto t0 = std::chrono::steady_clock::now();

@@ -33,7 +33,7 @@ The config file is TOML with these sections (every key is described in README.md
   dimension = 2 | 3        discs or spheres
   [box]                    packing_fraction or size, boundary
   [[species]]              name, count, radius, mass, temperature
-  [collisions]             restitution
+  [collisions]             restitution, epsilon, contact_gap
   [[walls]]                normal, point, restitution
   [init]                   lattice, velocities, temperature, seed, from
   [run]                    time and/or collisions, equilibrate

@@ -227,9 +227,21 @@ TEST_CASE("init.from must name a readable file, and relaxes the box rule") {
     CHECK(!c.box_size);
 }
 
+TEST_CASE("collisions.epsilon and collisions.contact_gap") {
+    const Config d = parse_config(minimal, "t");
+    CHECK(d.epsilon == 0.0);
+    CHECK(d.contact_gap == 1e-9);
+    const Config c =
+        parse_config(minimal, "t", {"collisions.epsilon=1e-8", "collisions.contact_gap=1e-6"});
+    CHECK(c.epsilon == 1e-8);
+    CHECK(c.contact_gap == 1e-6);
+    check_rejected(minimal, "collisions.epsilon: must be", {"collisions.epsilon=-1"});
+    check_rejected(minimal, "collisions.contact_gap: must be at most 0.01",
+                   {"collisions.contact_gap=0.5"});
+}
+
 TEST_CASE("unimplemented features are refused, after their type is checked") {
     const std::string refused = "not implemented yet in this version of choc";
-    check_rejected(minimal, "collisions.epsilon: " + refused, {"collisions.epsilon=1e-9"});
     check_rejected(minimal, "collisions.tc: " + refused, {"collisions.tc=0.1"});
     check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"A\"\nrestitution = 0.5\n",
                    "collisions.pair: " + refused);

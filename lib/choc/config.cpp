@@ -455,9 +455,16 @@ void read_species(const Section& root, Config& config) {
 
 void read_collisions(const Section& root, Config& config) {
     Section collisions = root.table("collisions");
-    collisions.allow({"restitution", "epsilon", "tc", "pair"});
+    collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "pair"});
     config.restitution = collisions.number("restitution", Range::unit_closed).value_or(1.0);
     config.epsilon = collisions.number("epsilon", Range::non_negative).value_or(0.0);
+    config.contact_gap =
+        collisions.number("contact_gap", Range::non_negative).value_or(config.contact_gap);
+    // A "touching" pair a percent apart is no longer touching: larger values are a mistake.
+    if (config.contact_gap > 0.01)
+        collisions.fail("contact_gap", "must be at most 0.01 (a fraction of the contact "
+                                       "distance), got " +
+                                           std::to_string(config.contact_gap));
     config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
     auto pairs = collisions.tables("pair");
     for (const Section& pair : pairs) {
@@ -472,7 +479,6 @@ void read_collisions(const Section& root, Config& config) {
             pair.fail("restitution", "required key is missing");
     }
     // Refused rather than ignored: a run must never silently use different physics.
-    if (config.epsilon > 0) collisions.fail("epsilon", not_implemented);
     if (config.tc > 0) collisions.fail("tc", not_implemented);
     if (!pairs.empty()) collisions.fail("pair", not_implemented);
 }

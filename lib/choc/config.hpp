@@ -41,7 +41,8 @@ struct Config {
 
     // [collisions]
     double restitution = 1.0;
-    double epsilon = 0.0;
+    double epsilon = 0.0;      // events this close in time are resolved together
+    double contact_gap = 1e-9; // with epsilon > 0: relative gap below which pairs touch
     double tc = 0.0;
 
     std::vector<WallConfig> walls;

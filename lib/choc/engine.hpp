@@ -22,6 +22,8 @@
 #include "calendar.hpp"
 #include "cells.hpp"
 #include "collide.hpp"
+#include "group_rule.hpp"
+#include "groups.hpp"
 #include "particles.hpp"
 #include "predict.hpp"
 #include "tally.hpp"
@@ -35,12 +37,20 @@
 
 namespace choc {
 
+struct EngineSettings {
+    double restitution = 1.0; // particle–particle normal restitution e
+    // Events no more than `epsilon` apart in time are resolved together as one group
+    // (DESIGN.md §1). 0: classic binary EDMD, one pair at a time.
+    double epsilon = 0.0;
+    // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
+    // (a wall: its radius) that is not separating joins the group as a touching contact.
+    double contact_gap = 1e-9;
+};
+
 template <int D, Calendar Cal = DefaultCalendar>
 class Engine {
   public:
-    struct Settings {
-        double restitution = 1.0; // particle–particle normal restitution e
-    };
+    using Settings = EngineSettings;
 
     enum class Stop {
         time,       // reached `until`
@@ -143,17 +153,18 @@ class Engine {
         Schedule& s = schedule_[i];
         switch (s.kind) {
         case Kind::pair:
-            if (particles_.state[s.partner].count != s.partner_count) {
-                ++tally_.stale;
-                s.pair_time = never;
-                scan_all_pairs(i);
-                reschedule(i);
-            } else {
+            if (stale(i))
+                renew(i);
+            else if (settings_.epsilon > 0.0)
+                resolve_simultaneous(i);
+            else
                 collide_pair(i, s.partner);
-            }
             break;
         case Kind::wall:
-            collide_wall(i, s.wall);
+            if (settings_.epsilon > 0.0)
+                resolve_simultaneous(i);
+            else
+                collide_wall(i, s.wall);
             break;
         case Kind::crossing:
             cross(i);
@@ -163,9 +174,206 @@ class Engine {
         }
     }
 
+    bool stale(std::uint32_t i) const {
+        const Schedule& s = schedule_[i];
+        return particles_.state[s.partner].count != s.partner_count;
+    }
+
+    // A pair candidate whose partner has moved since: look again.
+    void renew(std::uint32_t i) {
+        ++tally_.stale;
+        schedule_[i].pair_time = never;
+        scan_all_pairs(i);
+        reschedule(i);
+    }
+
+    // --- Simultaneous collisions (epsilon > 0) ------------------------------------------
+    //
+    // The event at the top (time t) and every valid pair or wall event up to t + epsilon
+    // are taken out of the calendar; with contact_gap > 0, touching pairs and walls that
+    // are not separating join them, transitively. Everything is advanced to t, the contact
+    // graph is split into its connected components (groups.hpp), and each component is
+    // resolved at t: one contact by the binary rule, more by the group rule
+    // (group_rule.hpp). Resolving at the earliest time means the later pairs of the
+    // window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met
+    // in the window change no velocity; they are put back and happen after the group.
+    struct GroupStep {
+        std::vector<std::uint32_t> bodies;   // particles in the step, in order of joining
+        std::vector<std::uint8_t> member;    // per particle: 1 while in `bodies`
+        std::vector<ContactPair> contacts;   // pairs (a, b) and walls (a, wall b)
+        std::vector<std::uint32_t> put_back; // crossings met in the window
+        GroupSolver<D> solver;
+    };
+
+    void resolve_simultaneous(std::uint32_t first) {
+        auto& g = group_;
+        if (g.member.size() != particles_.size()) g.member.assign(particles_.size(), 0);
+        const double until = now_ + settings_.epsilon;
+        take_event(first);
+        while (calendar_.top_time() <= until) {
+            const std::uint32_t k = calendar_.top();
+            const Kind kind = schedule_[k].kind;
+            if (kind == Kind::pair && stale(k)) {
+                renew(k); // predicted from now: its new event may still fall in the window
+            } else if (kind == Kind::pair || kind == Kind::wall) {
+                take_event(k);
+            } else {
+                g.put_back.push_back(k);
+                calendar_.set(k, never);
+            }
+        }
+        for (const std::uint32_t b : g.bodies) particles_.advance(b, now_);
+        if (settings_.contact_gap > 0.0)
+            for (std::size_t n = 0; n < g.bodies.size(); ++n) add_touching(g.bodies[n]);
+
+        for (const ContactComponent& c : contact_components(g.contacts)) resolve_component(c);
+
+        for (const std::uint32_t b : g.bodies) {
+            ++particles_.state[b].count;
+            g.member[b] = 0;
+        }
+        for (const std::uint32_t b : g.bodies) predict_all(b);
+        for (const std::uint32_t k : g.put_back) reschedule(k);
+        g.bodies.clear();
+        g.contacts.clear();
+        g.put_back.clear();
+    }
+
+    void join(std::uint32_t b) {
+        if (group_.member[b]) return;
+        group_.member[b] = 1;
+        group_.bodies.push_back(b);
+    }
+
+    void add_contact(std::uint32_t a, std::uint32_t b, bool wall) {
+        for (const ContactPair& c : group_.contacts) // a handful: a scan beats a set
+            if (c.wall == wall && ((c.a == a && c.b == b) || (!wall && c.a == b && c.b == a)))
+                return;
+        group_.contacts.push_back({a, b, wall});
+        join(a);
+        if (!wall) join(b);
+    }
+
+    // k's scheduled pair or wall event joins the step; k leaves the calendar until the
+    // step is done (it is re-predicted then, like every particle of the step).
+    void take_event(std::uint32_t k) {
+        const Schedule& s = schedule_[k];
+        if (s.kind == Kind::pair)
+            add_contact(k, s.partner, false);
+        else
+            add_contact(k, s.wall, true);
+        calendar_.set(k, never);
+    }
+
+    // Contacts of b (advanced to now) within the gap tolerance and not separating. A
+    // particle found here is advanced too, and looked at in turn by the caller's loop.
+    void add_touching(std::uint32_t b) {
+        const auto& pb = particles_.state[b];
+        const double gap = settings_.contact_gap;
+        const int n = cells_.neighbours(cells_.cell_of(b), near_.data());
+        for (int c = 0; c < n; ++c)
+            for (const std::uint32_t* it = cells_.begin(near_[c].cell);
+                 it != cells_.end(near_[c].cell); ++it) {
+                const std::uint32_t j = *it;
+                if (j == b) continue;
+                const auto& pj = particles_.state[j];
+                const Vec<D> r = pb.x - near_[c].shift - pj.position_at(now_);
+                const double sigma = particles_.table.pair_sigma(pb.species, pj.species);
+                if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
+                const Vec<D> v = pb.v - pj.v;
+                if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
+                if (!group_.member[j]) particles_.advance(j, now_);
+                add_contact(b, j, false);
+            }
+        const double a = particles_.radius(b);
+        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
+            const auto& wall = box_.walls[w];
+            if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
+            const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
+            if (u > 1e-9 * norm(pb.v)) continue;
+            add_contact(b, w, true);
+        }
+    }
+
+    // One connected component at time now: one contact by the closed-form rules, more
+    // by the group rule; the virial, energies and counts go to the tally as for binary
+    // collisions (a contact counts as a collision when its impulse is not zero).
+    void resolve_component(const ContactComponent& component) {
+        auto& g = group_;
+        if (component.contacts.size() == 1) {
+            const ContactPair& c = g.contacts[component.contacts[0]];
+            if (c.wall)
+                apply_wall(c.a, c.b);
+            else
+                apply_pair(c.a, c.b);
+            return;
+        }
+        // Bodies: the component's particles, then one infinite-mass body per wall contact.
+        std::vector<GroupBody<D>> bodies;
+        std::vector<GroupContact<D>> contacts;
+        std::vector<Vec<D>> arm; // r = x_a - x_b of each pair contact (virial)
+        auto body_of = [&](std::uint32_t particle) {
+            return static_cast<std::uint32_t>(
+                std::lower_bound(component.bodies.begin(), component.bodies.end(), particle) -
+                component.bodies.begin());
+        };
+        for (const std::uint32_t b : component.bodies)
+            bodies.push_back({particles_.state[b].v, particles_.mass(b)});
+        for (const std::uint32_t k : component.contacts) {
+            const ContactPair& c = g.contacts[k];
+            if (c.wall) {
+                bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
+                const auto& wall = box_.walls[c.b];
+                contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
+                                    wall.normal, wall.restitution});
+                arm.push_back({});
+            } else {
+                const Vec<D> r =
+                    box_.minimum_image(particles_.state[c.a].x - particles_.state[c.b].x);
+                contacts.push_back(
+                    {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), settings_.restitution});
+                arm.push_back(r);
+                const double sigma = particles_.table.pair_sigma(particles_.state[c.a].species,
+                                                                 particles_.state[c.b].species);
+                tally_.overlap((sigma - norm(r)) / sigma);
+            }
+        }
+        const GroupResult<D> result = g.solver.resolve(bodies, contacts);
+        ++tally_.groups;
+        if (result.singular) ++tally_.singular_groups;
+        if (result.fallback || result.unresolved) ++tally_.fallback_groups;
+        for (std::size_t n = 0; n < component.bodies.size(); ++n) {
+            const std::uint32_t b = component.bodies[n];
+            auto& p = particles_.state[b];
+            const double m = particles_.mass(b);
+            const double k0 = 0.5 * m * norm2(p.v);
+            p.v = result.velocities[n];
+            tally_.kinetic_change(p.species, now_, 0.5 * m * norm2(p.v) - k0);
+            last_partner_[b] = none;
+        }
+        for (std::size_t n = 0; n < contacts.size(); ++n) {
+            if (norm2(result.impulses[n]) == 0.0) continue;
+            if (g.contacts[component.contacts[n]].wall) {
+                ++tally_.wall_collisions;
+            } else {
+                ++tally_.collisions;
+                tally_.virial += dot(arm[n], result.impulses[n]);
+            }
+        }
+    }
+
     void collide_pair(std::uint32_t i, std::uint32_t j) {
         particles_.advance(i, now_);
         particles_.advance(j, now_);
+        apply_pair(i, j);
+        ++particles_.state[i].count;
+        ++particles_.state[j].count;
+        predict_all(i);
+        predict_all(j);
+    }
+
+    // The binary rule on i and j, both advanced to now, and its tally.
+    void apply_pair(std::uint32_t i, std::uint32_t j) {
         auto& pi = particles_.state[i];
         auto& pj = particles_.state[j];
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
@@ -179,17 +387,19 @@ class Engine {
         tally_.kinetic_change(pj.species, now_, 0.5 * mj * norm2(pj.v) - kj);
         tally_.virial += impulse.virial;
         ++tally_.collisions;
-
-        ++pi.count;
-        ++pj.count;
         last_partner_[i] = j;
         last_partner_[j] = i;
-        predict_all(i);
-        predict_all(j);
     }
 
     void collide_wall(std::uint32_t i, std::uint32_t w) {
         particles_.advance(i, now_);
+        apply_wall(i, w);
+        ++particles_.state[i].count;
+        predict_all(i);
+    }
+
+    // Reflection of i, advanced to now, from wall w, and its tally.
+    void apply_wall(std::uint32_t i, std::uint32_t w) {
         auto& p = particles_.state[i];
         const double a = particles_.radius(i);
         tally_.overlap((a - box_.walls[w].distance(p.x)) / a);
@@ -198,9 +408,7 @@ class Engine {
         wall_collision(box_.walls[w], p.v, m);
         tally_.kinetic_change(p.species, now_, 0.5 * m * norm2(p.v) - k);
         ++tally_.wall_collisions;
-        ++p.count;
         last_partner_[i] = none;
-        predict_all(i);
     }
 
     void cross(std::uint32_t i) {
@@ -386,6 +594,7 @@ class Engine {
     // for zero-initialising 27 entries (Vec's members are value-initialised).
     std::array<Neighbour, max_neighbours> near_;
     Tally tally_;
+    GroupStep group_;                  // scratch of resolve_simultaneous, kept to reuse its memory
     double now_ = 0.0;                 // local clock
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one
     double origin_ = 0.0;              // absolute time of local zero

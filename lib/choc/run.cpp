@@ -5,6 +5,7 @@
 #include "choc_version.hpp"
 #include "collapse_watch.hpp"
 #include "engine.hpp"
+#include "engine_settings.hpp"
 #include "errors.hpp"
 #include "init/ball_volume.hpp"
 #include "init/initial_state.hpp"
@@ -200,7 +201,7 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     auto start = make_initial_state<D>(config);
     const bool has_walls = !start.box.walls.empty();
     const std::size_t n = start.particles.size();
-    Engine<D> engine(std::move(start.box), std::move(start.particles), {config.restitution});
+    Engine<D> engine(std::move(start.box), std::move(start.particles), engine_settings(config));
 
     if (options.started) options.started();
     InterruptGuard guard;
@@ -267,6 +268,13 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
                  "predictions renewed",
                  t.collisions, t.wall_collisions, t.crossings, t.stale);
+    if (config.epsilon > 0.0)
+        spdlog::info("simultaneous groups of two or more contacts: {}", t.groups);
+    if (t.singular_groups > 0 || t.fallback_groups > 0)
+        spdlog::warn("{} simultaneous groups had rank-deficient contact geometry; {} of them were "
+                     "resolved by the sequential plastic fallback (see README, \"Simultaneous "
+                     "collisions\")",
+                     t.singular_groups, t.fallback_groups);
     s.interrupted = phase.interrupted();
     write_summary(summary_path, s);
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);

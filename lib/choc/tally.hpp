@@ -13,11 +13,14 @@ namespace choc {
 struct Tally {
     std::uint64_t collisions = 0; // pair collisions
     std::uint64_t wall_collisions = 0;
-    std::uint64_t crossings = 0; // cell crossings
-    std::uint64_t stale = 0;     // calendar entries found out of date and re-predicted
-    double virial = 0.0;         // sum over pair collisions of r_ij . dp_i
-    double max_overlap = 0.0;    // worst (sigma - r) / sigma seen at a contact
-    double start = 0.0;          // time the measured phase began
+    std::uint64_t crossings = 0;       // cell crossings
+    std::uint64_t stale = 0;           // calendar entries found out of date and re-predicted
+    std::uint64_t groups = 0;          // simultaneous groups of two or more contacts
+    std::uint64_t singular_groups = 0; // ... with a rank-deficient system
+    std::uint64_t fallback_groups = 0; // ... resolved by the sequential plastic fallback
+    double virial = 0.0;               // sum over pair collisions of r_ij . dp_i
+    double max_overlap = 0.0;          // worst (sigma - r) / sigma seen at a contact
+    double start = 0.0;                // time the measured phase began
 
     std::vector<double> kinetic;      // current kinetic energy per species
     std::vector<double> kinetic_time; // its integral over time since `start`
