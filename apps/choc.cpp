@@ -34,6 +34,7 @@ The config file is TOML with these sections (every key is described in README.md
   [box]                    packing_fraction or size, boundary
   [[species]]              name, count, radius, mass, temperature
   [collisions]             restitution, epsilon, contact_gap
+  [[collisions.pair]]      a, b, restitution (per pair of species)
   [[walls]]                normal, point, restitution
   [init]                   lattice, velocities, temperature, seed, from
   [run]                    time and/or collisions, equilibrate

@@ -240,11 +240,24 @@ TEST_CASE("collisions.epsilon and collisions.contact_gap") {
                    {"collisions.contact_gap=0.5"});
 }
 
+TEST_CASE("collisions.pair: restitution per pair of species") {
+    const std::string two = minimal + "[[species]]\nname = \"B\"\ncount = 1\n";
+    const std::string pair = "[[collisions.pair]]\na = \"B\"\nb = \"A\"\nrestitution = 0.5\n";
+    const Config c = parse_config(two + pair, "t");
+    REQUIRE(c.pair_restitution.size() == 1);
+    CHECK(c.pair_restitution[0].a == 1);
+    CHECK(c.pair_restitution[0].b == 0);
+    CHECK(c.pair_restitution[0].restitution == 0.5);
+    check_rejected(two + pair + pair, "collisions.pair[1].b: this pair of species already");
+    check_rejected(two + "[[collisions.pair]]\na = \"A\"\nb = \"B\"\nrestitution = 1.5\n",
+                   "collisions.pair[0].restitution: must be");
+    check_rejected(two + "[[collisions.pair]]\na = \"A\"\nb = \"B\"\n",
+                   "collisions.pair[0].restitution: required key is missing");
+}
+
 TEST_CASE("unimplemented features are refused, after their type is checked") {
     const std::string refused = "not implemented yet in this version of choc";
     check_rejected(minimal, "collisions.tc: " + refused, {"collisions.tc=0.1"});
-    check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"A\"\nrestitution = 0.5\n",
-                   "collisions.pair: " + refused);
     check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"Z\"\nrestitution = 0.5\n",
                    "collisions.pair[0].b: no species");
     check_rejected(minimal, "field.gravity: " + refused, {"field.gravity=[0,0,-1]"});

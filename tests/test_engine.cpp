@@ -281,3 +281,26 @@ TEST_CASE("time-limited runs in chunks stay on the clock across time-origin reba
     CHECK(engine.tally().max_overlap <= 1e-9);
     CHECK(max_overlap(engine.box(), engine.snapshot(engine.time()), engine.time()) <= 1e-9);
 }
+
+TEST_CASE("restitution per pair of species") {
+    // Two head-on pairs far apart in a periodic box: A-B with e = 0.5 (from the pair
+    // table), A-A elastic. The binary rule makes the normal relative velocity -e times its
+    // value; a few flops of round-off, hence 1e-12.
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}, {"B", 0.5, 2.0}});
+    p.add(Vec<2>{{2.0, 5.0}}, Vec<2>{{1.0, 0.0}}, 0);  // A, hits B at t = 1
+    p.add(Vec<2>{{5.0, 5.0}}, Vec<2>{{-1.0, 0.0}}, 1); // B
+    p.add(Vec<2>{{2.0, 15.0}}, Vec<2>{{1.0, 0.0}}, 0); // A, hits A at t = 1
+    p.add(Vec<2>{{5.0, 15.0}}, Vec<2>{{-1.0, 0.0}}, 0);
+    EngineSettings settings;
+    settings.restitution = 1.0;
+    settings.pair_restitution = {1.0, 0.5, 0.5, 1.0};
+    Engine<2> engine(cube<2>(20.0, false), p, settings);
+    REQUIRE(engine.run(1.5, ~0ull, 100) == Engine<2>::Stop::time);
+    REQUIRE(engine.tally().collisions == 2);
+    const auto s = engine.snapshot(1.5);
+    CHECK(std::abs((s.state[0].v[0] - s.state[1].v[0]) - (-0.5 * 2.0)) < 1e-12);
+    CHECK(std::abs((s.state[2].v[0] - s.state[3].v[0]) - (-1.0 * 2.0)) < 1e-12);
+    // momentum of the A-B pair: 1 * 1 + 2 * (-1) = -1
+    CHECK(std::abs(s.state[0].v[0] + 2.0 * s.state[1].v[0] + 1.0) < 1e-12);
+}

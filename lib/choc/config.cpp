@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -469,18 +470,24 @@ void read_collisions(const Section& root, Config& config) {
     auto pairs = collisions.tables("pair");
     for (const Section& pair : pairs) {
         pair.allow({"a", "b", "restitution"});
-        for (auto side : {"a", "b"}) {
+        std::array<std::uint32_t, 2> index{};
+        for (int k = 0; k < 2; ++k) {
+            const char* side = k == 0 ? "a" : "b";
             std::string name = pair.required_string(side);
             auto known = [&](const SpeciesConfig& s) { return s.name == name; };
-            if (std::none_of(config.species.begin(), config.species.end(), known))
-                pair.fail(side, "no species is named \"" + name + "\"");
+            const auto it = std::find_if(config.species.begin(), config.species.end(), known);
+            if (it == config.species.end()) pair.fail(side, "no species is named \"" + name + "\"");
+            index[k] = static_cast<std::uint32_t>(it - config.species.begin());
         }
-        if (!pair.number("restitution", Range::unit_closed))
-            pair.fail("restitution", "required key is missing");
+        const auto e = pair.number("restitution", Range::unit_closed);
+        if (!e) pair.fail("restitution", "required key is missing");
+        for (const PairRestitution& seen : config.pair_restitution)
+            if (std::minmax(seen.a, seen.b) == std::minmax(index[0], index[1]))
+                pair.fail("b", "this pair of species already has a restitution");
+        config.pair_restitution.push_back({index[0], index[1], *e});
     }
     // Refused rather than ignored: a run must never silently use different physics.
     if (config.tc > 0) collisions.fail("tc", not_implemented);
-    if (!pairs.empty()) collisions.fail("pair", not_implemented);
 }
 
 void read_walls(const Section& root, Config& config) {

@@ -24,6 +24,12 @@ struct WallConfig {
     double restitution = 1.0;
 };
 
+// [[collisions.pair]]: restitution of one unordered pair of species (indices).
+struct PairRestitution {
+    std::uint32_t a = 0, b = 0;
+    double restitution = 1.0;
+};
+
 struct PeriodicOutput {
     std::string path;
     double every = 0.0;
@@ -44,6 +50,7 @@ struct Config {
     double epsilon = 0.0;      // events this close in time are resolved together
     double contact_gap = 1e-9; // with epsilon > 0: relative gap below which pairs touch
     double tc = 0.0;
+    std::vector<PairRestitution> pair_restitution; // overrides `restitution` per pair
 
     std::vector<WallConfig> walls;
 

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace choc {
@@ -45,6 +46,9 @@ struct EngineSettings {
     // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
     // (a wall: its radius) that is not separating joins the group as a touching contact.
     double contact_gap = 1e-9;
+    // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
+    // empty: `restitution` for every pair.
+    std::vector<double> pair_restitution{};
 };
 
 template <int D, Calendar Cal = DefaultCalendar>
@@ -64,6 +68,11 @@ class Engine {
           cells_(box_, particles_.table.largest_diameter(), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
+        const std::size_t species = particles_.table.size();
+        restitution_ = settings_.pair_restitution;
+        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
+        if (restitution_.size() != species * species)
+            throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
         const auto n = static_cast<std::uint32_t>(particles_.size());
         for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
         for (std::uint32_t i = 0; i < n; ++i)
@@ -172,6 +181,10 @@ class Engine {
         case Kind::nothing:
             break;
         }
+    }
+
+    double restitution(const ParticleState<D>& a, const ParticleState<D>& b) const {
+        return restitution_[a.species * particles_.table.size() + b.species];
     }
 
     bool stale(std::uint32_t i) const {
@@ -330,8 +343,8 @@ class Engine {
             } else {
                 const Vec<D> r =
                     box_.minimum_image(particles_.state[c.a].x - particles_.state[c.b].x);
-                contacts.push_back(
-                    {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), settings_.restitution});
+                contacts.push_back({body_of(c.a), body_of(c.b), r * (1.0 / norm(r)),
+                                    restitution(particles_.state[c.a], particles_.state[c.b])});
                 arm.push_back(r);
                 const double sigma = particles_.table.pair_sigma(particles_.state[c.a].species,
                                                                  particles_.state[c.b].species);
@@ -382,7 +395,7 @@ class Engine {
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
-        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, settings_.restitution);
+        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, restitution(pi, pj));
         tally_.kinetic_change(pi.species, now_, 0.5 * mi * norm2(pi.v) - ki);
         tally_.kinetic_change(pj.species, now_, 0.5 * mj * norm2(pj.v) - kj);
         tally_.virial += impulse.virial;
@@ -590,6 +603,7 @@ class Engine {
     std::vector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
+    std::vector<double> restitution_;         // e per pair of species, [a * n + b]
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising 27 entries (Vec's members are value-initialised).
     std::array<Neighbour, max_neighbours> near_;

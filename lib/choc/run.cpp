@@ -206,6 +206,8 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     if (options.started) options.started();
     InterruptGuard guard;
     CollapseWatch watch(config.restitution < 1.0 ||
+                        std::any_of(config.pair_restitution.begin(), config.pair_restitution.end(),
+                                    [](const PairRestitution& p) { return p.restitution < 1.0; }) ||
                         std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
                                     [](const Wall<D>& w) { return w.restitution < 1.0; }));
     equilibrate(engine, config.equilibrate, watch);
