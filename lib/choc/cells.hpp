@@ -151,6 +151,19 @@ class Cells {
         return flat(c);
     }
 
+    // Whether a particle in `cell` can leave it through its face on `axis` in direction
+    // `dir` (+1 or -1): not through the outer face of a walled axis.
+    bool open(std::uint32_t cell, int axis, int dir) const {
+        if (periodic_[axis]) return true;
+        const int c = coords(cell)[axis];
+        return dir > 0 ? c < n_[axis] - 1 : c > 0;
+    }
+    // The coordinate of that face.
+    double bound(std::uint32_t cell, int axis, int dir) const {
+        const int c = coords(cell)[axis];
+        return (dir > 0 ? c + 1 : c) * width_[axis];
+    }
+
     // Where the particle at x (velocity v, both at time t0) next leaves its cell:
     // earliest time over the axes and the axis and direction of the crossing, never
     // before `now` (a particle on a boundary by round-off crosses at once). A walled axis

@@ -27,6 +27,7 @@
 #include "particles.hpp"
 #include "predict.hpp"
 #include "tally.hpp"
+#include "trajectory.hpp"
 
 #include <algorithm>
 #include <array>
@@ -51,7 +52,8 @@ struct EngineSettings {
     std::vector<double> pair_restitution{};
 };
 
-template <int D, Calendar Cal = DefaultCalendar>
+// Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
+template <int D, Calendar Cal = DefaultCalendar, class Motion = Ballistic<D>>
 class Engine {
   public:
     using Settings = EngineSettings;
@@ -63,9 +65,9 @@ class Engine {
         no_events,  // nothing will ever happen again (every particle at rest, say)
     };
 
-    Engine(Box<D> box, Particles<D> particles, Settings settings)
+    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion = {})
         : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          cells_(box_, particles_.table.largest_diameter(), particles_.size()),
+          motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
         const std::size_t species = particles_.table.size();
@@ -131,12 +133,38 @@ class Engine {
         out.state.resize(particles_.size());
         for (std::uint32_t i = 0; i < particles_.size(); ++i) {
             auto& p = out.state[id_[i]] = particles_.state[i];
-            p.x = p.position_at(local(t));
+            p.x = motion_.position(p, local(t));
+            p.v = motion_.velocity(p, local(t));
             p.t = t;
         }
         return out;
     }
     const Tally& tally() const { return tally_; }
+    const Motion& motion() const { return motion_; }
+
+    // Time integral of species s's kinetic energy over the measured phase, up to now.
+    // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
+    // added up here, O(N).
+    double kinetic_integral(std::uint32_t s) const {
+        if constexpr (!Motion::has_field) {
+            return tally_.kinetic_integral(s, now_);
+        } else {
+            double k = tally_.kinetic_time[s];
+            for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+                const auto& p = particles_.state[i];
+                if (p.species != s) continue;
+                const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
+                if (to > from)
+                    k += 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to);
+            }
+            return k;
+        }
+    }
+    double kinetic_integral() const {
+        double k = 0.0;
+        for (std::uint32_t s = 0; s < particles_.table.size(); ++s) k += kinetic_integral(s);
+        return k;
+    }
 
   private:
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
@@ -235,7 +263,7 @@ class Engine {
                 calendar_.set(k, never);
             }
         }
-        for (const std::uint32_t b : g.bodies) particles_.advance(b, now_);
+        for (const std::uint32_t b : g.bodies) advance(b);
         if (settings_.contact_gap > 0.0)
             for (std::size_t n = 0; n < g.bodies.size(); ++n) add_touching(g.bodies[n]);
 
@@ -290,12 +318,12 @@ class Engine {
                 const std::uint32_t j = *it;
                 if (j == b) continue;
                 const auto& pj = particles_.state[j];
-                const Vec<D> r = pb.x - near_[c].shift - pj.position_at(now_);
+                const Vec<D> r = pb.x - near_[c].shift - motion_.position(pj, now_);
                 const double sigma = particles_.table.pair_sigma(pb.species, pj.species);
                 if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
-                const Vec<D> v = pb.v - pj.v;
+                const Vec<D> v = pb.v - motion_.velocity(pj, now_);
                 if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
-                if (!group_.member[j]) particles_.advance(j, now_);
+                if (!group_.member[j]) advance(j);
                 add_contact(b, j, false);
             }
         const double a = particles_.radius(b);
@@ -303,7 +331,7 @@ class Engine {
             const auto& wall = box_.walls[w];
             if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
             const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
-            if (u > 1e-9 * norm(pb.v)) continue;
+            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(wall.normal) > 0.0)) continue;
             add_contact(b, w, true);
         }
     }
@@ -361,7 +389,7 @@ class Engine {
             const double m = particles_.mass(b);
             const double k0 = 0.5 * m * norm2(p.v);
             p.v = result.velocities[n];
-            tally_.kinetic_change(p.species, now_, 0.5 * m * norm2(p.v) - k0);
+            kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
             last_partner_[b] = none;
         }
         for (std::size_t n = 0; n < contacts.size(); ++n) {
@@ -376,8 +404,8 @@ class Engine {
     }
 
     void collide_pair(std::uint32_t i, std::uint32_t j) {
-        particles_.advance(i, now_);
-        particles_.advance(j, now_);
+        advance(i);
+        advance(j);
         apply_pair(i, j);
         ++particles_.state[i].count;
         ++particles_.state[j].count;
@@ -396,8 +424,8 @@ class Engine {
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
         const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, restitution(pi, pj));
-        tally_.kinetic_change(pi.species, now_, 0.5 * mi * norm2(pi.v) - ki);
-        tally_.kinetic_change(pj.species, now_, 0.5 * mj * norm2(pj.v) - kj);
+        kinetic_change(pi.species, 0.5 * mi * norm2(pi.v) - ki);
+        kinetic_change(pj.species, 0.5 * mj * norm2(pj.v) - kj);
         tally_.virial += impulse.virial;
         ++tally_.collisions;
         last_partner_[i] = j;
@@ -405,7 +433,7 @@ class Engine {
     }
 
     void collide_wall(std::uint32_t i, std::uint32_t w) {
-        particles_.advance(i, now_);
+        advance(i);
         apply_wall(i, w);
         ++particles_.state[i].count;
         predict_all(i);
@@ -419,7 +447,7 @@ class Engine {
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
         wall_collision(box_.walls[w], p.v, m);
-        tally_.kinetic_change(p.species, now_, 0.5 * m * norm2(p.v) - k);
+        kinetic_change(p.species, 0.5 * m * norm2(p.v) - k);
         ++tally_.wall_collisions;
         last_partner_[i] = none;
     }
@@ -437,7 +465,7 @@ class Engine {
 
         // the layer depends on the crossing just made, so take it before the next one
         const int n = cells_.new_layer(to, s.axis, s.dir, near_.data());
-        set_crossing(s, cells_.next_crossing(to, p.x, p.v, p.t, now_));
+        set_crossing(s, next_crossing(to, p));
         scan_pairs(i, near_.data(), n);
         reschedule(i);
     }
@@ -446,17 +474,63 @@ class Engine {
     void predict_all(std::uint32_t i) {
         Schedule& s = schedule_[i];
         const auto& p = particles_.state[i];
-        const Vec<D> x = p.position_at(now_);
+        const Vec<D> x = motion_.position(p, now_);
+        const Vec<D> v = motion_.velocity(p, now_);
         const double a = particles_.radius(i);
         s.wall_time = never;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
-            const double t = now_ + wall_time(box_.walls[w], x, p.v, a);
+            const auto& wall = box_.walls[w];
+            const double t = now_ + motion_.first_contact(wall.distance(x) - a, dot(v, wall.normal),
+                                                          motion_.along(wall.normal));
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
-        set_crossing(s, cells_.next_crossing(cells_.cell_of(i), p.x, p.v, p.t, now_));
+        set_crossing(s, next_crossing(cells_.cell_of(i), p));
         s.pair_time = never;
         scan_all_pairs(i);
         reschedule(i);
+    }
+
+    // Brings particle i to now along its flight. Under a field its kinetic energy changed
+    // along the way: the flight's share of the measured phase goes to the time integral.
+    void advance(std::uint32_t i) {
+        auto& p = particles_.state[i];
+        if constexpr (Motion::has_field) {
+            const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
+            if (to > from)
+                tally_.kinetic_time[p.species] +=
+                    0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to);
+        }
+        motion_.advance(p, now_);
+    }
+
+    // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
+    // energy is constant between collisions and the tally integrates it per species; with
+    // one, `advance` integrates each flight instead.
+    void kinetic_change(std::uint32_t s, double dk) {
+        tally_.collision_energy += dk;
+        if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
+    }
+
+    // When particle p, in `cell`, next leaves it. In a field a particle can turn round
+    // and leave through the face behind it, so both faces of every axis are tried.
+    typename Cells<D>::Crossing next_crossing(std::uint32_t cell, const ParticleState<D>& p) const {
+        if constexpr (!Motion::has_field) {
+            return cells_.next_crossing(cell, p.x, p.v, p.t, now_);
+        } else {
+            const Vec<D> x = motion_.position(p, now_), v = motion_.velocity(p, now_);
+            const auto& g = motion_.gravity();
+            typename Cells<D>::Crossing best{never, 0, 0};
+            for (int a = 0; a < D; ++a)
+                for (const int dir : {-1, 1}) {
+                    if (!cells_.open(cell, a, dir)) continue;
+                    const double bound = cells_.bound(cell, a, dir);
+                    // the gap to that face, its rate and acceleration, seen from inside
+                    const double t = now_ + motion_.first_contact(dir * (bound - x[a]), dir * -v[a],
+                                                                  dir * -g[a]);
+                    if (t < best.time) best = {t, a, dir};
+                }
+            return best;
+        }
     }
 
     static void set_crossing(Schedule& s, const typename Cells<D>::Crossing& c) {
@@ -499,7 +573,8 @@ class Engine {
                     const std::uint8_t* from, int k) {
         Schedule& s = schedule_[i];
         const auto& pi = particles_.state[i];
-        const Vec<D> xi = pi.position_at(now_);
+        const Vec<D> xi = motion_.position(pi, now_);
+        const Vec<D> vi = motion_.velocity(pi, now_);
         const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
         double horizon = std::min(s.pair_time, s.wall_time) - now_;
         for (int m = 0; m < k; ++m) {
@@ -507,8 +582,9 @@ class Engine {
             // "not approaching" by pair_time, so it needs no test of its own.
             const std::uint32_t j = candidate[m];
             const auto& pj = particles_.state[j];
-            const Vec<D> r = xi - near[from[m]].shift - pj.position_at(now_);
-            const double dt = pair_time(r, pi.v - pj.v, sigma2[pj.species], horizon);
+            const Vec<D> r = xi - near[from[m]].shift - motion_.position(pj, now_);
+            const Vec<D> v = vi - motion_.velocity(pj, now_);
+            const double dt = motion_.pair_time(r, v, sigma2[pj.species], horizon);
             if (dt >= horizon) continue;
             // A pair that has just collided is at contact, and with e = 0 it may look
             // approaching by round-off; straight lines cannot meet twice, so skip it.
@@ -591,13 +667,14 @@ class Engine {
         std::vector<double> k(particles_.table.size(), 0.0);
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             k[particles_.state[i].species] +=
-                0.5 * particles_.mass(i) * norm2(particles_.state[i].v);
+                0.5 * particles_.mass(i) * norm2(motion_.velocity(particles_.state[i], now_));
         return k;
     }
 
     Box<D> box_;
     Particles<D> particles_;
     Settings settings_;
+    Motion motion_;
     Cells<D> cells_;
     Cal calendar_;
     std::vector<Schedule> schedule_;

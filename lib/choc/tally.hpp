@@ -19,6 +19,7 @@ struct Tally {
     std::uint64_t singular_groups = 0; // ... with a rank-deficient system
     std::uint64_t fallback_groups = 0; // ... resolved by the sequential plastic fallback
     double virial = 0.0;               // sum over pair collisions of r_ij . dp_i
+    double collision_energy = 0.0;     // kinetic energy gained in collisions (<= 0: lost)
     double max_overlap = 0.0;          // worst (sigma - r) / sigma seen at a contact
     double start = 0.0;                // time the measured phase began
 

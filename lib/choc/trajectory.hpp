@@ -32,6 +32,8 @@ struct Ballistic {
 
     Vec<D> position(const ParticleState<D>& p, double now) const { return p.position_at(now); }
     Vec<D> velocity(const ParticleState<D>& p, double) const { return p.v; }
+    // The field's acceleration along a direction: none.
+    double along(const Vec<D>&) const { return 0.0; }
     void advance(ParticleState<D>& p, double now) const {
         p.x += p.v * (now - p.t);
         p.t = now;
@@ -57,6 +59,8 @@ class Field {
     }
     const Vec<D>& gravity() const { return g_; }
     double drag() const { return gamma_; }
+    // The field's acceleration along a direction n.
+    double along(const Vec<D>& n) const { return dot(g_, n); }
 
     // s(τ) = (1 − e^(−γτ))/γ, written with expm1 so that it keeps its digits for small γτ;
     // τ itself without drag. s(∞) = 1/γ.
