@@ -173,7 +173,7 @@ FULL = {
     "rate_tolerance": 0.005,
     "contact_tolerance": 0.01,
     # kurtosis: 10976 spheres (fcc 14^3), 10000 discs, dilute, from equal speeds
-    "relax": [(3, 0.10, "fcc", 10976, 30.0), (2, 0.20, "hex", 10000, 40.0)],
+    "relax": [(3, 0.10, "fcc", 10976, 100.0), (2, 0.20, "hex", 10000, 200.0)],
     "kurtosis_tolerance": 0.01,
     "mixture": (3, 0.20, "fcc", 4000, 40.0),
 }
