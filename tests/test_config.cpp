@@ -259,6 +259,8 @@ TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path"
     check_rejected(minimal,
                    "output.timeseries.path: \"summary.json\" is the same file as output.summary",
                    {"output.timeseries={path=\"summary.json\", every=1}"});
+    check_rejected(minimal, "species[0].name: \"A,B\" must not contain a comma",
+                   {"species[0].name=\"A,B\"", "output.histogram=h.csv"});
     check_rejected(minimal, "output.rdf: needs a periodic box",
                    {"output.rdf=g.csv", "box.boundary=wall"});
 }

@@ -587,6 +587,15 @@ void read_output(const Section& root, Config& config) {
         if (path && path->empty()) output.fail(name, "must not be empty");
         (std::string_view(name) == "rdf" ? config.rdf : config.histogram) = path;
     }
+    // Species names head CSV columns (temperature_<name>, density_<name>).
+    if (config.timeseries || config.histogram)
+        for (std::size_t k = 0; k < config.species.size(); ++k)
+            if (config.species[k].name.find_first_of(",\"") != std::string::npos)
+                root.fail("species[" + std::to_string(k) + "].name",
+                          "\"" + config.species[k].name +
+                              "\" must not contain a comma or a quote: it names a CSV column of "
+                              "output." +
+                              (config.timeseries ? "timeseries" : "histogram"));
     if (config.rdf &&
         std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
         output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "

@@ -70,10 +70,12 @@ struct Every {
     }
 };
 
-// Time between the snapshots that unwrap positions for the mean-squared displacement and
-// average g(r): a particle must not move half an edge between two of them. At most an
-// eighth of the shortest periodic edge at the fastest starting speed leaves a margin of
-// four times that speed; Displacement::largest_step checks it afterwards.
+// Time to the next snapshot that unwraps positions for the mean-squared displacement and
+// averages g(r): a particle must not move half an edge between two of them. An eighth of
+// the shortest periodic edge at the fastest current speed leaves a margin of four times
+// that speed (enough even for equal starting speeds relaxing to Maxwell–Boltzmann, whose
+// tail reaches about 2.6 times the common speed for N ~ 1e4);
+// Displacement::largest_step checks it afterwards.
 template <int D>
 double displacement_interval(const Box<D>& box, const Particles<D>& p) {
     double edge = never, fastest = 0.0;
@@ -118,8 +120,7 @@ class MeasuredPhase {
                          PairCorrelation<D>::range(engine.box(),
                                                    rdf_range * initial.table.largest_diameter()),
                          rdf_bin * initial.table.largest_diameter());
-        if ((D == 3 && bulk) || series_ || rdf_)
-            unwraps_.every = displacement_interval(engine.box(), initial);
+        if ((D == 3 && bulk) || series_ || rdf_) next_unwrap_ = start_;
     }
 
     // Runs to the end (or an interrupt); returns the blocks.
@@ -148,7 +149,7 @@ class MeasuredPhase {
 
     // The last state: a final displacement sample when the clock moved past the last one.
     void finish(const Particles<D>& final) {
-        if (unwraps_.every != never) displacement_.sample(final, engine_.time());
+        if (next_unwrap_ != never) displacement_.sample(final, engine_.time());
         if (displacement_.largest_step() > 0.25)
             spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
                          "samples: the unwrapped mean-squared displacement may be wrong",
@@ -166,7 +167,7 @@ class MeasuredPhase {
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
 
     double next_sample() const {
-        return std::min({frames_.next(start_), rows_.next(start_), unwraps_.next(start_)});
+        return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_});
     }
 
     void advance(double until, std::uint64_t limit) {
@@ -198,10 +199,12 @@ class MeasuredPhase {
     void sample() {
         const double now = engine_.time();
         const auto snapshot = engine_.snapshot(now);
-        if (unwraps_.next(start_) == now) {
+        if (next_unwrap_ == now) {
             displacement_.sample(snapshot, now);
             if (rdf_) rdf_->sample(snapshot);
-            ++unwraps_.done;
+            // A step below the clock's resolution would sample this time forever.
+            const double next = now + displacement_interval(engine_.box(), snapshot);
+            next_unwrap_ = next > now ? next : never;
         }
         if (frames_.next(start_) == now) write_frame(snapshot);
         if (rows_.next(start_) == now) write_row(snapshot);
@@ -255,7 +258,8 @@ class MeasuredPhase {
     std::optional<TimeSeries> series_;
     Displacement<D> displacement_;
     std::optional<PairCorrelation<D>> rdf_;
-    Every frames_, rows_, unwraps_;
+    Every frames_, rows_;
+    double next_unwrap_ = never; // never: no displacement or g(r) snapshots wanted
     double frame_overlap_ = 0.0;
     bool stopped_ = false, interrupted_ = false;
 };
