@@ -156,7 +156,7 @@ def eos(study_dir, d, figures):
     ax.errorbar(f, 100 * (z / reference(f) - 1), yerr=100 * err / reference(f), fmt="o",
                 color="C0", ms=4, capsize=2, label="choc (1 standard error)")
     ax.set_xlabel("packing fraction η" if d == 3 else "area fraction φ")
-    ax.set_ylabel(f"100 (Z / Z_{reference_name.split('-')[0].split('–')[0]} − 1)  [%]")
+    ax.set_ylabel(f"100 (Z / Z_{reference_name} − 1)  [%]")
     ax.set_title(f"deviation from {reference_name}", fontsize=10)
     lo = min(-0.6, float(np.min(100 * (z / reference(f) - 1) - 300 * err / reference(f))))
     ax.set_ylim(lo, max(0.6, -lo))
