@@ -1,31 +1,22 @@
 // Mean-squared displacement through periodic boundaries, and the diffusion fit.
 #include <doctest/doctest.h>
 
+#include "periodic_cube.hpp"
+
 #include <choc/observers/displacement.hpp>
 
 #include <cmath>
 #include <vector>
 
-namespace {
-
-choc::Box<3> cube(double edge) {
-    choc::Box<3> box;
-    box.length = choc::Vec<3>{{edge, edge, edge}};
-    box.periodic = {true, true, true};
-    return box;
-}
-
-} // namespace
-
 TEST_CASE("free flight across periodic edges is unwrapped: MSD = v^2 t^2") {
     const double edge = 10.0;
-    const auto box = cube(edge);
+    const auto box = periodic_cube(edge);
     choc::Particles<3> p;
     p.table = choc::SpeciesTable({{"A", 0.5, 1.0}});
     p.add(choc::Vec<3>{{9.5, 1.0, 1.0}}, choc::Vec<3>{{3.0, 0.0, 0.0}}, 0);
     p.add(choc::Vec<3>{{0.5, 5.0, 5.0}}, choc::Vec<3>{{0.0, -2.0, 4.0}}, 0);
     choc::Displacement<3> msd(box, p, 0.0);
-    // Steps of 0.25 time units move 0.75 and 1.1 along an axis, well below half an edge;
+    // Steps of 0.25 time units move 0.75, 0.5 and 1.0 along the axes, well below half an edge;
     // the folded positions wrap around the box several times over t = 20.
     for (int k = 1; k <= 80; ++k) {
         const double t = 0.25 * k;

@@ -2,6 +2,8 @@
 // the lattice spacing) and an ideal gas (g = 1).
 #include <doctest/doctest.h>
 
+#include "periodic_cube.hpp"
+
 #include <choc/init/ball_volume.hpp>
 #include <choc/observers/pair_correlation.hpp>
 
@@ -25,13 +27,6 @@ std::vector<std::pair<double, double>> read(const std::string& csv) {
     return rows;
 }
 
-choc::Box<3> cube(double edge) {
-    choc::Box<3> box;
-    box.length = choc::Vec<3>{{edge, edge, edge}};
-    box.periodic = {true, true, true};
-    return box;
-}
-
 } // namespace
 
 TEST_CASE("simple cubic lattice: n * integral of g over the first shell is 6") {
@@ -43,7 +38,7 @@ TEST_CASE("simple cubic lattice: n * integral of g over the first shell is 6") {
         for (int y = 0; y < k; ++y)
             for (int z = 0; z < k; ++z)
                 p.add(choc::Vec<3>{{(x + 0.5) * a, (y + 0.5) * a, (z + 0.5) * a}}, {}, 0);
-    choc::PairCorrelation<3> g(cube(edge), 3.0, dr);
+    choc::PairCorrelation<3> g(periodic_cube(edge), 3.0, dr);
     g.sample(p);
     g.sample(p);
     const double n = p.size() / (edge * edge * edge);
@@ -64,7 +59,7 @@ TEST_CASE("ideal gas: g(r) = 1 within its counting noise") {
     const double edge = 12.0;
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> u(0.0, edge);
-    choc::PairCorrelation<3> g(cube(edge), 4.0, 0.1);
+    choc::PairCorrelation<3> g(periodic_cube(edge), 4.0, 0.1);
     for (int s = 0; s < 5; ++s) {
         choc::Particles<3> p;
         p.table = choc::SpeciesTable({{"A", 0.5, 1.0}});

@@ -8,12 +8,9 @@ small systems with tolerances wide enough for their noise, in the default `cli` 
 Each check prints the measured value, the reference, the statistical error and the
 tolerance, and why the tolerance is what it is.
 
-Reference formulas (PHYSICS.md), sigma = m = kT = 1 units:
-  3D  Z_HG(eta) = 8 ln(1 - eta) / eta + sum_i b_i eta^i / (1 - eta)^3    (Hansen-Goos 2016)
-  2D  Z_KR(phi) = sum_k c_k x^k,  x = phi / (1 - phi)                      (Kolafa-Rottner 2006)
-  g(sigma) from Z = 1 + 4 eta g (3D), Z = 1 + 2 phi g (2D)
-  Enskog rate Gamma_E = 4 n sigma^2 g sqrt(pi kT / m) (3D), 2 n sigma g sqrt(pi kT / m) (2D)
-  exact:  Z - 1 = (sigma / (2 d)) sqrt(pi m / kT) Gamma
+The reference formulas are in tests/reference_physics.py; beside them the exact identity
+    Z - 1 = (sigma / (2 d)) sqrt(pi m / kT) Gamma
+between the measured pressure and collision rate of an elastic fluid.
 """
 
 import csv
@@ -25,29 +22,8 @@ import sys
 import tempfile
 import time
 
-HG_B = [9.0, -19.0, 47.0 / 3.0, -2.635232, -1.265575, 0.041212, 0.248245, -0.096495]
-KR_C = {0: 1.0, 1: 2.0, 2: 1.12801775, 3: 0.00181895291, 4: -0.0526134737,
-        5: 0.0504960168, 6: -0.0325537792, 7: 0.0134578632, 8: 0.00140888182,
-        9: -0.00834273601, 10: 0.00694127367, 11: -0.00262254723, 12: 0.000355746352,
-        22: -5.24672938e-9, 57: 5.88054639e-23}
-
-
-def z_hansen_goos(eta):
-    return 8.0 * math.log(1.0 - eta) / eta + sum(
-        b * eta ** i for i, b in enumerate(HG_B)) / (1.0 - eta) ** 3
-
-
-def z_kolafa_rottner(phi):
-    x = phi / (1.0 - phi)
-    return sum(c * x ** k for k, c in KR_C.items())
-
-
-def z_reference(d, fraction):
-    return z_hansen_goos(fraction) if d == 3 else z_kolafa_rottner(fraction)
-
-
-def number_density(d, fraction):
-    return 6.0 * fraction / math.pi if d == 3 else 4.0 * fraction / math.pi
+from reference_physics import contact_value as implied_contact
+from reference_physics import enskog_rate, maxwell_h, z_reference
 
 
 def contact_value(rows, sigma=1.0, width=0.2, degree=3):
@@ -68,16 +44,6 @@ def contact_value(rows, sigma=1.0, width=0.2, degree=3):
                 factor = a[row][col] / a[col][col]
                 a[row] = [u - factor * v for u, v in zip(a[row], a[col])]
     return a[0][k] / a[0][0]  # c_0, the value at contact
-
-
-def enskog_rate(d, fraction, z, kT=1.0):
-    """Gamma_E with the contact value g(sigma) that the equation of state z implies."""
-    n = number_density(d, fraction)
-    if d == 3:
-        g = (z - 1.0) / (4.0 * fraction)
-        return 4.0 * n * g * math.sqrt(math.pi * kT)
-    g = (z - 1.0) / (2.0 * fraction)
-    return 2.0 * n * g * math.sqrt(math.pi * kT)
 
 
 # --- running choc --------------------------------------------------------------------
@@ -226,7 +192,7 @@ def check_eos(choc, workdir, mode, checks):
         # the contact value the measured Z implies (Z = 1 + 4 eta g(sigma) in 3D,
         # 1 + 2 phi g(sigma) in 2D: exact for hard particles).
         contact = contact_value(run.csv("gr.csv"))
-        implied = (z - 1.0) / (4.0 * fraction if d == 3 else 2.0 * fraction)
+        implied = implied_contact(d, fraction, z)
         checks.within(f"{d}D g(sigma) from g(r) at {fraction} vs (Z - 1)/({'4 eta' if d == 3 else '2 phi'})",
                       contact, implied, mode["contact_tolerance"] * implied,
                       why="cubic through 0.2 sigma of shells 0.02 sigma wide")
@@ -274,7 +240,7 @@ def check_relaxation(choc, workdir, mode, checks):
                     f"H {rows[0]['H']:.4g} -> {rows[-1]['H']:.4g}" +
                     (f"; rises at {rises[:3]}" if rises else ""))
         h, h_err = blocked_mean_and_error(late, "H")
-        h_mb = -0.5 * d * (math.log(2.0 * math.pi * late[-1]["temperature"]) + 1.0)
+        h_mb = maxwell_h(d, late[-1]["temperature"])
         # Shells 0.1 sqrt(kT) wide bias H by O(h^2) ~ 1e-3 (unit test of the observer).
         checks.within(f"{d}D H after relaxation vs Maxwell-Boltzmann", h, h_mb,
                       0.003 + 4.0 * h_err, why="binning bias 0.003 plus 4 standard errors")

@@ -20,41 +20,24 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-# --- reference physics (PHYSICS.md) --------------------------------------------------
-HG_B = [9.0, -19.0, 47.0 / 3.0, -2.635232, -1.265575, 0.041212, 0.248245, -0.096495]
-KR_C = {0: 1.0, 1: 2.0, 2: 1.12801775, 3: 0.00181895291, 4: -0.0526134737,
-        5: 0.0504960168, 6: -0.0325537792, 7: 0.0134578632, 8: 0.00140888182,
-        9: -0.00834273601, 10: 0.00694127367, 11: -0.00262254723, 12: 0.000355746352,
-        22: -5.24672938e-9, 57: 5.88054639e-23}
+# The reference physics (PHYSICS.md) lives beside the validation that uses it too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+import reference_physics as ref  # noqa: E402
+
+hansen_goos = np.vectorize(ref.hansen_goos)
+carnahan_starling = np.vectorize(ref.carnahan_starling)
+kolafa_rottner = np.vectorize(ref.kolafa_rottner)
+henderson = np.vectorize(ref.henderson)
+mb_density = np.vectorize(ref.maxwell_speed_density)
+mb_h = np.vectorize(ref.maxwell_h)
 
 
-def hansen_goos(eta):
-    return 8 * np.log(1 - eta) / eta + sum(b * eta ** i for i, b in enumerate(HG_B)) / (1 - eta) ** 3
-
-
-def carnahan_starling(eta):
-    return (1 + eta + eta ** 2 - eta ** 3) / (1 - eta) ** 3
-
-
-def kolafa_rottner(phi):
-    x = phi / (1 - phi)
-    return sum(c * x ** k for k, c in KR_C.items())
-
-
-def henderson(phi):
-    return (1 + phi ** 2 / 8) / (1 - phi) ** 2
-
-
-def mb_density(d, v, kT=1.0, m=1.0):
-    s = math.sqrt(kT / m)
-    x = v / s
-    if d == 3:
-        return math.sqrt(2 / math.pi) * x ** 2 * np.exp(-x ** 2 / 2) / s
-    return x * np.exp(-x ** 2 / 2) / s
-
-
-def mb_h(d, kT):
-    return -0.5 * d * (np.log(2 * math.pi * kT) + 1)
+def save(fig, figures, name):
+    fig.tight_layout()
+    path = os.path.join(figures, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 # --- reading choc's outputs ----------------------------------------------------------
@@ -118,11 +101,7 @@ def relaxation(study_dir, d, figures):
     ax.set_title(f"{d}D: relaxation (H_MB = {h_mb[-1]:.4f}); N = {summary['N']}", fontsize=9)
     ax.set_xlim(0, min(20.0, float(c[-1])))
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(figures, f"relax{d}d.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, figures, f"relax{d}d.png")
 
 
 def eos(study_dir, d, figures):
@@ -161,11 +140,7 @@ def eos(study_dir, d, figures):
     lo = min(-0.6, float(np.min(100 * (z / reference(f) - 1) - 300 * err / reference(f))))
     ax.set_ylim(lo, max(0.6, -lo))
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(figures, f"eos{d}d.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, figures, f"eos{d}d.png")
 
 
 def mixture(study_dir, figures):
@@ -188,11 +163,7 @@ def mixture(study_dir, figures):
     ax.set_title(f"binary mixture, packing fraction {summary['packing_fraction']:.2f}: "
                  "equipartition", fontsize=10)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(figures, "mixture.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, figures, "mixture.png")
 
 
 def main():
