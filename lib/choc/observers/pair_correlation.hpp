@@ -6,9 +6,12 @@
 // minimum-image distance falls in the shell [r_b, r_b + dr), summed over S snapshots,
 //     g(r_b) = 2 h_b / (S N n V_b),   V_b = ball(r_b + dr) - ball(r_b),
 // so an ideal gas has g = 1. A mixture gets the total g(r) over all pairs.
-// Pairs are found with a grid of cells at least r_max wide, at least three per axis
-// (r_max <= L / 3), so that the 3^D neighbouring cells are distinct and every pair
-// within r_max is seen once.
+// Pairs are found with a grid of cells at least r_max / 2 wide: a pair within r_max is at
+// most two cells apart on every axis. With r_max <= L / 3 there are at least six cells per
+// axis, so each offset o in {-2..2}^D names a distinct neighbour and every pair of cells is
+// joined by exactly one of o and -o: visiting the cell itself (pairs i < j) and the offsets
+// that are lexicographically positive (62 in 3D, 12 in 2D) sees every pair once. Against
+// cells r_max wide and all 3^D neighbours this looks at ~3.5 times fewer candidates.
 #pragma once
 
 #include "../box.hpp"
@@ -34,9 +37,14 @@ class PairCorrelation {
           bins_(static_cast<std::size_t>(std::min(r_max, range(box, r_max)) / dr)),
           counts_(bins_, 0.0) {
         r_max_ = static_cast<double>(bins_) * dr_;
-        for (int a = 0; a < D; ++a) {
-            cells_[a] = std::max(3, static_cast<int>(std::floor(box.length[a] / r_max_)));
-            width_[a] = box.length[a] / cells_[a];
+        // The half shell of offsets: o with its first nonzero component positive.
+        std::array<int, D> o;
+        for (int code = 0; code < ipow5(); ++code) {
+            int rest = code;
+            for (int a = 0; a < D; ++a, rest /= 5) o[a] = rest % 5 - 2;
+            int a = 0;
+            while (a < D && o[a] == 0) ++a;
+            if (a < D && o[a] > 0) offsets_.push_back(o);
         }
     }
 
@@ -49,6 +57,7 @@ class PairCorrelation {
 
     void sample(const Particles<D>& p) {
         const std::size_t n = p.size();
+        if (n != particles_) layout(n);
         std::size_t total = 1;
         for (int a = 0; a < D; ++a) total *= static_cast<std::size_t>(cells_[a]);
         // Counting sort of the particles by cell: members of cell c are
@@ -68,23 +77,23 @@ class PairCorrelation {
         for (std::size_t i = 0; i < n; ++i) order[fill[cell[i]]++] = i;
 
         const double r_max2 = r_max_ * r_max_;
+        auto count = [&](std::size_t i, std::size_t j) {
+            const double r2 = norm2(box_.minimum_image(x[i] - x[j]));
+            if (r2 >= r_max2) return;
+            const auto b = static_cast<std::size_t>(std::sqrt(r2) / dr_);
+            if (b < bins_) counts_[b] += 1.0;
+        };
         for (std::size_t c = 0; c < total; ++c) {
+            for (std::size_t u = start[c]; u < start[c + 1]; ++u)
+                for (std::size_t v = u + 1; v < start[c + 1]; ++v) count(order[u], order[v]);
             const auto here = unflat(c);
-            for (int k = 0; k < ipow3(); ++k) {
+            for (const auto& o : offsets_) {
                 std::array<int, D> there;
-                int code = k;
-                for (int a = 0; a < D; ++a, code /= 3)
-                    there[a] = (here[a] + code % 3 - 1 + cells_[a]) % cells_[a];
+                for (int a = 0; a < D; ++a) there[a] = (here[a] + o[a] + cells_[a]) % cells_[a];
                 const std::size_t other = flat(there);
                 for (std::size_t u = start[c]; u < start[c + 1]; ++u)
-                    for (std::size_t v = start[other]; v < start[other + 1]; ++v) {
-                        const std::size_t i = order[u], j = order[v];
-                        if (i >= j) continue; // each pair once
-                        const double r2 = norm2(box_.minimum_image(x[i] - x[j]));
-                        if (r2 >= r_max2) continue;
-                        const auto b = static_cast<std::size_t>(std::sqrt(r2) / dr_);
-                        if (b < bins_) counts_[b] += 1.0;
-                    }
+                    for (std::size_t v = start[other]; v < start[other + 1]; ++v)
+                        count(order[u], order[v]);
             }
         }
         ++samples_;
@@ -111,7 +120,25 @@ class PairCorrelation {
     }
 
   private:
-    static constexpr int ipow3() { return D == 3 ? 27 : 9; }
+    // Cells at least r_max / 2 wide and at least five per axis; a dilute gas would get far
+    // more cells than particles, so at most 8 N + 4096 of them (wider cells stay correct).
+    void layout(std::size_t n) {
+        const double most = 8.0 * static_cast<double>(n) + 4096.0;
+        double width = 0.5 * r_max_;
+        auto cells_along = [&](int a) { return std::max(5.0, std::floor(box_.length[a] / width)); };
+        auto total = [&] {
+            double t = 1.0;
+            for (int a = 0; a < D; ++a) t *= cells_along(a);
+            return t;
+        };
+        while (total() > most) width *= 1.25;
+        for (int a = 0; a < D; ++a) {
+            cells_[a] = static_cast<int>(cells_along(a));
+            width_[a] = box_.length[a] / cells_[a];
+        }
+    }
+
+    static constexpr int ipow5() { return D == 3 ? 125 : 25; }
     std::size_t flat(const std::array<int, D>& c) const {
         std::size_t f = 0;
         for (int a = D - 1; a >= 0; --a) f = f * static_cast<std::size_t>(cells_[a]) + c[a];
@@ -131,6 +158,7 @@ class PairCorrelation {
     std::size_t bins_;
     std::vector<double> counts_;
     std::array<int, D> cells_{};
+    std::vector<std::array<int, D>> offsets_;
     Vec<D> width_;
     std::size_t samples_ = 0, particles_ = 0;
 };
