@@ -412,7 +412,7 @@ def case_measurements(choc, root):
     mixture = ('name = "A"\ncount = 500\nmass = 1.0\ntemperature = 2.0\n\n[[species]]\n'
                'name = "B"\ncount = 500\nmass = 3.0\ntemperature = 0.5')
     output = ('summary = "summary.json"\ntimeseries = { path = "series.csv", every = 0.25 }\n'
-              'histogram = "speeds.csv"\nrdf = "gr.csv"')
+              'histogram = "speeds.csv"\nrdf = "gr.csv"\nvelocity_histogram = "vx.csv"')
     text = config(BASE_3D, species=mixture, run="time = 2.0", output=output,
                   init='lattice = "fcc"\nvelocities = "fixed_speed"\nseed = 3')
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
@@ -456,6 +456,13 @@ def case_measurements(choc, root):
             total = sum(r[column] * (r[1] - r[0]) for r in rows)
             check(abs(total - 1.0) < (1e-12 if column != 4 else 2e-2),
                   f"{header[column]} integrates to {total}")
+
+        header, rows = read_csv(os.path.join(d, "vx.csv"))
+        check(header[:5] == ["vx_low", "vx_high", "vx", "density", "maxwell_boltzmann"],
+              f"velocity histogram columns {header}")
+        total = sum(r[3] * (r[1] - r[0]) for r in rows)
+        check(abs(total - 1.0) < 1e-12, f"vx density integrates to {total}")
+        check(abs(rows[0][0] + rows[-1][1]) < 1e-12, "vx range not symmetric")
 
         header, rows = read_csv(os.path.join(d, "gr.csv"))
         check(header == ["r", "g"], f"g(r) columns {header}")

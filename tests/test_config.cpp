@@ -241,14 +241,19 @@ TEST_CASE("unimplemented features are refused, after their type is checked") {
 }
 
 TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path") {
-    Config c = parse_config(minimal, "t",
-                            {"output.timeseries={path=\"s.csv\", every=0.5}",
-                             "output.histogram=h.csv", "output.rdf=g.csv"});
+    Config c =
+        parse_config(minimal, "t",
+                     {"output.timeseries={path=\"s.csv\", every=0.5}", "output.histogram=h.csv",
+                      "output.rdf=g.csv", "output.velocity_histogram=v.csv"});
     REQUIRE(c.timeseries);
     CHECK(c.timeseries->path == "s.csv");
     CHECK(c.timeseries->every == 0.5);
     CHECK(c.histogram == "h.csv");
     CHECK(c.rdf == "g.csv");
+    CHECK(c.velocity_histogram == "v.csv");
+    check_rejected(minimal,
+                   "output.velocity_histogram: \"h.csv\" is the same file as output.histogram",
+                   {"output.histogram=h.csv", "output.velocity_histogram=h.csv"});
     check_rejected(minimal, "output.timeseries.every", {"output.timeseries={path=\"s.csv\"}"});
     check_rejected(minimal, "output.timeseries.every: must be > 0",
                    {"output.timeseries={path=\"s.csv\", every=0}"});

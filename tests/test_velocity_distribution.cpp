@@ -158,3 +158,36 @@ TEST_CASE("speed histogram: densities integrate to 1, per-species columns for mi
     CHECK(total_a == doctest::Approx(1.0));
     CHECK(total_b == doctest::Approx(1.0));
 }
+
+TEST_CASE("x-velocity histogram: symmetric range, integrates to 1, Gaussian reference") {
+    SpeedSample s;
+    s.dimension = 2;
+    s.mass = {2.0};
+    s.count = {400};
+    // v = (+-1, +-1): |v|^2 = 2, kT = m |v|^2 / d = 2; vx takes the values -1 and 1.
+    for (int i = 0; i < 400; ++i) {
+        s.speed.push_back(std::sqrt(2.0));
+        s.vx.push_back(i % 2 ? 1.0 : -1.0);
+        s.species.push_back(0);
+    }
+    std::istringstream csv(choc::component_histogram_csv(s, {"A"}));
+    std::string line;
+    std::getline(csv, line);
+    CHECK(line == "vx_low,vx_high,vx,density,maxwell_boltzmann");
+    double total = 0.0, first_low = 0.0, last_high = 0.0;
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        std::vector<double> x;
+        std::istringstream fields(line);
+        for (std::string f; std::getline(fields, f, ',');) x.push_back(std::stod(f));
+        REQUIRE(x.size() == 5);
+        if (rows++ == 0) first_low = x[0];
+        last_high = x[1];
+        total += x[3] * (x[1] - x[0]);
+        CHECK(x[4] == doctest::Approx(choc::maxwell_component_density(x[2], 2.0, 2.0)));
+    }
+    CHECK(rows == 10); // sqrt(400) / 2
+    CHECK(first_low == doctest::Approx(-1.0));
+    CHECK(last_high == doctest::Approx(1.0));
+    CHECK(total == doctest::Approx(1.0));
+}

@@ -156,7 +156,10 @@ QUICK = {
     # relative speed at contact, ~1/sqrt(collisions) = 0.2 % here; 1 % is five of it.
     "identity_tolerance": 0.01,
     "rate_tolerance": 0.03,
-    "contact_tolerance": 0.03,
+    # g(r) is sampled once per 20 collisions per particle: 20 snapshots of 2000 particles
+    # leave ~1.5 % noise per shell near contact, which the cubic extrapolation amplifies
+    # to ~3.5 %, too much to test anything; the full suite checks it.
+    "contact_tolerance": None,
     # 2048 spheres / 2000 discs: a snapshot's kurtosis scatters by ~K/sqrt(N) ~ 4 %; the
     # mean over ~20 late samples by ~1 %; 3 % is three of that and far from the starting
     # value 1 (equal speeds).
@@ -171,7 +174,7 @@ def check_eos(choc, workdir, mode, checks):
         name = f"eos{d}d_{fraction}"
         text = config_text(d, fraction, [{"name": "A", "count": n}], lattice, "maxwell",
                            {"equilibrate": equilibrate, "collisions": collisions},
-                           ['rdf = "gr.csv"'])
+                           ['rdf = "gr.csv"'] if mode["contact_tolerance"] else [])
         run = Run(choc, workdir, name, text)
         s = run.summary
         print(f"-- {name}: N = {s['N']}, {s['collisions']} collisions, sim_time "
@@ -188,14 +191,16 @@ def check_eos(choc, workdir, mode, checks):
         checks.within(f"{d}D identity Z - 1 = sqrt(pi m/kT) Gamma / (2d) at {fraction}",
                       from_rate - 1.0, z - 1.0, mode["identity_tolerance"] * (z - 1.0),
                       why="exact in equilibrium; noise of the mean impulse only")
-        # g(r) at contact, extrapolated from the shells within 0.1 sigma of it, against
+        # g(r) at contact, extrapolated from the shells within 0.2 sigma of it, against
         # the contact value the measured Z implies (Z = 1 + 4 eta g(sigma) in 3D,
         # 1 + 2 phi g(sigma) in 2D: exact for hard particles).
-        contact = contact_value(run.csv("gr.csv"))
-        implied = implied_contact(d, fraction, z)
-        checks.within(f"{d}D g(sigma) from g(r) at {fraction} vs (Z - 1)/({'4 eta' if d == 3 else '2 phi'})",
-                      contact, implied, mode["contact_tolerance"] * implied,
-                      why="cubic through 0.2 sigma of shells 0.02 sigma wide")
+        if mode["contact_tolerance"] is not None:
+            contact = contact_value(run.csv("gr.csv"))
+            implied = implied_contact(d, fraction, z)
+            relation = "(Z - 1)/(4 eta)" if d == 3 else "(Z - 1)/(2 phi)"
+            checks.within(f"{d}D g(sigma) from g(r) at {fraction} vs {relation}",
+                          contact, implied, mode["contact_tolerance"] * implied,
+                          why="cubic through 0.2 sigma of shells 0.02 sigma wide")
         checks.within(f"{d}D collision rate at {fraction} vs Enskog with g(sigma) from {label}",
                       rate, enskog_rate(d, fraction, reference, kT),
                       mode["rate_tolerance"] * enskog_rate(d, fraction, reference, kT),

@@ -575,27 +575,30 @@ void check_count(const Section& output, std::string_view name, const Config& con
 
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
-    output.allow({"summary", "trajectory", "timeseries", "histogram", "rdf"});
+    output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
     check_count(output, "trajectory", config, config.trajectory, "frames");
     config.timeseries = periodic_output(output, "timeseries");
     check_count(output, "timeseries", config, config.timeseries, "rows");
-    for (auto name : {"histogram", "rdf"}) {
-        auto path = output.string(name);
-        if (path && path->empty()) output.fail(name, "must not be empty");
-        (std::string_view(name) == "rdf" ? config.rdf : config.histogram) = path;
+    for (auto [name, target] : {std::pair{"histogram", &config.histogram},
+                                {"velocity_histogram", &config.velocity_histogram},
+                                {"rdf", &config.rdf}}) {
+        *target = output.string(name);
+        if (*target && (*target)->empty()) output.fail(name, "must not be empty");
     }
     // Species names head CSV columns (temperature_<name>, density_<name>).
-    if (config.timeseries || config.histogram)
+    if (config.timeseries || config.histogram || config.velocity_histogram)
         for (std::size_t k = 0; k < config.species.size(); ++k)
             if (config.species[k].name.find_first_of(",\"") != std::string::npos)
                 root.fail("species[" + std::to_string(k) + "].name",
                           "\"" + config.species[k].name +
                               "\" must not contain a comma or a quote: it names a CSV column of "
                               "output." +
-                              (config.timeseries ? "timeseries" : "histogram"));
+                              (config.timeseries  ? "timeseries"
+                               : config.histogram ? "histogram"
+                                                  : "velocity_histogram"));
     if (config.rdf &&
         std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
         output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "
@@ -610,6 +613,8 @@ void read_output(const Section& root, Config& config) {
     if (config.trajectory) paths.emplace_back("trajectory.path", config.trajectory->path);
     if (config.timeseries) paths.emplace_back("timeseries.path", config.timeseries->path);
     if (config.histogram) paths.emplace_back("histogram", *config.histogram);
+    if (config.velocity_histogram)
+        paths.emplace_back("velocity_histogram", *config.velocity_histogram);
     if (config.rdf) paths.emplace_back("rdf", *config.rdf);
     for (std::size_t a = 0; a < paths.size(); ++a)
         for (std::size_t b = a + 1; b < paths.size(); ++b)

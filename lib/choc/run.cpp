@@ -373,11 +373,13 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
             s.D = diffusion->mean;
             s.D_err = diffusion->error;
         }
-    if (config.histogram) {
-        std::vector<std::string> names;
-        for (const auto& sp : species) names.push_back(sp.name);
+    std::vector<std::string> names;
+    for (const auto& sp : species) names.push_back(sp.name);
+    if (config.histogram)
         write_file_atomically(*config.histogram, speed_histogram_csv(velocities, names));
-    }
+    if (config.velocity_histogram)
+        write_file_atomically(*config.velocity_histogram,
+                              component_histogram_csv(velocities, names));
     if (config.rdf && phase.rdf()) write_file_atomically(*config.rdf, phase.rdf()->csv());
 
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
@@ -401,6 +403,8 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     if (config.trajectory) outputs.emplace_back("output.trajectory.path", config.trajectory->path);
     if (config.timeseries) outputs.emplace_back("output.timeseries.path", config.timeseries->path);
     if (config.histogram) outputs.emplace_back("output.histogram", *config.histogram);
+    if (config.velocity_histogram)
+        outputs.emplace_back("output.velocity_histogram", *config.velocity_histogram);
     if (config.rdf) outputs.emplace_back("output.rdf", *config.rdf);
     namespace fs = std::filesystem;
     for (const auto& [key, path] : outputs) {

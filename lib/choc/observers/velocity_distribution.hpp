@@ -20,6 +20,7 @@ namespace choc {
 struct SpeedSample {
     int dimension = 3;
     std::vector<double> speed;          // |v_i|
+    std::vector<double> vx;             // x component of v_i
     std::vector<std::uint32_t> species; // species index of particle i
     std::vector<double> mass;           // per species
     std::vector<std::uint64_t> count;   // particles per species
@@ -30,11 +31,13 @@ SpeedSample speed_sample(const Particles<D>& p) {
     SpeedSample s;
     s.dimension = D;
     s.speed.reserve(p.size());
+    s.vx.reserve(p.size());
     s.species.reserve(p.size());
     for (const auto& sp : p.table.species) s.mass.push_back(sp.mass);
     s.count.assign(p.table.size(), 0);
     for (const auto& state : p.state) {
         s.speed.push_back(norm(state.v));
+        s.vx.push_back(state.v[0]);
         s.species.push_back(state.species);
         ++s.count[state.species];
     }
