@@ -56,7 +56,8 @@ def read_json(path):
 # --- figures -------------------------------------------------------------------------
 
 def relaxation(study_dir, d, figures):
-    """Speed histograms at a few times against MB, and kurtosis, KS and H against time."""
+    """Speed and x-velocity histograms at a few times against MB, and kurtosis, KS and H
+    against time."""
     series = read_csv(os.path.join(study_dir, "series.csv"))
     summary = read_json(os.path.join(study_dir, "summary.json"))
     # histograms at the early stops (summary_t*.json beside speeds_t*.csv), then the end
@@ -64,17 +65,19 @@ def relaxation(study_dir, d, figures):
     for path in glob.glob(os.path.join(study_dir, "speeds_t*.csv")):
         t = path[path.rindex("_t") + 2:-4]
         s = read_json(os.path.join(study_dir, f"summary_t{t}.json"))
-        stops.append((float(t), 2 * s["collisions"] / s["N"], read_csv(path)))
+        stops.append((float(t), 2 * s["collisions"] / s["N"], read_csv(path),
+                      read_csv(os.path.join(study_dir, f"vx_t{t}.csv"))))
     stops.sort(key=lambda x: x[0])
     stops.append((summary["sim_time"], 2 * summary["collisions"] / summary["N"],
-                  read_csv(os.path.join(study_dir, "speeds.csv"))))
+                  read_csv(os.path.join(study_dir, "speeds.csv")),
+                  read_csv(os.path.join(study_dir, "vx.csv"))))
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, axes = plt.subplots(1, 3, figsize=(18, 4.5))
     ax = axes[0]
     v = np.linspace(0, 4.5, 300)
     ax.plot(v, mb_density(d, v), "k-", lw=2, label="Maxwell–Boltzmann, kT = 1")
     colours = plt.cm.viridis(np.linspace(0, 0.9, len(stops)))
-    for (t, c, h), colour in zip(stops, colours):
+    for (t, c, h, _), colour in zip(stops, colours):
         ax.step(h["speed_high"], h["density"], where="pre", color=colour,
                 label=f"t = {t:g} ({c:.2f} collisions/particle)")
     ax.axvline(math.sqrt(d), color="grey", ls=":", lw=1)
@@ -89,6 +92,20 @@ def relaxation(study_dir, d, figures):
     ax.legend(fontsize=8)
 
     ax = axes[1]
+    u = np.linspace(-4, 4, 300)
+    ax.plot(u, np.exp(-u ** 2 / 2) / math.sqrt(2 * math.pi), "k-", lw=2, label="Gaussian, kT = 1")
+    for (t, c, _, h), colour in zip(stops, colours):
+        ax.step(h["vx_high"], h["density"], where="pre", color=colour, label=f"t = {t:g}")
+    ax.set_xlim(-4, 4)
+    ax.set_ylim(0, 2.5 / math.sqrt(2 * math.pi))
+    ax.set_xlabel("velocity component v_x")
+    ax.set_ylabel("density f(v_x)")
+    ax.set_title(f"{d}D: one velocity component "
+                 f"({'uniform on [−√3, √3]' if d == 3 else 'arcsine on (−√2, √2)'} at the start)",
+                 fontsize=9)
+    ax.legend(fontsize=8)
+
+    ax = axes[2]
     c = series["collisions_per_particle"]
     k_target = 5 / 3 if d == 3 else 2.0
     ax.plot(c, series["kurtosis"] / k_target, label=f"kurtosis / {'5/3' if d == 3 else '2'}")
