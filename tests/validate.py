@@ -26,16 +26,10 @@ from reference_physics import contact_value as implied_contact
 from reference_physics import enskog_rate, maxwell_h, z_reference
 
 
-def contact_value(rows, sigma=1.0, width=0.2, degree=3):
-    """g(sigma) from a least-squares cubic through the g(r) shells with centres in
-    (sigma, sigma + width). g falls steeply and convexly from contact: in the data of
-    data/studies/eos3d a straight line through 0.1 sigma lands 2 % low at eta = 0.40, a
-    parabola through 0.2 sigma 0.8 % low, a cubic through 0.2 sigma within 0.3 %."""
-    points = [(r["r"] - sigma, r["g"]) for r in rows if sigma < r["r"] < sigma + width]
-    k = degree + 1
-    # Normal equations sum_j (sum x^(i+j)) c_j = sum y x^i, by Gaussian elimination.
-    a = [[sum(x ** (i + j) for x, _ in points) for j in range(k)] +
-         [sum(y * x ** i for x, y in points)] for i in range(k)]
+def solve(matrix, rhs):
+    """x with matrix x = rhs, by Gauss-Jordan elimination with partial pivoting."""
+    k = len(rhs)
+    a = [row[:] + [r] for row, r in zip(matrix, rhs)]
     for col in range(k):
         pivot = max(range(col, k), key=lambda row: abs(a[row][col]))
         a[col], a[pivot] = a[pivot], a[col]
@@ -43,7 +37,24 @@ def contact_value(rows, sigma=1.0, width=0.2, degree=3):
             if row != col:
                 factor = a[row][col] / a[col][col]
                 a[row] = [u - factor * v for u, v in zip(a[row], a[col])]
-    return a[0][k] / a[0][0]  # c_0, the value at contact
+    return [a[i][k] / a[i][i] for i in range(k)]
+
+
+def contact_value(rows, sigma=1.0, width=0.2, degree=3):
+    """g(sigma) and its statistical error, from a least-squares cubic through the g(r)
+    shells with centres in (sigma, sigma + width). g falls steeply and convexly from
+    contact: in the data of data/studies/eos3d a straight line through 0.1 sigma lands 2 %
+    low at eta = 0.40, a parabola through 0.2 sigma 0.8 % low, a cubic through 0.2 sigma
+    within 0.3 % (and within 0.4 % for discs at phi = 0.6). The error is that of the fitted intercept, from the scatter of the shells
+    about the cubic: s^2 [(X^T X)^-1]_00 with s^2 = sum of squared residuals / (n - 4)."""
+    points = [(r["r"] - sigma, r["g"]) for r in rows if sigma < r["r"] < sigma + width]
+    k = degree + 1
+    normal = [[sum(x ** (i + j) for x, _ in points) for j in range(k)] for i in range(k)]
+    c = solve(normal, [sum(y * x ** i for x, y in points) for i in range(k)])
+    residuals = [y - sum(c[i] * x ** i for i in range(k)) for x, y in points]
+    s2 = sum(r * r for r in residuals) / (len(points) - k)
+    inverse_00 = solve(normal, [1.0] + [0.0] * (k - 1))[0]
+    return c[0], math.sqrt(s2 * inverse_00)
 
 
 # --- running choc --------------------------------------------------------------------
@@ -140,7 +151,9 @@ FULL = {
     "z_tolerance": 0.003,       # the issue's 0.3 %, with 3 sigma
     "identity_tolerance": 0.005,
     "rate_tolerance": 0.005,
-    "contact_tolerance": 0.01,
+    # the cubic extrapolation's own bias: up to ~0.4 % where g is steepest (2D, phi = 0.6,
+    # in a long run: -0.40 % +- 0.49 %), added to three standard errors of the intercept
+    "contact_tolerance": 0.005,
     # kurtosis: 10976 spheres (fcc 14^3), 10000 discs, dilute, from equal speeds
     "relax": [(3, 0.10, "fcc", 10976, 100.0), (2, 0.20, "hex", 10000, 200.0)],
     "kurtosis_tolerance": 0.01,
@@ -195,12 +208,15 @@ def check_eos(choc, workdir, mode, checks):
         # the contact value the measured Z implies (Z = 1 + 4 eta g(sigma) in 3D,
         # 1 + 2 phi g(sigma) in 2D: exact for hard particles).
         if mode["contact_tolerance"] is not None:
-            contact = contact_value(run.csv("gr.csv"))
+            contact, contact_err = contact_value(run.csv("gr.csv"))
             implied = implied_contact(d, fraction, z)
             relation = "(Z - 1)/(4 eta)" if d == 3 else "(Z - 1)/(2 phi)"
+            # The cubic's own bias plus three standard errors of its intercept.
             checks.within(f"{d}D g(sigma) from g(r) at {fraction} vs {relation}",
-                          contact, implied, mode["contact_tolerance"] * implied,
-                          why="cubic through 0.2 sigma of shells 0.02 sigma wide")
+                          contact, implied,
+                          mode["contact_tolerance"] * implied + 3.0 * contact_err,
+                          why="cubic through 0.2 sigma of shells 0.02 sigma wide: "
+                              f"{mode['contact_tolerance']:.1%} bias + 3 x its error {contact_err:.2g}")
         checks.within(f"{d}D collision rate at {fraction} vs Enskog with g(sigma) from {label}",
                       rate, enskog_rate(d, fraction, reference, kT),
                       mode["rate_tolerance"] * enskog_rate(d, fraction, reference, kT),
