@@ -38,7 +38,8 @@ The config file is TOML with these sections (every key is described in README.md
   [[walls]]                normal, point, restitution
   [init]                   lattice, velocities, temperature, seed, from
   [run]                    time and/or collisions, equilibrate
-  [output]                 summary, trajectory = { path, every }
+  [output]                 summary, trajectory = { path, every }, timeseries = { path, every },
+                           histogram, velocity_histogram, rdf
 Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species[0].count=500
 Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
 1 internal failure, 130 interrupted (the summary covers the part run so far).)";

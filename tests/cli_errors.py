@@ -200,6 +200,61 @@ CASES = [
         ["--set: species[0].radius: must be > 0"],
     ),
     (
+        "time series in a missing directory",
+        config(output='summary = "summary.json"\ntimeseries = { path = "no/such/s.csv", every = 0.5 }'),
+        [],
+        ["output.timeseries.path"],
+    ),
+    (
+        "histogram in a missing directory (checked before the run)",
+        config(output='summary = "summary.json"\nhistogram = "no/such/h.csv"'),
+        [],
+        ["output.histogram"],
+    ),
+    (
+        "g(r) path is a directory",
+        config(output='summary = "summary.json"\nrdf = "gr"'),
+        [],
+        ["output.rdf"],
+        {"files": {"gr": None}},
+    ),
+    (
+        "g(r) with walls",
+        config(
+            box='packing_fraction = 0.3\nboundary = ["periodic", "periodic", "wall"]',
+            output='summary = "summary.json"\nrdf = "gr.csv"',
+        ),
+        [],
+        ["output.rdf: needs a periodic box on every axis"],
+    ),
+    (
+        "too many time-series rows",
+        config(output='summary = "summary.json"\ntimeseries = { path = "s.csv", every = 1e-7 }'),
+        [],
+        ["output.timeseries.every"],
+    ),
+    (
+        "histogram and time series on one path",
+        config(
+            output='summary = "summary.json"\nhistogram = "a.csv"\n'
+            'timeseries = { path = "./a.csv", every = 0.5 }'
+        ),
+        [],
+        ["output.histogram: \"a.csv\" is the same file as output.timeseries.path"],
+    ),
+    (
+        "--summary onto the time series",
+        config(output='summary = "summary.json"\ntimeseries = { path = "s.csv", every = 0.5 }'),
+        ["--summary", "s.csv"],
+        ["--summary: s.csv is also output.timeseries.path"],
+    ),
+    (
+        "species temperature not positive",
+        config(species='name = "A"\ncount = 108\ntemperature = 0.0'),
+        [],
+        ["species[0].temperature: must be > 0"],
+    ),
+    (
         "not enough memory",
         config(species='name = "A"\ncount = 2147483648'),
         [],

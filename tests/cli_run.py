@@ -398,6 +398,83 @@ def case_interrupt(choc, root):
         no_partials(d)
 
 
+def read_csv(path):
+    """Header and rows (floats) of a CSV file choc wrote."""
+    check(os.path.isfile(path), f"no {os.path.basename(path)} written")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    return lines[0].split(","), [[float(x) for x in line.split(",")] for line in lines[1:]]
+
+
+def case_measurements(choc, root):
+    """output.timeseries, output.histogram and output.rdf as README says; per-species
+    starting temperatures exact with zero momentum; the velocity and diffusion keys."""
+    mixture = ('name = "A"\ncount = 500\nmass = 1.0\ntemperature = 2.0\n\n[[species]]\n'
+               'name = "B"\ncount = 500\nmass = 3.0\ntemperature = 0.5')
+    output = ('summary = "summary.json"\ntimeseries = { path = "series.csv", every = 0.25 }\n'
+              'histogram = "speeds.csv"\nrdf = "gr.csv"\nvelocity_histogram = "vx.csv"')
+    text = config(BASE_3D, species=mixture, run="time = 2.0", output=output,
+                  init='lattice = "fcc"\nvelocities = "fixed_speed"\nseed = 3')
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        s = run_and_load(choc, d, text)
+        check_keys(s)
+        header, rows = read_csv(os.path.join(d, "series.csv"))
+        expected = ["time", "collisions_per_particle", "temperature", "temperature_A",
+                    "temperature_B", "Z", "kurtosis", "ks_distance", "H", "msd"]
+        check(header == expected, f"time-series columns {header}, expected {expected}")
+        times = [r[0] for r in rows]
+        check(times == [0.25 * k for k in range(9)], f"time-series times {times}")
+        first = dict(zip(header, rows[0]))
+        # kT_s = 2 KE_s / (d N_s) is set exactly; round-off only.
+        check(abs(first["temperature_A"] - 2.0) < 1e-12 and abs(first["temperature_B"] - 0.5) < 1e-12,
+              f"starting species temperatures {first['temperature_A']}, {first['temperature_B']}")
+        check(abs(first["temperature"] - 1.25) < 1e-12, f"starting kT {first['temperature']}")
+        check(all(abs(r[2] - 1.25) < 1e-12 for r in rows), "elastic run: kT not conserved")
+        # Fixed speeds per species: the pooled mass-scaled speeds take two values, so the
+        # kurtosis starts at <w^4>/<w^2>^2 = (4 + 0.25) / 2 / 1.25^2 = 1.36.
+        check(abs(first["kurtosis"] - 1.36) < 1e-12, f"starting kurtosis {first['kurtosis']}")
+        check(math.isnan(first["Z"]) and first["msd"] == 0.0, "Z and msd at t = 0")
+        check(all(b[1] >= a[1] and b[9] >= 0 for a, b in zip(rows, rows[1:])),
+              "collisions_per_particle must not decrease")
+        last = dict(zip(header, rows[-1]))
+        check(abs(last["Z"] - s["pressure"]["Z"]) < 1e-9 * s["pressure"]["Z"],
+              f"last running Z {last['Z']} is not the summary's {s['pressure']['Z']}")
+        check(abs(last["collisions_per_particle"] - 2 * s["collisions"] / s["N"]) < 1e-12,
+              "collisions_per_particle of the last row")
+        vd = s["velocity_distribution"]
+        check(vd is not None and abs(vd["kurtosis"] - last["kurtosis"]) < 1e-12
+              and abs(vd["ks_distance"] - last["ks_distance"]) < 1e-12,
+              f"velocity_distribution {vd} is not the last row's")
+        check(s["diffusion"] is not None and s["diffusion"]["D"] > 0 and s["diffusion"]["D_err"] > 0,
+              f"diffusion {s['diffusion']}")
+
+        header, rows = read_csv(os.path.join(d, "speeds.csv"))
+        check(header[:5] == ["speed_low", "speed_high", "speed", "density", "maxwell_boltzmann"]
+              and header[5:] == ["density_A", "maxwell_boltzmann_A", "density_B",
+                                 "maxwell_boltzmann_B"], f"histogram columns {header}")
+        for column in (3, 4, 5, 7):  # each density integrates to 1 (MB up to its tail)
+            total = sum(r[column] * (r[1] - r[0]) for r in rows)
+            check(abs(total - 1.0) < (1e-12 if column != 4 else 2e-2),
+                  f"{header[column]} integrates to {total}")
+
+        header, rows = read_csv(os.path.join(d, "vx.csv"))
+        check(header[:5] == ["vx_low", "vx_high", "vx", "density", "maxwell_boltzmann"],
+              f"velocity histogram columns {header}")
+        total = sum(r[3] * (r[1] - r[0]) for r in rows)
+        check(abs(total - 1.0) < 1e-12, f"vx density integrates to {total}")
+        check(abs(rows[0][0] + rows[-1][1]) < 1e-12, "vx range not symmetric")
+
+        header, rows = read_csv(os.path.join(d, "gr.csv"))
+        check(header == ["r", "g"], f"g(r) columns {header}")
+        check(all(g == 0.0 for r, g in rows if r < 0.99), "g(r) > 0 inside the contact distance")
+        check(max(g for r, g in rows) > 1.5, "no contact peak in g(r)")
+
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        s = run_and_load(choc, d, config(SMALL_2D))
+        check(s["diffusion"] is None, "2D diffusion must be null (SPEC.md)")
+        check(s["velocity_distribution"] is not None, "2D velocity_distribution is null")
+
+
 CASES = [
     ("3D 1e5 collisions", case_3d),
     ("2D 1e5 collisions", case_2d),
@@ -411,6 +488,7 @@ CASES = [
     ("time-limited run", case_time_limit),
     ("example configs", case_examples),
     ("SIGINT", case_interrupt),
+    ("measurements", case_measurements),
 ]
 
 

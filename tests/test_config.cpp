@@ -263,11 +263,36 @@ TEST_CASE("unimplemented features are refused, after their type is checked") {
     check_rejected(minimal, "field.gravity: " + refused, {"field.gravity=[0,0,-1]"});
     check_rejected(minimal, "field.drag: " + refused, {"field.drag=0.5"});
     check_rejected(minimal, "field.drag: expected a number", {"field.drag=\"lots\""});
-    check_rejected(minimal, "output.timeseries: " + refused,
-                   {"output.timeseries={path=\"s.csv\", every=1}"});
+}
+
+TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path") {
+    Config c =
+        parse_config(minimal, "t",
+                     {"output.timeseries={path=\"s.csv\", every=0.5}", "output.histogram=h.csv",
+                      "output.rdf=g.csv", "output.velocity_histogram=v.csv"});
+    REQUIRE(c.timeseries);
+    CHECK(c.timeseries->path == "s.csv");
+    CHECK(c.timeseries->every == 0.5);
+    CHECK(c.histogram == "h.csv");
+    CHECK(c.rdf == "g.csv");
+    CHECK(c.velocity_histogram == "v.csv");
+    check_rejected(minimal,
+                   "output.velocity_histogram: \"h.csv\" is the same file as output.histogram",
+                   {"output.histogram=h.csv", "output.velocity_histogram=h.csv"});
     check_rejected(minimal, "output.timeseries.every", {"output.timeseries={path=\"s.csv\"}"});
-    check_rejected(minimal, "output.histogram: " + refused, {"output.histogram=h.csv"});
+    check_rejected(minimal, "output.timeseries.every: must be > 0",
+                   {"output.timeseries={path=\"s.csv\", every=0}"});
     check_rejected(minimal, "output.histogram: expected a string", {"output.histogram=1"});
+    check_rejected(minimal, "output.histogram: must not be empty", {"output.histogram=\"\""});
+    check_rejected(minimal, "output.rdf: \"./h.csv\" is the same file as output.histogram",
+                   {"output.histogram=h.csv", "output.rdf=./h.csv"});
+    check_rejected(minimal,
+                   "output.timeseries.path: \"summary.json\" is the same file as output.summary",
+                   {"output.timeseries={path=\"summary.json\", every=1}"});
+    check_rejected(minimal, "species[0].name: \"A,B\" must not contain a comma",
+                   {"species[0].name=\"A,B\"", "output.histogram=h.csv"});
+    check_rejected(minimal, "output.rdf: needs a periodic box",
+                   {"output.rdf=g.csv", "box.boundary=wall"});
 }
 
 TEST_CASE("overrides: numbers, string fallback, array index, nested creation") {

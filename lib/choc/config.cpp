@@ -574,31 +574,69 @@ void read_run(const Section& root, Config& config) {
         root.fail("run", "give run.time, run.collisions or both");
 }
 
+// A periodic output at most `max_frames` times per run (rows or frames).
+void check_count(const Section& output, std::string_view name, const Config& config,
+                 const std::optional<PeriodicOutput>& periodic, const std::string& what) {
+    if (!periodic || !config.run_time) return;
+    const double every = periodic->every;
+    if (*config.run_time / every > max_frames)
+        output.table(name).fail(
+            "every", "run.time = " + show(*config.run_time) + " / every = " + show(every) +
+                         " gives " + count(*config.run_time / every) + " " + what +
+                         ", more than the limit of " + count(max_frames) + "; use a larger every");
+}
+
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
-    output.allow({"summary", "trajectory", "timeseries", "histogram"});
+    output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
-    if (config.trajectory) {
-        Section trajectory = output.table("trajectory");
-        const double every = config.trajectory->every;
-        if (config.run_time && *config.run_time / every > max_frames)
-            trajectory.fail("every", "run.time = " + show(*config.run_time) + " / every = " +
-                                         show(every) + " gives " + count(*config.run_time / every) +
-                                         " frames, more than the limit of " + count(max_frames) +
-                                         "; use a larger every");
-        namespace fs = std::filesystem;
-        if (fs::path(config.trajectory->path).lexically_normal() ==
-            fs::path(config.summary).lexically_normal())
-            trajectory.fail("path", "\"" + config.trajectory->path +
-                                        "\" is the same file as output.summary (\"" +
-                                        config.summary + "\"); give the trajectory its own path");
-    }
+    check_count(output, "trajectory", config, config.trajectory, "frames");
     config.timeseries = periodic_output(output, "timeseries");
-    config.histogram = output.string("histogram");
-    if (config.timeseries) output.fail("timeseries", not_implemented);
-    if (config.histogram) output.fail("histogram", not_implemented);
+    check_count(output, "timeseries", config, config.timeseries, "rows");
+    for (auto [name, target] : {std::pair{"histogram", &config.histogram},
+                                {"velocity_histogram", &config.velocity_histogram},
+                                {"rdf", &config.rdf}}) {
+        *target = output.string(name);
+        if (*target && (*target)->empty()) output.fail(name, "must not be empty");
+    }
+    // Species names head CSV columns (temperature_<name>, density_<name>).
+    if (config.timeseries || config.histogram || config.velocity_histogram)
+        for (std::size_t k = 0; k < config.species.size(); ++k)
+            if (config.species[k].name.find_first_of(",\"") != std::string::npos)
+                root.fail("species[" + std::to_string(k) + "].name",
+                          "\"" + config.species[k].name +
+                              "\" must not contain a comma or a quote: it names a CSV column of "
+                              "output." +
+                              (config.timeseries  ? "timeseries"
+                               : config.histogram ? "histogram"
+                                                  : "velocity_histogram"));
+    if (config.rdf &&
+        std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
+        output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "
+                           "bulk density)");
+    if (config.rdf && !config.walls.empty())
+        output.fail("rdf", "needs a box without [[walls]] (g(r) is normalised by the bulk "
+                           "density)");
+
+    // Every output its own file: two outputs on one path would overwrite each other.
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> paths{{"summary", config.summary}};
+    if (config.trajectory) paths.emplace_back("trajectory.path", config.trajectory->path);
+    if (config.timeseries) paths.emplace_back("timeseries.path", config.timeseries->path);
+    if (config.histogram) paths.emplace_back("histogram", *config.histogram);
+    if (config.velocity_histogram)
+        paths.emplace_back("velocity_histogram", *config.velocity_histogram);
+    if (config.rdf) paths.emplace_back("rdf", *config.rdf);
+    for (std::size_t a = 0; a < paths.size(); ++a)
+        for (std::size_t b = a + 1; b < paths.size(); ++b)
+            if (fs::path(paths[a].second).lexically_normal() ==
+                fs::path(paths[b].second).lexically_normal())
+                output.fail(paths[b].first, "\"" + paths[b].second +
+                                                "\" is the same file as output." + paths[a].first +
+                                                " (\"" + paths[a].second +
+                                                "\"); give each output its own path");
 }
 
 } // namespace

@@ -74,7 +74,9 @@ struct Config {
     std::string summary = "summary.json";
     std::optional<PeriodicOutput> trajectory;
     std::optional<PeriodicOutput> timeseries;
-    std::optional<std::string> histogram;
+    std::optional<std::string> histogram;          // final speed histogram (CSV)
+    std::optional<std::string> velocity_histogram; // final x-velocity histogram (CSV)
+    std::optional<std::string> rdf;       // g(r) averaged over the measured phase (CSV)
 
     std::string source; // the config file's path, for messages
 };

@@ -12,6 +12,12 @@
 #include "interrupt.hpp"
 #include "io/atomic_file.hpp"
 #include "io/xyz.hpp"
+#include "observers/displacement.hpp"
+#include "observers/pair_correlation.hpp"
+#include "observers/pressure.hpp"
+#include "observers/speed_histogram.hpp"
+#include "observers/time_series.hpp"
+#include "observers/velocity_distribution.hpp"
 #include "overlap.hpp"
 #include "progress.hpp"
 
@@ -32,13 +38,6 @@ constexpr std::uint64_t chunk = 1u << 16;
 constexpr int blocks = 20;
 // More frames than this is a mistake in output.trajectory.every, not a wish.
 constexpr std::uint64_t most_frames = 1'000'000;
-
-// One block of the measured phase: its collision virial W = sum r.dp and its kinetic
-// energy integral K = integral KE dt. Since N kT t = (2/d) K,
-//     Z = 1 + W / (d N kT t) = 1 + W / (2 K).
-struct Block {
-    double virial, kinetic;
-};
 
 template <int D>
 std::vector<double> momentum(const Particles<D>& p) {
@@ -62,28 +61,72 @@ double packing_fraction(const Box<D>& box, const Particles<D>& p) {
     return v / box.volume();
 }
 
+// Samples at start + k * every (k = 0, 1, ...): k * every rather than repeated addition,
+// so no drift, and a step below the clock's resolution cannot sample the same time forever.
+struct Every {
+    double every = never;
+    std::uint64_t done = 0;
+    double next(double start) const {
+        return every == never ? never : start + static_cast<double>(done) * every;
+    }
+};
+
+// Time to the next snapshot that unwraps positions for the mean-squared displacement and
+// averages g(r): a particle must not move half an edge between two of them. An eighth of
+// the shortest periodic edge at the fastest current speed leaves a margin of four times
+// that speed (enough even for equal starting speeds relaxing to Maxwell–Boltzmann, whose
+// tail reaches about 2.6 times the common speed for N ~ 1e4);
+// Displacement::largest_step checks it afterwards.
+template <int D>
+double displacement_interval(const Box<D>& box, const Particles<D>& p) {
+    double edge = never, fastest = 0.0;
+    for (int a = 0; a < D; ++a)
+        if (box.periodic[a]) edge = std::min(edge, box.length[a]);
+    for (const auto& s : p.state) fastest = std::max(fastest, norm(s.v));
+    return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
+}
+
 // The measured phase, stopping at the run's time or collision limit, with `blocks`
-// intermediate stops at equal fractions of whichever limit comes first, frames at
-// multiples of `every`, and progress between chunks.
+// intermediate stops at equal fractions of whichever limit comes first, and snapshots
+// for the trajectory, the time series and the displacement/g(r) observers at their own
+// times, with progress between chunks.
 template <int D>
 class MeasuredPhase {
   public:
     MeasuredPhase(Engine<D>& engine, const Config& config, const RunOptions& options,
-                  CollapseWatch& watch)
+                  CollapseWatch& watch, const Particles<D>& initial)
         : engine_(engine), config_(config), watch_(watch),
-          progress_(!options.quiet, config.run_time, config.run_collisions) {
+          progress_(!options.quiet, config.run_time, config.run_collisions),
+          displacement_(engine.box(), initial, engine.time()) {
         start_ = engine.time();
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         if (config.trajectory) {
             trajectory_.emplace(config.trajectory->path);
-            next_frame_ = start_;
+            frames_.every = config.trajectory->every;
         }
+        std::vector<std::string> names;
+        for (const auto& s : engine.particles().table.species) names.push_back(s.name);
+        if (config.timeseries) {
+            series_.emplace(config.timeseries->path, names);
+            rows_.every = config.timeseries->every;
+        }
+        // Diffusion needs the displacement in 3D with every axis periodic; the time series
+        // shows it in any box; g(r) is averaged over the same snapshots.
+        const bool bulk = std::all_of(engine.box().periodic.begin(), engine.box().periodic.end(),
+                                      [](bool p) { return p; }) &&
+                          engine.box().walls.empty();
+        if (config.rdf)
+            rdf_.emplace(engine.box(),
+                         PairCorrelation<D>::range(engine.box(),
+                                                   rdf_range * initial.table.largest_diameter()),
+                         rdf_bin * initial.table.largest_diameter());
+        if ((D == 3 && bulk) || series_ || rdf_) next_unwrap_ = start_;
     }
 
     // Runs to the end (or an interrupt); returns the blocks.
-    std::vector<Block> run() {
-        std::vector<Block> done;
+    std::vector<VirialBlock> run() {
+        std::vector<VirialBlock> done;
         double virial0 = 0.0, kinetic0 = 0.0;
         for (int b = 1; b <= blocks && !stopped_; ++b) {
             // by time when the run has a time limit, else by collisions
@@ -101,20 +144,44 @@ class MeasuredPhase {
         }
         progress_.finish();
         if (trajectory_) trajectory_->commit();
+        if (series_) series_->commit();
         return done;
+    }
+
+    // The last state: a final displacement sample when the clock moved past the last one.
+    void finish(const Particles<D>& final) {
+        if (next_unwrap_ != never) displacement_.sample(final, engine_.time());
+        if (rdf_ && engine_.tally().collisions > rdf_collisions_) rdf_->sample(final);
+        if (displacement_.largest_step() > 0.25)
+            spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
+                         "samples: the unwrapped mean-squared displacement may be wrong",
+                         displacement_.largest_step());
     }
 
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
+    const Displacement<D>& displacement() const { return displacement_; }
+    const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
 
   private:
     using Stop = typename Engine<D>::Stop;
+    // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
+    static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
+    // g(r) costs about as much per particle as two pair collisions (every particle within
+    // the 3^D cells around each one), so it is sampled at most once per 10 N collisions
+    // (20 per particle, ~10 % of the run's time); snapshots that close are correlated
+    // anyway.
+    static constexpr double rdf_spacing = 10.0;
+
+    double next_sample() const {
+        return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_});
+    }
 
     void advance(double until, std::uint64_t limit) {
         while (true) {
-            const double target = std::min(until, next_frame_);
+            const double target = std::min(until, next_sample());
             const Stop stop = engine_.run(target, limit, chunk);
-            if (stop == Stop::time && target == next_frame_) write_frame();
+            if (stop == Stop::time && target == next_sample()) sample();
             if (stop == Stop::time && engine_.time() >= end_) stopped_ = true;
             if (stop == Stop::collisions && engine_.tally().collisions >= collision_limit_)
                 stopped_ = true;
@@ -135,29 +202,78 @@ class MeasuredPhase {
         }
     }
 
-    void write_frame() {
+    // One snapshot at the current time, shared by every observer due now.
+    void sample() {
+        const double now = engine_.time();
+        const auto snapshot = engine_.snapshot(now);
+        if (next_unwrap_ == now) {
+            displacement_.sample(snapshot, now);
+            const auto collisions = engine_.tally().collisions;
+            if (rdf_ &&
+                (rdf_->samples() == 0 || static_cast<double>(collisions - rdf_collisions_) >=
+                                             rdf_spacing * static_cast<double>(snapshot.size()))) {
+                rdf_->sample(snapshot);
+                rdf_collisions_ = collisions;
+            }
+            // A step below the clock's resolution would sample this time forever.
+            const double next = now + displacement_interval(engine_.box(), snapshot);
+            next_unwrap_ = next > now ? next : never;
+        }
+        if (frames_.next(start_) == now) write_frame(snapshot);
+        if (rows_.next(start_) == now) write_row(snapshot);
+    }
+
+    void write_frame(Particles<D> frame) {
         // Frames are labelled with the time since the measured phase began, like sim_time.
         const double t = engine_.time() - start_;
-        auto frame = engine_.snapshot(engine_.time());
         for (auto& p : frame.state) p.t = t;
         write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
-        // k * every from the start, not repeated addition: no drift, and a step below the
-        // clock's resolution cannot write the same frame forever.
-        if (++frames_ >= most_frames)
+        if (++frames_.done >= most_frames)
             throw InputError("output.trajectory.every: the run would write more than " +
                              std::to_string(most_frames) + " frames");
-        next_frame_ = start_ + static_cast<double>(frames_) * config_.trajectory->every;
+    }
+
+    void write_row(const Particles<D>& snapshot) {
+        displacement_.sample(snapshot, engine_.time());
+        const auto& t = engine_.tally();
+        const auto n = static_cast<double>(snapshot.size());
+        TimeSeriesRow row;
+        row.time = engine_.time() - start_;
+        row.collisions_per_particle = 2.0 * static_cast<double>(t.collisions) / n;
+        // kT = 2 KE / (d N), overall and per species, from the engine's running energies.
+        const auto& species = snapshot.table.species;
+        std::vector<double> count(species.size(), 0.0);
+        for (const auto& p : snapshot.state) count[p.species] += 1.0;
+        double kinetic = 0.0;
+        for (std::size_t k = 0; k < species.size(); ++k) {
+            kinetic += t.kinetic[k];
+            row.species_temperature.push_back(count[k] > 0 ? 2.0 * t.kinetic[k] / (D * count[k])
+                                                           : std::nan(""));
+        }
+        row.temperature = 2.0 * kinetic / (D * n);
+        row.Z = running_z(t.virial, t.kinetic_integral(engine_.local(engine_.time())));
+        row.velocities = velocity_stats(speed_sample(snapshot));
+        row.msd = displacement_.msd();
+        series_->write(row);
+        if (++rows_.done >= most_frames)
+            throw InputError("output.timeseries.every: the run would write more than " +
+                             std::to_string(most_frames) + " rows");
     }
 
     Engine<D>& engine_;
     const Config& config_;
     CollapseWatch& watch_;
     Progress progress_;
-    std::uint64_t frames_ = 0;
-    double start_ = 0.0, end_ = never, next_frame_ = never;
+    double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
     std::optional<AtomicOutput> trajectory_;
+    std::optional<TimeSeries> series_;
+    Displacement<D> displacement_;
+    std::optional<PairCorrelation<D>> rdf_;
+    Every frames_, rows_;
+    double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
+    std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
     bool stopped_ = false, interrupted_ = false;
 };
@@ -171,29 +287,6 @@ void equilibrate(Engine<D>& engine, double duration, CollapseWatch& watch) {
         watch.check(engine.time(), engine.tally().events());
         if (InterruptGuard::requested()) return;
     }
-}
-
-// Z over the whole measured phase, 1 + W / (2 K) with the totals, and its block-average
-// standard error. Z is the K-weighted mean of the block values Z_b = 1 + W_b / (2 K_b),
-// with weights w_b = K_b / K (blocks differ in length when they end at collision counts
-// or at an interrupt); blocks long against the correlation time are independent, so
-//     Z_err^2 = B / (B - 1) * sum_b w_b^2 (Z_b - Z)^2,
-// which for equal blocks is the familiar spread / sqrt(B (B - 1)).
-void pressure(const std::vector<Block>& done, Summary& summary) {
-    double virial = 0.0, kinetic = 0.0;
-    for (const auto& b : done) virial += b.virial, kinetic += b.kinetic;
-    if (kinetic <= 0.0 || virial <= 0.0) return;
-    const double z = 1.0 + virial / (2.0 * kinetic);
-    summary.Z = z;
-    if (done.size() < 2) return;
-    double var = 0.0;
-    for (const auto& b : done) {
-        const double w = b.kinetic / kinetic;
-        const double zb = 1.0 + b.virial / (2.0 * b.kinetic);
-        var += w * w * (zb - z) * (zb - z);
-    }
-    const auto n = static_cast<double>(done.size());
-    summary.Z_err = std::sqrt(var * n / (n - 1.0));
 }
 
 template <int D>
@@ -224,7 +317,7 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
-    MeasuredPhase<D> phase(engine, config, options, watch);
+    MeasuredPhase<D> phase(engine, config, options, watch, initial);
     const auto done = phase.run();
     s.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -265,7 +358,32 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     }
     // The collision virial gives the bulk pressure of a periodic fluid; walls would add
     // their own momentum flux, which this version does not measure.
-    if (!has_walls) pressure(done, s);
+    if (!has_walls)
+        if (auto z = compressibility(done)) {
+            s.Z = z->mean;
+            s.Z_err = z->error;
+        }
+
+    const auto velocities = speed_sample(final);
+    const auto stats = velocity_stats(velocities);
+    s.ks_distance = stats.ks_distance;
+    s.kurtosis = stats.kurtosis;
+    // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
+    // as 1/t and D does not exist (SPEC.md), and walls confine the walk.
+    phase.finish(final);
+    if (D == 3 && !has_walls)
+        if (auto diffusion = phase.displacement().diffusion()) {
+            s.D = diffusion->mean;
+            s.D_err = diffusion->error;
+        }
+    std::vector<std::string> names;
+    for (const auto& sp : species) names.push_back(sp.name);
+    if (config.histogram)
+        write_file_atomically(*config.histogram, speed_histogram_csv(velocities, names));
+    if (config.velocity_histogram)
+        write_file_atomically(*config.velocity_histogram,
+                              component_histogram_csv(velocities, names));
+    if (config.rdf && phase.rdf()) write_file_atomically(*config.rdf, phase.rdf()->csv());
 
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
                  "predictions renewed",
@@ -290,13 +408,20 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     const bool summary_from_cli = options.summary_path.has_value();
     const std::string summary_path = options.summary_path.value_or(config.summary);
     check_writable(summary_path, summary_from_cli ? "--summary" : "output.summary");
-    if (config.trajectory) {
-        check_writable(config.trajectory->path, "output.trajectory.path");
-        namespace fs = std::filesystem;
-        if (fs::path(config.trajectory->path).lexically_normal() ==
-            fs::path(summary_path).lexically_normal())
+    // The config already keeps its output paths apart; --summary may still name one of them.
+    std::vector<std::pair<std::string, std::string>> outputs;
+    if (config.trajectory) outputs.emplace_back("output.trajectory.path", config.trajectory->path);
+    if (config.timeseries) outputs.emplace_back("output.timeseries.path", config.timeseries->path);
+    if (config.histogram) outputs.emplace_back("output.histogram", *config.histogram);
+    if (config.velocity_histogram)
+        outputs.emplace_back("output.velocity_histogram", *config.velocity_histogram);
+    if (config.rdf) outputs.emplace_back("output.rdf", *config.rdf);
+    namespace fs = std::filesystem;
+    for (const auto& [key, path] : outputs) {
+        check_writable(path, key);
+        if (fs::path(path).lexically_normal() == fs::path(summary_path).lexically_normal())
             throw InputError(std::string(summary_from_cli ? "--summary" : "output.summary") + ": " +
-                             summary_path + " is also output.trajectory.path");
+                             summary_path + " is also " + key);
     }
 
     return config.dimension == 2 ? run_in<2>(config, options, summary_path)

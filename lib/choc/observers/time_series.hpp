@@ -1,0 +1,48 @@
+// output.timeseries: one CSV row per sample of the measured phase, written atomically
+// (the file appears complete at the end of the run, or not at all).
+#pragma once
+
+#include "../io/atomic_file.hpp"
+#include "velocity_distribution.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace choc {
+
+struct TimeSeriesRow {
+    double time = 0.0;                    // since the measured phase began
+    double collisions_per_particle = 0.0; // 2 * collisions / N so far
+    double temperature = 0.0;             // instantaneous kT = 2 KE / (d N)
+    std::vector<double> species_temperature;
+    double Z = 0.0; // running 1 + W / (2 K) over the measured phase
+    VelocityStats velocities;
+    double msd = 0.0; // mean-squared displacement since the measured phase began
+};
+
+class TimeSeries {
+  public:
+    TimeSeries(const std::string& path, const std::vector<std::string>& species) : out_(path) {
+        out_.stream() << "time,collisions_per_particle,temperature";
+        for (const auto& name : species) out_.stream() << ",temperature_" << name;
+        out_.stream() << ",Z,kurtosis,ks_distance,H,msd\n";
+    }
+
+    // Numbers in shortest round-trip form; a quantity not defined yet is `nan`.
+    void write(const TimeSeriesRow& r) {
+        auto& s = out_.stream();
+        s << fmt::format("{},{},{}", r.time, r.collisions_per_particle, r.temperature);
+        for (double t : r.species_temperature) s << fmt::format(",{}", t);
+        s << fmt::format(",{},{},{},{},{}\n", r.Z, r.velocities.kurtosis, r.velocities.ks_distance,
+                         r.velocities.H, r.msd);
+    }
+
+    void commit() { out_.commit(); }
+
+  private:
+    AtomicOutput out_;
+};
+
+} // namespace choc

@@ -1,0 +1,58 @@
+// Mean-squared displacement through periodic boundaries, and the diffusion fit.
+#include <doctest/doctest.h>
+
+#include "periodic_cube.hpp"
+
+#include <choc/observers/displacement.hpp>
+
+#include <cmath>
+#include <vector>
+
+TEST_CASE("free flight across periodic edges is unwrapped: MSD = v^2 t^2") {
+    const double edge = 10.0;
+    const auto box = periodic_cube(edge);
+    choc::Particles<3> p;
+    p.table = choc::SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(choc::Vec<3>{{9.5, 1.0, 1.0}}, choc::Vec<3>{{3.0, 0.0, 0.0}}, 0);
+    p.add(choc::Vec<3>{{0.5, 5.0, 5.0}}, choc::Vec<3>{{0.0, -2.0, 4.0}}, 0);
+    choc::Displacement<3> msd(box, p, 0.0);
+    // Steps of 0.25 time units move 0.75, 0.5 and 1.0 along the axes, well below half an edge;
+    // the folded positions wrap around the box several times over t = 20.
+    for (int k = 1; k <= 80; ++k) {
+        const double t = 0.25 * k;
+        auto now = p;
+        for (auto& s : now.state) s.x = box.wrap(s.x + s.v * t);
+        msd.sample(now, t);
+        const double expected = 0.5 * (9.0 + 20.0) * t * t;
+        REQUIRE(msd.msd() == doctest::Approx(expected).epsilon(1e-12));
+    }
+    CHECK(msd.largest_step() == doctest::Approx(1.0 / edge));
+}
+
+TEST_CASE("diffusion fit: slope / 2d over the second half, error from the group spread") {
+    // Groups with MSD_g = 6 D_g t + c_g exactly: the fit returns the size-weighted mean
+    // of D_g, and the error formula of standard_error.hpp. Early points (t < 5) are off the
+    // line on purpose: the fit must not see them.
+    const std::vector<double> dg{0.10, 0.12, 0.08, 0.11}, size{3, 3, 2, 2};
+    std::vector<double> times;
+    std::vector<std::vector<double>> msd;
+    for (int k = 0; k <= 100; ++k) {
+        const double t = 0.1 * k;
+        times.push_back(t);
+        std::vector<double> row;
+        for (std::size_t g = 0; g < dg.size(); ++g)
+            row.push_back(t < 5.0 ? 100.0 : 6.0 * dg[g] * t + 0.3 * static_cast<double>(g));
+        msd.push_back(row);
+    }
+    const auto fit = choc::diffusion_fit(3, times, msd, size);
+    REQUIRE(fit);
+    const double mean = (3 * 0.10 + 3 * 0.12 + 2 * 0.08 + 2 * 0.11) / 10.0;
+    CHECK(fit->mean == doctest::Approx(mean).epsilon(1e-10));
+    double var = 0.0;
+    for (std::size_t g = 0; g < dg.size(); ++g)
+        var += (size[g] / 10.0) * (size[g] / 10.0) * (dg[g] - mean) * (dg[g] - mean);
+    REQUIRE(fit->error);
+    CHECK(*fit->error == doctest::Approx(std::sqrt(var * 4.0 / 3.0)).epsilon(1e-10));
+    // Too few samples in the window: no estimate.
+    CHECK(!choc::diffusion_fit(3, {0.0, 1.0}, {{0.0}, {1.0}}, {1.0}));
+}
