@@ -255,13 +255,20 @@ TEST_CASE("collisions.pair: restitution per pair of species") {
                    "collisions.pair[0].restitution: required key is missing");
 }
 
+TEST_CASE("field.gravity and field.drag") {
+    const Config c = parse_config(minimal, "t", {"field.gravity=[0,0,-9.81]", "field.drag=0.5"});
+    CHECK(c.gravity == std::vector<double>{0.0, 0.0, -9.81});
+    CHECK(c.drag == 0.5);
+    check_rejected(minimal, "field.gravity: expected 3 numbers", {"field.gravity=[0,-1]"});
+}
+
 TEST_CASE("unimplemented features are refused, after their type is checked") {
     const std::string refused = "not implemented yet in this version of choc";
     check_rejected(minimal, "collisions.tc: " + refused, {"collisions.tc=0.1"});
     check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"Z\"\nrestitution = 0.5\n",
                    "collisions.pair[0].b: no species");
-    check_rejected(minimal, "field.gravity: " + refused, {"field.gravity=[0,0,-1]"});
-    check_rejected(minimal, "field.drag: " + refused, {"field.drag=0.5"});
+    check_rejected(minimal, "field.gravity: expected an array", {"field.gravity=1"});
+    check_rejected(minimal, "field.drag: must be", {"field.drag=-0.5"});
     check_rejected(minimal, "field.drag: expected a number", {"field.drag=\"lots\""});
 }
 

@@ -527,9 +527,6 @@ void read_field(const Section& root, Config& config) {
     config.gravity = field.numbers("gravity", config.dimension)
                          .value_or(std::vector<double>(config.dimension, 0.0));
     config.drag = field.number("drag", Range::non_negative).value_or(0.0);
-    if (std::any_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g != 0; }))
-        field.fail("gravity", not_implemented);
-    if (config.drag > 0) field.fail("drag", not_implemented);
 }
 
 void read_init(const Section& root, Config& config) {

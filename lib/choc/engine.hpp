@@ -160,6 +160,19 @@ class Engine {
             return k;
         }
     }
+    // Kinetic energy of species s now.
+    double kinetic(std::uint32_t s) const {
+        if constexpr (!Motion::has_field) {
+            return tally_.kinetic[s];
+        } else {
+            double k = 0.0;
+            for (std::uint32_t i = 0; i < particles_.size(); ++i)
+                if (particles_.state[i].species == s)
+                    k += 0.5 * particles_.mass(i) *
+                         norm2(motion_.velocity(particles_.state[i], now_));
+            return k;
+        }
+    }
     double kinetic_integral() const {
         double k = 0.0;
         for (std::uint32_t s = 0; s < particles_.table.size(); ++s) k += kinetic_integral(s);

@@ -90,10 +90,11 @@ double displacement_interval(const Box<D>& box, const Particles<D>& p) {
 // intermediate stops at equal fractions of whichever limit comes first, and snapshots
 // for the trajectory, the time series and the displacement/g(r) observers at their own
 // times, with progress between chunks.
-template <int D>
+template <int D, class Motion>
 class MeasuredPhase {
   public:
-    MeasuredPhase(Engine<D>& engine, const Config& config, const RunOptions& options,
+    using EngineT = Engine<D, DefaultCalendar, Motion>;
+    MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
                   CollapseWatch& watch, const Particles<D>& initial)
         : engine_(engine), config_(config), watch_(watch),
           progress_(!options.quiet, config.run_time, config.run_collisions),
@@ -137,7 +138,7 @@ class MeasuredPhase {
                                        static_cast<double>(collision_limit_) * b / blocks));
             advance(until, limit);
             const auto& t = engine_.tally();
-            const double kinetic = t.kinetic_integral(engine_.local(engine_.time()));
+            const double kinetic = engine_.kinetic_integral();
             if (kinetic > kinetic0) done.push_back({t.virial - virial0, kinetic - kinetic0});
             virial0 = t.virial;
             kinetic0 = kinetic;
@@ -164,7 +165,7 @@ class MeasuredPhase {
     const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
 
   private:
-    using Stop = typename Engine<D>::Stop;
+    using Stop = typename EngineT::Stop;
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
     // g(r) costs about as much per particle as two pair collisions (every particle within
@@ -247,12 +248,13 @@ class MeasuredPhase {
         for (const auto& p : snapshot.state) count[p.species] += 1.0;
         double kinetic = 0.0;
         for (std::size_t k = 0; k < species.size(); ++k) {
-            kinetic += t.kinetic[k];
-            row.species_temperature.push_back(count[k] > 0 ? 2.0 * t.kinetic[k] / (D * count[k])
+            const double k_now = engine_.kinetic(static_cast<std::uint32_t>(k));
+            kinetic += k_now;
+            row.species_temperature.push_back(count[k] > 0 ? 2.0 * k_now / (D * count[k])
                                                            : std::nan(""));
         }
         row.temperature = 2.0 * kinetic / (D * n);
-        row.Z = running_z(t.virial, t.kinetic_integral(engine_.local(engine_.time())));
+        row.Z = running_z(t.virial, engine_.kinetic_integral());
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
         series_->write(row);
@@ -261,7 +263,7 @@ class MeasuredPhase {
                              std::to_string(most_frames) + " rows");
     }
 
-    Engine<D>& engine_;
+    EngineT& engine_;
     const Config& config_;
     CollapseWatch& watch_;
     Progress progress_;
@@ -278,23 +280,24 @@ class MeasuredPhase {
     bool stopped_ = false, interrupted_ = false;
 };
 
-template <int D>
-void equilibrate(Engine<D>& engine, double duration, CollapseWatch& watch) {
+template <class E>
+void equilibrate(E& engine, double duration, CollapseWatch& watch) {
     if (duration <= 0.0) return;
     spdlog::info("equilibrating for t = {:.6g}", duration);
     const double until = engine.time() + duration;
-    while (engine.run(until, ~std::uint64_t{0}, chunk) == Engine<D>::Stop::budget) {
+    while (engine.run(until, ~std::uint64_t{0}, chunk) == E::Stop::budget) {
         watch.check(engine.time(), engine.tally().events());
         if (InterruptGuard::requested()) return;
     }
 }
 
-template <int D>
-Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path) {
-    auto start = make_initial_state<D>(config);
+template <int D, class Motion>
+Summary run_with(const Config& config, const RunOptions& options, const std::string& summary_path,
+                 InitialState<D> start, Motion motion) {
     const bool has_walls = !start.box.walls.empty();
     const std::size_t n = start.particles.size();
-    Engine<D> engine(std::move(start.box), std::move(start.particles), engine_settings(config));
+    Engine<D, DefaultCalendar, Motion> engine(std::move(start.box), std::move(start.particles),
+                                              engine_settings(config), motion);
 
     if (options.started) options.started();
     InterruptGuard guard;
@@ -317,13 +320,12 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
-    MeasuredPhase<D> phase(engine, config, options, watch, initial);
+    MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
     const auto done = phase.run();
     s.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     const Tally& t = engine.tally();
-    const double now = engine.local(engine.time());
     s.sim_time = engine.measured_time();
     s.collisions = t.collisions;
     s.wall_collisions = t.wall_collisions;
@@ -343,7 +345,7 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     double kinetic_total = 0.0;
     for (std::uint32_t k = 0; k < species.size(); ++k) {
         const double mean_kinetic =
-            s.sim_time > 0 ? t.kinetic_integral(k, now) / s.sim_time : t.kinetic[k];
+            s.sim_time > 0 ? engine.kinetic_integral(k) / s.sim_time : engine.kinetic(k);
         kinetic_total += mean_kinetic;
         s.species.push_back(
             {species[k].name, counts[k],
@@ -399,6 +401,18 @@ Summary run_in(const Config& config, const RunOptions& options, const std::strin
     write_summary(summary_path, s);
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
     return s;
+}
+
+// The start, then the engine for its field: straight flights unless there is gravity or
+// drag (the field-free engine pays nothing for fields it does not have).
+template <int D>
+Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path) {
+    auto start = make_initial_state<D>(config);
+    Vec<D> g;
+    for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
+    if (norm2(g) == 0.0 && config.drag == 0.0)
+        return run_with<D>(config, options, summary_path, std::move(start), Ballistic<D>{});
+    return run_with<D>(config, options, summary_path, std::move(start), Field<D>(g, config.drag));
 }
 
 } // namespace
