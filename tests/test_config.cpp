@@ -262,9 +262,23 @@ TEST_CASE("field.gravity and field.drag") {
     check_rejected(minimal, "field.gravity: expected 3 numbers", {"field.gravity=[0,-1]"});
 }
 
-TEST_CASE("unimplemented features are refused, after their type is checked") {
-    const std::string refused = "not implemented yet in this version of choc";
-    check_rejected(minimal, "collisions.tc: " + refused, {"collisions.tc=0.1"});
+TEST_CASE("collisions.tc and collisions.on_collapse") {
+    const Config d = parse_config(minimal, "t");
+    CHECK(d.tc == 0.0);
+    CHECK(!d.tc_on_collapse);
+    const Config c =
+        parse_config(minimal, "t", {"collisions.tc=1e-4", "collisions.on_collapse=tc"});
+    CHECK(c.tc == 1e-4);
+    CHECK(c.tc_on_collapse);
+    CHECK(!parse_config(minimal, "t", {"collisions.on_collapse=stop"}).tc_on_collapse);
+    check_rejected(minimal, "collisions.on_collapse: \"tc\" switches the TC model on",
+                   {"collisions.on_collapse=tc"});
+    check_rejected(minimal, "collisions.on_collapse: expected \"stop\" or \"tc\"",
+                   {"collisions.on_collapse=wait"});
+    check_rejected(minimal, "collisions.tc: must be", {"collisions.tc=-1"});
+}
+
+TEST_CASE("bad values in the dissipation keys name their key") {
     check_rejected(minimal + "[[collisions.pair]]\na = \"A\"\nb = \"Z\"\nrestitution = 0.5\n",
                    "collisions.pair[0].b: no species");
     check_rejected(minimal, "field.gravity: expected an array", {"field.gravity=1"});

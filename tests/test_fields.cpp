@@ -135,3 +135,27 @@ TEST_CASE("drag alone cools an elastic gas exactly as exp(-2 gamma t)") {
     CHECK(engine.kinetic_integral() ==
           doctest::Approx(k0 * -std::expm1(-2 * gamma * 5.0) / (2 * gamma)).epsilon(1e-10));
 }
+
+TEST_CASE("a bouncing ball under the TC model keeps its last inelastic bounce") {
+    // v0 = 1.5, g = 2, e = 0.6, tc = 0.01. A landing is elastic when the flight before it
+    // (2 v_k / g = v_k here) lasted less than tc: flights 1.5 * 0.6^k are >= 0.01 up to
+    // k = 9, so landing 10 is the last inelastic one and the ball then bounces forever at
+    // v0 * 0.6^10 = 0.00907. Its energy (kinetic + potential above the floor contact) stays
+    // at v*^2 / 2 to round-off, and the run ends at the requested time without a hang.
+    const double g = 2.0, v0 = 1.5, e = 0.6;
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{5.0, 0.5}}, Vec<2>{{0.0, v0}}, 0);
+    EngineSettings settings;
+    settings.tc = 0.01;
+    FieldEngine engine(walled_square(10.0, e), p, settings, Field<2>(Vec<2>{{0.0, -g}}, 0.0));
+    const double t_inf = 2.0 * v0 / (g * (1.0 - e));
+    REQUIRE(engine.run(3.0 * t_inf, ~0ull, 1u << 20) == FieldEngine::Stop::time);
+    const auto s = engine.snapshot(3.0 * t_inf);
+    const double v_last = v0 * std::pow(e, 10);
+    const double energy = 0.5 * norm2(s.state[0].v) + g * (s.state[0].x[1] - 0.5);
+    CHECK(energy == doctest::Approx(0.5 * v_last * v_last).epsilon(1e-9));
+    // 10 inelastic landings, then one every v_last until 3 t_inf
+    const double bounces = 10 + (3.0 * t_inf - t_inf * (1 - std::pow(e, 10))) / v_last;
+    CHECK(std::abs(static_cast<double>(engine.tally().wall_collisions) - bounces) <= 1.0);
+}

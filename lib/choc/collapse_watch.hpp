@@ -1,7 +1,9 @@
 // Inelastic collapse: with restitution e < 1 a cluster can collide infinitely often in a
 // finite time (a Zeno sequence), and the clock stops advancing while the event count
-// grows without bound. Without the TC model (collisions.tc, not implemented yet) the run
-// could never finish, so it is stopped with an error instead of hanging.
+// grows without bound. The run could never finish, so a collapse either stops it with an
+// error instead of hanging, or (collisions.on_collapse = "tc") switches the TC model on,
+// which makes the collisions of recently collided particles elastic and ends the Zeno
+// sequence; a second collapse, with TC on, stops the run.
 //
 // The watch compares the simulated time that passes per event in each chunk of events
 // with the largest such step seen so far: an elastic gas keeps it steady and a cooling
@@ -14,13 +16,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace choc {
 
 class CollapseWatch {
   public:
-    explicit CollapseWatch(bool active) : active_(active) {}
+    // `switch_on_tc`, when given, is called at the first collapse instead of stopping;
+    // `tc` is the TC time configured (0: none), for the message.
+    explicit CollapseWatch(bool active, std::function<void(double)> switch_on_tc = {},
+                           double tc = 0.0)
+        : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc) {}
 
     // After a chunk: the absolute time and the number of events processed so far
     // (any monotone count; a count that went down starts the watch afresh).
@@ -39,18 +46,30 @@ class CollapseWatch {
         strikes_ = (time == last_time_ || step < 1e-6 * largest_step_) ? strikes_ + 1 : 0;
         last_time_ = time;
         last_events_ = events;
-        if (strikes_ >= strikes_to_stop)
-            throw InputError(
-                "collisions.restitution: inelastic collapse at t = " + std::to_string(time) +
-                ": the clock has stopped while collisions go on without end (a Zeno sequence). "
-                "The TC model that prevents it (collisions.tc) is not implemented yet; use a "
-                "restitution closer to 1 or a lower density");
+        if (strikes_ < strikes_to_stop) return;
+        if (switch_on_tc_) {
+            switch_on_tc_(time);
+            switch_on_tc_ = nullptr;
+            strikes_ = 0;
+            return;
+        }
+        const std::string what = "inelastic collapse at t = " + std::to_string(time) +
+                                 ": the clock has stopped while collisions go on without end "
+                                 "(a Zeno sequence). ";
+        if (tc_ > 0.0)
+            throw InputError("collisions.tc: " + what + "The TC model is on with tc = " +
+                             std::to_string(tc_) + "; a larger tc would prevent it");
+        throw InputError("collisions.restitution: " + what +
+                         "Set collisions.tc > 0 (the TC model) to prevent it, with "
+                         "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
     }
 
   private:
     static constexpr std::uint64_t min_chunk = 1u << 16;
     static constexpr int strikes_to_stop = 8;
     bool active_;
+    std::function<void(double)> switch_on_tc_;
+    double tc_;
     bool started_ = false;
     double last_time_ = 0.0, largest_step_ = 0.0;
     std::uint64_t last_events_ = 0;

@@ -24,8 +24,6 @@
 namespace choc {
 namespace {
 
-const std::string not_implemented = "not implemented yet in this version of choc";
-
 // Largest total particle count (over all species).
 constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
 
@@ -456,7 +454,7 @@ void read_species(const Section& root, Config& config) {
 
 void read_collisions(const Section& root, Config& config) {
     Section collisions = root.table("collisions");
-    collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "pair"});
+    collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "on_collapse", "pair"});
     config.restitution = collisions.number("restitution", Range::unit_closed).value_or(1.0);
     config.epsilon = collisions.number("epsilon", Range::non_negative).value_or(0.0);
     config.contact_gap =
@@ -467,6 +465,14 @@ void read_collisions(const Section& root, Config& config) {
                                        "distance), got " +
                                            std::to_string(config.contact_gap));
     config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
+    if (auto mode = collisions.string("on_collapse")) {
+        if (*mode != "stop" && *mode != "tc")
+            collisions.fail("on_collapse", "expected \"stop\" or \"tc\", got \"" + *mode + "\"");
+        config.tc_on_collapse = *mode == "tc";
+        if (config.tc_on_collapse && config.tc <= 0)
+            collisions.fail("on_collapse", "\"tc\" switches the TC model on at a collapse: it "
+                                           "needs collisions.tc > 0");
+    }
     auto pairs = collisions.tables("pair");
     for (const Section& pair : pairs) {
         pair.allow({"a", "b", "restitution"});
@@ -487,7 +493,6 @@ void read_collisions(const Section& root, Config& config) {
         config.pair_restitution.push_back({index[0], index[1], *e});
     }
     // Refused rather than ignored: a run must never silently use different physics.
-    if (config.tc > 0) collisions.fail("tc", not_implemented);
 }
 
 void read_walls(const Section& root, Config& config) {

@@ -47,9 +47,10 @@ struct Config {
 
     // [collisions]
     double restitution = 1.0;
-    double epsilon = 0.0;      // events this close in time are resolved together
-    double contact_gap = 1e-9; // with epsilon > 0: relative gap below which pairs touch
-    double tc = 0.0;
+    double epsilon = 0.0;        // events this close in time are resolved together
+    double contact_gap = 1e-9;   // with epsilon > 0: relative gap below which pairs touch
+    double tc = 0.0;             // TC-model time (0: off)
+    bool tc_on_collapse = false; // on_collapse = "tc": TC off until a collapse is detected
     std::vector<PairRestitution> pair_restitution; // overrides `restitution` per pair
 
     std::vector<WallConfig> walls;
@@ -76,7 +77,7 @@ struct Config {
     std::optional<PeriodicOutput> timeseries;
     std::optional<std::string> histogram;          // final speed histogram (CSV)
     std::optional<std::string> velocity_histogram; // final x-velocity histogram (CSV)
-    std::optional<std::string> rdf;       // g(r) averaged over the measured phase (CSV)
+    std::optional<std::string> rdf;                // g(r) averaged over the measured phase (CSV)
 
     std::string source; // the config file's path, for messages
 };

@@ -47,6 +47,10 @@ struct EngineSettings {
     // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
     // (a wall: its radius) that is not separating joins the group as a touching contact.
     double contact_gap = 1e-9;
+    // The TC model (Luding & McNamara): a collision of a particle that collided less than
+    // `tc` ago is elastic. 0: off. `tc_from_start` false: armed, switched on by enable_tc.
+    double tc = 0.0;
+    bool tc_from_start = true;
     // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
     // empty: `restitution` for every pair.
     std::vector<double> pair_restitution{};
@@ -70,6 +74,10 @@ class Engine {
           motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
+        if (settings_.tc > 0.0) {
+            last_collision_.assign(particles_.size(), -never);
+            if (settings_.tc_from_start) tc_ = settings_.tc;
+        }
         const std::size_t species = particles_.table.size();
         restitution_ = settings_.pair_restitution;
         if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
@@ -141,6 +149,11 @@ class Engine {
     }
     const Tally& tally() const { return tally_; }
     const Motion& motion() const { return motion_; }
+
+    // Switches the TC model on (settings.tc, armed but not from the start): the answer to
+    // an inelastic collapse that the caller detected.
+    void enable_tc() { tc_ = settings_.tc; }
+    bool tc_active() const { return tc_ > 0.0; }
 
     // Time integral of species s's kinetic energy over the measured phase, up to now.
     // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
@@ -224,8 +237,20 @@ class Engine {
         }
     }
 
-    double restitution(const ParticleState<D>& a, const ParticleState<D>& b) const {
-        return restitution_[a.species * particles_.table.size() + b.species];
+    // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
+    // when either particle collided less than tc ago.
+    double pair_restitution(std::uint32_t i, std::uint32_t j) const {
+        if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
+        const auto n = particles_.table.size();
+        return restitution_[particles_.state[i].species * n + particles_.state[j].species];
+    }
+    double wall_restitution(std::uint32_t i, std::uint32_t w) const {
+        return tc_ > 0.0 && recent(i) ? 1.0 : box_.walls[w].restitution;
+    }
+    bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
+    // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
+    void collided(std::uint32_t i) {
+        if (!last_collision_.empty()) last_collision_[i] = now_;
     }
 
     bool stale(std::uint32_t i) const {
@@ -379,13 +404,13 @@ class Engine {
                 bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
                 const auto& wall = box_.walls[c.b];
                 contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
-                                    wall.normal, wall.restitution});
+                                    wall.normal, wall_restitution(c.a, c.b)});
                 arm.push_back({});
             } else {
                 const Vec<D> r =
                     box_.minimum_image(particles_.state[c.a].x - particles_.state[c.b].x);
-                contacts.push_back({body_of(c.a), body_of(c.b), r * (1.0 / norm(r)),
-                                    restitution(particles_.state[c.a], particles_.state[c.b])});
+                contacts.push_back(
+                    {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), pair_restitution(c.a, c.b)});
                 arm.push_back(r);
                 const double sigma = particles_.table.pair_sigma(particles_.state[c.a].species,
                                                                  particles_.state[c.b].species);
@@ -405,6 +430,7 @@ class Engine {
             kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
             last_partner_[b] = none;
         }
+        for (const std::uint32_t b : component.bodies) collided(b);
         for (std::size_t n = 0; n < contacts.size(); ++n) {
             if (norm2(result.impulses[n]) == 0.0) continue;
             if (g.contacts[component.contacts[n]].wall) {
@@ -436,7 +462,9 @@ class Engine {
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
-        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, restitution(pi, pj));
+        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+        collided(i);
+        collided(j);
         kinetic_change(pi.species, 0.5 * mi * norm2(pi.v) - ki);
         kinetic_change(pj.species, 0.5 * mj * norm2(pj.v) - kj);
         tally_.virial += impulse.virial;
@@ -459,7 +487,10 @@ class Engine {
         tally_.overlap((a - box_.walls[w].distance(p.x)) / a);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
-        wall_collision(box_.walls[w], p.v, m);
+        Wall<D> wall = box_.walls[w];
+        wall.restitution = wall_restitution(i, w);
+        wall_collision(wall, p.v, m);
+        collided(i);
         kinetic_change(p.species, 0.5 * m * norm2(p.v) - k);
         ++tally_.wall_collisions;
         last_partner_[i] = none;
@@ -643,6 +674,7 @@ class Engine {
         permute(particles_.state);
         permute(schedule_);
         permute(last_partner_);
+        if (!last_collision_.empty()) permute(last_collision_);
         permute(id_);
         for (auto& s : schedule_) s.partner = renamed[s.partner];
         for (auto& p : last_partner_)
@@ -670,6 +702,7 @@ class Engine {
             s.crossing_time -= shift;
         }
         for (auto& t : tally_.since) t -= shift;
+        for (auto& t : last_collision_) t -= shift;
         tally_.start -= shift;
         calendar_.shift(shift);
         origin_ += shift;
@@ -694,6 +727,8 @@ class Engine {
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
     std::vector<double> restitution_;         // e per pair of species, [a * n + b]
+    std::vector<double> last_collision_;      // per particle, when TC is configured
+    double tc_ = 0.0;                         // TC time in force (0: off)
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising 27 entries (Vec's members are value-initialised).
     std::array<Neighbour, max_neighbours> near_;

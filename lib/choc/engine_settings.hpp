@@ -17,6 +17,8 @@ inline EngineSettings engine_settings(const Config& config) {
     }
     s.epsilon = config.epsilon;
     s.contact_gap = config.contact_gap;
+    s.tc = config.tc;
+    s.tc_from_start = !config.tc_on_collapse;
     return s;
 }
 

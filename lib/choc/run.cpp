@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 namespace choc {
@@ -301,11 +302,22 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     if (options.started) options.started();
     InterruptGuard guard;
-    CollapseWatch watch(config.restitution < 1.0 ||
-                        std::any_of(config.pair_restitution.begin(), config.pair_restitution.end(),
-                                    [](const PairRestitution& p) { return p.restitution < 1.0; }) ||
-                        std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
-                                    [](const Wall<D>& w) { return w.restitution < 1.0; }));
+    // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
+    std::function<void(double)> switch_on_tc;
+    if (config.tc_on_collapse)
+        switch_on_tc = [&engine, &config](double time) {
+            engine.enable_tc();
+            spdlog::warn("inelastic collapse at t = {:.6g}: the TC model is on from now "
+                         "(collisions.tc = {:.6g})",
+                         time, config.tc);
+        };
+    CollapseWatch watch(
+        config.restitution < 1.0 ||
+            std::any_of(config.pair_restitution.begin(), config.pair_restitution.end(),
+                        [](const PairRestitution& p) { return p.restitution < 1.0; }) ||
+            std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
+                        [](const Wall<D>& w) { return w.restitution < 1.0; }),
+        std::move(switch_on_tc), config.tc);
     equilibrate(engine, config.equilibrate, watch);
     engine.reset_tally();
 
