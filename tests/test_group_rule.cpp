@@ -494,3 +494,19 @@ TEST_CASE("group rule: malformed groups are refused") {
     const std::vector<GroupBody<2>> massless = {{Vec<2>{}, 0.0}, {Vec<2>{}, 1.0}};
     CHECK_THROWS_AS(resolve_group<2>(massless, Contacts{{0, 1, x, 1.0}}), std::invalid_argument);
 }
+
+TEST_CASE("group rule: one solver reused across groups of different sizes") {
+    // The engine keeps one GroupSolver; its workspace must carry nothing from one group
+    // to the next. Same inputs, same outputs, bit for bit, as a fresh solver.
+    RandomVectors rnd(81);
+    GroupSolver<3> reused;
+    for (int trial = 0; trial < 50; ++trial) {
+        CAPTURE(trial);
+        const Group<3> g =
+            random_tree<3>(rnd, 2 + static_cast<int>(rnd.bits() % 7), trial % 2 == 0, false);
+        const auto again = reused.resolve(g.bodies, g.contacts);
+        const auto fresh = resolve_group<3>(g.bodies, g.contacts);
+        CHECK(again.velocities == fresh.velocities);
+        CHECK(again.impulses == fresh.impulses);
+    }
+}

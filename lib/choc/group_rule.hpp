@@ -36,8 +36,9 @@
 //    the sequential plastic resolution (below), which does end.
 // Singular systems: the contact normals are linearly dependent (a disc touching two walls
 // at the same point, a closed hexagonal shell around a disc). If the system is still
-// consistent (always, with one e for all contacts: the right-hand side -(1 + e) J v lies
-// in the range of the contact Jacobian J), the velocities are unique — two impulse sets
+// consistent (always, with one e for all contacts and walls at rest: with J the contact
+// Jacobian, v' = v + M^-1 J^T lambda and J M^-1 J^T lambda = -(1 + e) J v, whose right-hand
+// side lies in range(J) = range(J M^-1 J^T)), the velocities are unique — two impulse sets
 // differ by a null vector of J^T, which changes no velocity — and the basic solution of
 // Gauss–Jordan (unknowns without a pivot set to zero) gives them; only the split of the
 // impulses among the dependent contacts is a choice. The result says `singular` so the
@@ -45,10 +46,13 @@
 // Sequential plastic fallback: from the velocities before the group, repeatedly take the
 // most approaching contact and stop it along its normal (binary rule with e = 0,
 // lambda = -u / (1/m_a + 1/m_b) > 0). Each step conserves momentum, removes energy and
-// pulls nothing; it is a projection (in the kinetic-energy metric) onto the half-space
-// u_k' >= 0, and cyclic projections onto finitely many half-spaces whose intersection
-// (a polyhedral cone holding v = 0) is not empty converge linearly, so the worst
-// approach speed falls below the tolerance after finitely many steps. The elastic part of
+// pulls nothing; it is the projection (in the kinetic-energy metric) onto the half-space
+// u_k' >= 0 of the most violated contact. With walls at rest the half-spaces intersect
+// (v' = 0 lies in all), and projecting onto the most violated of finitely many
+// half-spaces with a common point converges linearly (the relaxation method of Agmon,
+// Motzkin and Schoenberg, 1954), so the worst approach speed falls below the tolerance
+// after finitely many steps; a step cap guards what that argument does not cover
+// (moving walls squeezing a body) and sets `unresolved`. The elastic part of
 // those contacts is lost; the result says `fallback` so the caller can log it.
 // A group of one contact takes the closed-form binary rule of collide.hpp.
 #pragma once
