@@ -31,11 +31,12 @@ namespace {
 const char* const run_footer = R"(
 The config file is TOML with these sections (every key is described in README.md):
   dimension = 2 | 3        discs or spheres
-  [box]                    packing_fraction or size, boundary
+  [box]                    packing_fraction or size, boundary, wall_restitution
   [[species]]              name, count, radius, mass, temperature
-  [collisions]             restitution, epsilon, contact_gap
+  [collisions]             restitution, epsilon, contact_gap, tc, on_collapse
   [[collisions.pair]]      a, b, restitution (per pair of species)
   [[walls]]                normal, point, restitution
+  [field]                  gravity, drag
   [init]                   lattice, velocities, temperature, seed, from
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }, timeseries = { path, every },

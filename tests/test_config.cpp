@@ -262,6 +262,12 @@ TEST_CASE("field.gravity and field.drag") {
     check_rejected(minimal, "field.gravity: expected 3 numbers", {"field.gravity=[0,-1]"});
 }
 
+TEST_CASE("box.wall_restitution") {
+    CHECK(parse_config(minimal, "t").wall_restitution == 1.0);
+    CHECK(parse_config(minimal, "t", {"box.wall_restitution=0.5"}).wall_restitution == 0.5);
+    check_rejected(minimal, "box.wall_restitution: must be", {"box.wall_restitution=1.5"});
+}
+
 TEST_CASE("collisions.tc and collisions.on_collapse") {
     const Config d = parse_config(minimal, "t");
     CHECK(d.tc == 0.0);

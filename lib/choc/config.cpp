@@ -384,8 +384,9 @@ std::optional<PeriodicOutput> periodic_output(const Section& output, std::string
 void read_box(const Section& root, Config& config) {
     const int dimension = config.dimension;
     Section box = root.table("box");
-    box.allow({"packing_fraction", "size", "boundary"});
+    box.allow({"packing_fraction", "size", "boundary", "wall_restitution"});
     config.packing_fraction = box.number("packing_fraction", Range::unit_open);
+    config.wall_restitution = box.number("wall_restitution", Range::unit_closed).value_or(1.0);
     config.box_size = box.numbers("size", dimension);
     if (config.box_size)
         for (int i = 0; i < dimension; ++i)

@@ -52,7 +52,7 @@ Box<D> config_box(const Config& c) {
 // offset dot(point, n), so the signed distance of x is dot(x, n) - offset.
 template <int D>
 void add_walls(Box<D>& box, const Config& c) {
-    add_box_walls(box, 1.0);
+    add_box_walls(box, c.wall_restitution);
     for (std::size_t k = 0; k < c.walls.size(); ++k) {
         const auto& w = c.walls[k];
         if (w.normal.size() != static_cast<std::size_t>(D) ||
