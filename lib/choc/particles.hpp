@@ -23,7 +23,9 @@ struct alignas(D == 3 ? 64 : 16) ParticleState {
         0; // velocity changes so far: predictions naming it are stale once it moves
     std::uint32_t species = 0;
 
-    Vec<D> position_at(double now) const { return x + v * (now - t); }
+    // Always inlined: the prediction loop calls it once per neighbour, and GCC left it
+    // out of line in the large scan loop (measured: +16 % instructions there).
+    [[gnu::always_inline]] Vec<D> position_at(double now) const { return x + v * (now - t); }
 };
 
 static_assert(sizeof(ParticleState<3>) == 64, "3D hot record should be one cache line");

@@ -30,15 +30,18 @@ template <int D>
 struct Ballistic {
     static constexpr bool has_field = false;
 
-    Vec<D> position(const ParticleState<D>& p, double now) const { return p.position_at(now); }
-    Vec<D> velocity(const ParticleState<D>& p, double) const { return p.v; }
+    [[gnu::always_inline]] Vec<D> position(const ParticleState<D>& p, double now) const {
+        return p.position_at(now);
+    }
+    [[gnu::always_inline]] Vec<D> velocity(const ParticleState<D>& p, double) const { return p.v; }
     // The field's acceleration along a direction: none.
     double along(const Vec<D>&) const { return 0.0; }
     void advance(ParticleState<D>& p, double now) const {
         p.x += p.v * (now - p.t);
         p.t = now;
     }
-    double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2, double horizon) const {
+    [[gnu::always_inline]] double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2,
+                                            double horizon) const {
         return choc::pair_time(r, v, sigma2, horizon);
     }
     // Time until a gap (>= 0 now) that changes at rate u first closes.
