@@ -62,6 +62,7 @@ class Cells {
             total *= static_cast<std::size_t>(n_[a]);
         }
         cells_ = static_cast<std::uint32_t>(total);
+        make_offsets();
         stride_ = 8;
         blocks_.assign(total * stride_, 0);
         cell_.assign(n_particles, 0);
@@ -129,13 +130,20 @@ class Cells {
     // The 3^D cells around `cell` (itself included), written to `out`; returns how many.
     // Offsets that leave the grid on a walled axis are skipped.
     int neighbours(std::uint32_t cell, Neighbour* out) const {
-        return collect(coords(cell), -1, -1, out);
+        const auto c = coords(cell);
+        if (interior(c)) return shifted(cell, around_.data(), static_cast<int>(around_.size()), out);
+        return collect(c, -1, -1, out);
     }
 
     // The 3^(D-1) cells that became adjacent after entering `cell` along `axis` in
     // direction `dir` (+1 or -1): the layer at offset `dir` on that axis.
     int new_layer(std::uint32_t cell, int axis, int dir, Neighbour* out) const {
-        return collect(coords(cell), axis, dir, out);
+        const auto c = coords(cell);
+        if (interior(c)) {
+            const auto& layer = layers_[2 * axis + (dir > 0)];
+            return shifted(cell, layer.data(), static_cast<int>(layer.size()), out);
+        }
+        return collect(c, axis, dir, out);
     }
 
     // Neighbour of `cell` one step along `axis` in `dir`, and whether the step wraps
@@ -191,6 +199,43 @@ class Cells {
     }
 
   private:
+    static constexpr int around_count = D == 3 ? 27 : 9, layer_count = D == 3 ? 9 : 3;
+
+    // A cell at least one cell away from every edge: its neighbours are at fixed flat
+    // offsets with no periodic shift, the common case a scan takes without collect().
+    bool interior(const std::array<int, D>& c) const {
+        for (int a = 0; a < D; ++a)
+            if (c[a] < 1 || c[a] > n_[a] - 2) return false;
+        return true;
+    }
+    int shifted(std::uint32_t cell, const std::int32_t* offsets, int n, Neighbour* out) const {
+        for (int k = 0; k < n; ++k) out[k] = {static_cast<std::uint32_t>(cell + offsets[k]), {}};
+        return n;
+    }
+
+    // The flat offsets of the 3^D neighbours and of each new layer, in collect()'s order
+    // (x fastest), so that both paths list candidates alike.
+    void make_offsets() {
+        auto offset = [&](const std::array<int, D>& d) {
+            std::int32_t f = 0;
+            for (int a = D - 1; a >= 0; --a) f = f * n_[a] + d[a];
+            return f;
+        };
+        int k = 0;
+        std::array<int, 2 * D> in_layer{};
+        for (int code = 0; code < around_count; ++code) {
+            std::array<int, D> d;
+            int rest = code;
+            for (int a = 0; a < D; ++a) d[a] = rest % 3 - 1, rest /= 3;
+            around_[k++] = offset(d);
+            for (int a = 0; a < D; ++a)
+                if (d[a] != 0) {
+                    const int l = 2 * a + (d[a] > 0);
+                    layers_[l][in_layer[l]++] = offset(d);
+                }
+        }
+    }
+
     int collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir, Neighbour* out) const {
         // Per axis: up to three (coordinate, shift) choices.
         std::array<std::array<int, 3>, D> cc;
@@ -246,6 +291,8 @@ class Cells {
     }
 
     std::array<int, D> n_{};
+    std::array<std::int32_t, around_count> around_{};
+    std::array<std::array<std::int32_t, layer_count>, 2 * D> layers_{};
     Vec<D> width_, length_;
     std::array<bool, D> periodic_{};
     std::uint32_t cells_ = 0;
