@@ -4,6 +4,7 @@
 #include "config.hpp"
 
 #include "errors.hpp"
+#include "io/toml_file.hpp"
 
 #include <toml++/toml.h>
 
@@ -646,14 +647,7 @@ void read_output(const Section& root, Config& config) {
 
 Config parse_config(const std::string& toml_text, const std::string& source,
                     const std::vector<std::string>& overrides) {
-    toml::table document;
-    try {
-        document = toml::parse(toml_text, source);
-    } catch (const toml::parse_error& error) {
-        const auto& where = error.source().begin;
-        throw InputError(source + ":" + std::to_string(where.line) + ":" +
-                         std::to_string(where.column) + ": " + std::string(error.description()));
-    }
+    toml::table document = parse_toml(toml_text, source);
     std::vector<std::string> overridden;
     for (const auto& text : overrides) overridden.push_back(apply_override(document, text));
 
@@ -680,15 +674,7 @@ Config parse_config(const std::string& toml_text, const std::string& source,
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error))
-        throw InputError(path + ": cannot read file: is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read file: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw InputError(path + ": cannot read file: read error");
-    return parse_config(text.str(), path, overrides);
+    return parse_config(read_text_file(path), path, overrides);
 }
 
 } // namespace choc
