@@ -305,7 +305,12 @@ class Engine {
         if (settings_.contact_gap > 0.0)
             for (std::size_t n = 0; n < g.bodies.size(); ++n) add_touching(g.bodies[n]);
 
-        for (const ContactComponent& c : contact_components(g.contacts)) resolve_component(c);
+        // One contact (the usual step in a fluid: nothing else within epsilon, nothing
+        // touching) needs no graph.
+        if (g.contacts.size() == 1)
+            resolve_component({{0}, {}});
+        else
+            for (const ContactComponent& c : contact_components(g.contacts)) resolve_component(c);
 
         for (const std::uint32_t b : g.bodies) {
             ++particles_.state[b].count;
