@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace choc {
@@ -68,7 +69,7 @@ struct Config {
     std::optional<PeriodicOutput> timeseries;
     std::optional<std::string> histogram;          // final speed histogram (CSV)
     std::optional<std::string> velocity_histogram; // final x-velocity histogram (CSV)
-    std::optional<std::string> rdf;       // g(r) averaged over the measured phase (CSV)
+    std::optional<std::string> rdf;                // g(r) averaged over the measured phase (CSV)
 
     std::string source; // the config file's path, for messages
 };
@@ -78,6 +79,10 @@ struct Config {
 // unreadable file, TOML syntax, unknown key, wrong type, out-of-range value, missing
 // required key, a feature that this version does not implement yet.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Every output file of `config` but the summary, as (dotted key, path): trajectory,
+// time series, histograms, g(r).
+std::vector<std::pair<std::string, std::string>> output_paths(const Config& config);
 
 // The same from TOML text (tests and `choc collide` use it); `source` names it in errors.
 Config parse_config(const std::string& toml_text, const std::string& source,
