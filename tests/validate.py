@@ -140,8 +140,9 @@ def blocked_mean_and_error(rows, key, span=5.0):
     return mean, mean_and_error(means)[1]
 
 
-# Systems per mode. Each equation-of-state run: (d, packing fraction, lattice, particles
-# per lattice cell count, equilibration time, measured collisions).
+# Systems per mode. Each equation-of-state run: (d, packing fraction, lattice, N,
+# equilibration time, measured collisions); each relaxation run: (d, packing fraction,
+# lattice, N, run time); the mixture: (d, packing fraction, lattice, N, run time).
 FULL = {
     # N = 32000 spheres (fcc 20^3) and 32400 discs (hex 180^2): the O(1/N) finite-size
     # shift of Z is ~1e-4, below the 0.3 % tolerance; 1.2e7 collisions (375 per particle)
