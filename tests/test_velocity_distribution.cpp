@@ -11,6 +11,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -38,6 +39,21 @@ SpeedSample quantile_sample(int d, std::size_t n, double kT, double m = 1.0) {
         s.species.push_back(0);
     }
     return s;
+}
+
+// The header line and the rows of numbers of a CSV text.
+std::pair<std::string, std::vector<std::vector<double>>> read_csv(const std::string& text) {
+    std::istringstream csv(text);
+    std::string header, line;
+    std::getline(csv, header);
+    std::vector<std::vector<double>> rows;
+    while (std::getline(csv, line)) {
+        std::vector<double> x;
+        std::istringstream fields(line);
+        for (std::string f; std::getline(fields, f, ',');) x.push_back(std::stod(f));
+        rows.push_back(x);
+    }
+    return {header, rows};
 }
 
 } // namespace
@@ -134,26 +150,19 @@ TEST_CASE("speed histogram: densities integrate to 1, per-species columns for mi
     s.mass = {1.0, 2.0};
     s.count = {2000, 2000};
     for (std::size_t i = 0; i < s.speed.size(); i += 2) s.species[i] = 1;
-    std::istringstream csv(choc::speed_histogram_csv(s, {"A", "B"}));
-    std::string line;
-    std::getline(csv, line);
-    CHECK(line == "speed_low,speed_high,speed,density,maxwell_boltzmann,density_A,"
-                  "maxwell_boltzmann_A,density_B,maxwell_boltzmann_B");
+    const auto [header, rows] = read_csv(choc::speed_histogram_csv(s, {"A", "B"}));
+    CHECK(header == "speed_low,speed_high,speed,density,maxwell_boltzmann,density_A,"
+                    "maxwell_boltzmann_A,density_B,maxwell_boltzmann_B");
     double total = 0.0, total_a = 0.0, total_b = 0.0;
-    int rows = 0;
-    while (std::getline(csv, line)) {
-        std::vector<double> x;
-        std::istringstream fields(line);
-        for (std::string f; std::getline(fields, f, ',');) x.push_back(std::stod(f));
+    for (const auto& x : rows) {
         REQUIRE(x.size() == 9);
         const double width = x[1] - x[0];
         total += x[3] * width;
         total_a += x[5] * width;
         total_b += x[7] * width;
-        ++rows;
     }
     // sqrt(4000) / 2 = 31 bins over [0, largest speed], every particle counted once.
-    CHECK(rows == 31);
+    CHECK(rows.size() == 31);
     CHECK(total == doctest::Approx(1.0));
     CHECK(total_a == doctest::Approx(1.0));
     CHECK(total_b == doctest::Approx(1.0));
@@ -170,24 +179,16 @@ TEST_CASE("x-velocity histogram: symmetric range, integrates to 1, Gaussian refe
         s.vx.push_back(i % 2 ? 1.0 : -1.0);
         s.species.push_back(0);
     }
-    std::istringstream csv(choc::component_histogram_csv(s, {"A"}));
-    std::string line;
-    std::getline(csv, line);
-    CHECK(line == "vx_low,vx_high,vx,density,maxwell_boltzmann");
-    double total = 0.0, first_low = 0.0, last_high = 0.0;
-    int rows = 0;
-    while (std::getline(csv, line)) {
-        std::vector<double> x;
-        std::istringstream fields(line);
-        for (std::string f; std::getline(fields, f, ',');) x.push_back(std::stod(f));
+    const auto [header, rows] = read_csv(choc::component_histogram_csv(s, {"A"}));
+    CHECK(header == "vx_low,vx_high,vx,density,maxwell_boltzmann");
+    double total = 0.0;
+    for (const auto& x : rows) {
         REQUIRE(x.size() == 5);
-        if (rows++ == 0) first_low = x[0];
-        last_high = x[1];
         total += x[3] * (x[1] - x[0]);
         CHECK(x[4] == doctest::Approx(choc::maxwell_component_density(x[2], 2.0, 2.0)));
     }
-    CHECK(rows == 10); // sqrt(400) / 2
-    CHECK(first_low == doctest::Approx(-1.0));
-    CHECK(last_high == doctest::Approx(1.0));
+    CHECK(rows.size() == 10); // sqrt(400) / 2
+    CHECK(rows.front()[0] == doctest::Approx(-1.0));
+    CHECK(rows.back()[1] == doctest::Approx(1.0));
     CHECK(total == doctest::Approx(1.0));
 }

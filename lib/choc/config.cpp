@@ -626,24 +626,29 @@ void read_output(const Section& root, Config& config) {
 
     // Every output its own file: two outputs on one path would overwrite each other.
     namespace fs = std::filesystem;
-    std::vector<std::pair<std::string, std::string>> paths{{"summary", config.summary}};
-    if (config.trajectory) paths.emplace_back("trajectory.path", config.trajectory->path);
-    if (config.timeseries) paths.emplace_back("timeseries.path", config.timeseries->path);
-    if (config.histogram) paths.emplace_back("histogram", *config.histogram);
-    if (config.velocity_histogram)
-        paths.emplace_back("velocity_histogram", *config.velocity_histogram);
-    if (config.rdf) paths.emplace_back("rdf", *config.rdf);
+    std::vector<std::pair<std::string, std::string>> paths{{"output.summary", config.summary}};
+    for (const auto& output : output_paths(config)) paths.push_back(output);
     for (std::size_t a = 0; a < paths.size(); ++a)
         for (std::size_t b = a + 1; b < paths.size(); ++b)
             if (fs::path(paths[a].second).lexically_normal() ==
                 fs::path(paths[b].second).lexically_normal())
-                output.fail(paths[b].first, "\"" + paths[b].second +
-                                                "\" is the same file as output." + paths[a].first +
-                                                " (\"" + paths[a].second +
-                                                "\"); give each output its own path");
+                root.fail(paths[b].first, "\"" + paths[b].second + "\" is the same file as " +
+                                              paths[a].first + " (\"" + paths[a].second +
+                                              "\"); give each output its own path");
 }
 
 } // namespace
+
+std::vector<std::pair<std::string, std::string>> output_paths(const Config& config) {
+    std::vector<std::pair<std::string, std::string>> paths;
+    if (config.trajectory) paths.emplace_back("output.trajectory.path", config.trajectory->path);
+    if (config.timeseries) paths.emplace_back("output.timeseries.path", config.timeseries->path);
+    if (config.histogram) paths.emplace_back("output.histogram", *config.histogram);
+    if (config.velocity_histogram)
+        paths.emplace_back("output.velocity_histogram", *config.velocity_histogram);
+    if (config.rdf) paths.emplace_back("output.rdf", *config.rdf);
+    return paths;
+}
 
 Config parse_config(const std::string& toml_text, const std::string& source,
                     const std::vector<std::string>& overrides) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace choc {
@@ -88,6 +89,10 @@ struct Config {
 // unreadable file, TOML syntax, unknown key, wrong type, out-of-range value, missing
 // required key, a feature that this version does not implement yet.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Every output file of `config` but the summary, as (dotted key, path): trajectory,
+// time series, histograms, g(r).
+std::vector<std::pair<std::string, std::string>> output_paths(const Config& config);
 
 // The same from TOML text (tests and `choc collide` use it); `source` names it in errors.
 Config parse_config(const std::string& toml_text, const std::string& source,

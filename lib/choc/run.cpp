@@ -435,15 +435,8 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     const std::string summary_path = options.summary_path.value_or(config.summary);
     check_writable(summary_path, summary_from_cli ? "--summary" : "output.summary");
     // The config already keeps its output paths apart; --summary may still name one of them.
-    std::vector<std::pair<std::string, std::string>> outputs;
-    if (config.trajectory) outputs.emplace_back("output.trajectory.path", config.trajectory->path);
-    if (config.timeseries) outputs.emplace_back("output.timeseries.path", config.timeseries->path);
-    if (config.histogram) outputs.emplace_back("output.histogram", *config.histogram);
-    if (config.velocity_histogram)
-        outputs.emplace_back("output.velocity_histogram", *config.velocity_histogram);
-    if (config.rdf) outputs.emplace_back("output.rdf", *config.rdf);
     namespace fs = std::filesystem;
-    for (const auto& [key, path] : outputs) {
+    for (const auto& [key, path] : output_paths(config)) {
         check_writable(path, key);
         if (fs::path(path).lexically_normal() == fs::path(summary_path).lexically_normal())
             throw InputError(std::string(summary_from_cli ? "--summary" : "output.summary") + ": " +
