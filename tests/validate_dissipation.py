@@ -205,10 +205,9 @@ def check_drag(choc, workdir, checks):
 
 # --- a ball bouncing on an inelastic floor -------------------------------------------
 
-# One disc of radius 0.5 launched straight up from a floor: a plane wall at y = 1 with
-# restitution e (box walls are elastic; [[walls]] carry their own restitution), in a box
-# periodic along x with walls at y = 0 and 20 (the ceiling is never reached: apex
-# 1.5 + v0^2 / 2g). It lands at t_k = (2 v0/g)(1 - e^k)/(1 - e), infinitely often before
+# One disc of radius 0.5 launched straight up from a floor: a plane wall ([[walls]]) at
+# y = 1 with restitution e, in a box periodic along x with elastic walls at y = 0 and 20
+# (never reached: the apex is at 1.5 + v0^2 / 2g). It lands at t_k = (2 v0/g)(1 - e^k)/(1 - e), infinitely often before
 # t_inf = 2 v0 / (g (1 - e)).
 BALL_G, BALL_V0 = 1.0, 1.5
 
