@@ -319,7 +319,7 @@ def check_ball_tc_on_collapse(choc, workdir, e, checks):
 # of issue 5 and README "Validation of dissipation and fields"):
 KNOWN_BUGS = [
     # 1. Tunnelling at the end of a Zeno sequence. After ~500 bounces at e = 0.5 the upward
-    #    speed u after a landing underflows u^2 (|u| < 1.5e-154): Field::parabola_contact
+    #    speed u after a landing underflows u^2 to 0 (|u| < ~1e-162): Field::parabola_contact
     #    gets discriminant 0, its root u/|a| fails the "falling through" test u + a tau < 0
     #    (it is exactly 0), no wall event is predicted and the ball falls through the floor
     #    (max_overlap 0.44, exit 0) before the watch sees the collapse. It gets there
