@@ -171,6 +171,12 @@ TEST_CASE("first contact: round-off overlaps, resting and turning gaps") {
     // leaving the floor at speed 1 under g = 1: back after exactly 2 (no drag)
     CHECK(gravity.first_contact(0.0, 1.0, -1.0) == doctest::Approx(2.0).epsilon(1e-15));
     CHECK(gravity.first_contact(-1e-17, 1.0, -1.0) == doctest::Approx(2.0).epsilon(1e-15));
+    // leaving at a speed whose square underflows: it still comes back, after 2u/g
+    CHECK(gravity.first_contact(0.0, 1e-170, -1.0) == doctest::Approx(2e-170).epsilon(1e-15));
+    // pushed open, moving in: the first (smaller) root; too slow to arrive: never
+    CHECK(gravity.first_contact(1.0, -2.0, 1.0) ==
+          doctest::Approx(2.0 - std::sqrt(2.0)).epsilon(1e-15));
+    CHECK(gravity.first_contact(1.0, -1.0, 1.0) == never);
 }
 
 TEST_CASE("pair time with drag: the quadratic in s, mapped back") {

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace choc {
@@ -24,10 +25,12 @@ namespace choc {
 class CollapseWatch {
   public:
     // `switch_on_tc`, when given, is called at the first collapse instead of stopping;
-    // `tc` is the TC time configured (0: none), for the message.
+    // `tc` is the TC time configured (0: none) and `inelastic` the key whose restitution
+    // below 1 makes the run inelastic, for the message.
     explicit CollapseWatch(bool active, std::function<void(double)> switch_on_tc = {},
-                           double tc = 0.0)
-        : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc) {}
+                           double tc = 0.0, std::string inelastic = "collisions.restitution")
+        : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc),
+          inelastic_(std::move(inelastic)) {}
 
     // After a chunk: the absolute time and the number of events processed so far
     // (any monotone count; a count that went down starts the watch afresh).
@@ -50,16 +53,25 @@ class CollapseWatch {
         if (switch_on_tc_) {
             switch_on_tc_(time);
             switch_on_tc_ = nullptr;
+            switched_at_ = time;
             strikes_ = 0;
             return;
         }
         const std::string what = "inelastic collapse at t = " + std::to_string(time) +
                                  ": the clock has stopped while collisions go on without end "
                                  "(a Zeno sequence). ";
+        // TC switched on at a collapse cannot restart particles that had already come to
+        // rest against a wall under a field: their elastic bounces take no time either.
+        if (switched_at_)
+            throw InputError("collisions.on_collapse: " + what +
+                             "The TC model, switched on at the collapse at t = " +
+                             std::to_string(*switched_at_) +
+                             ", did not end it (particles at rest against a wall cannot bounce "
+                             "again); set collisions.tc from the start (on_collapse = \"stop\")");
         if (tc_ > 0.0)
             throw InputError("collisions.tc: " + what + "The TC model is on with tc = " +
                              std::to_string(tc_) + "; a larger tc would prevent it");
-        throw InputError("collisions.restitution: " + what +
+        throw InputError(inelastic_ + ": " + what +
                          "Set collisions.tc > 0 (the TC model) to prevent it, with "
                          "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
     }
@@ -70,6 +82,8 @@ class CollapseWatch {
     bool active_;
     std::function<void(double)> switch_on_tc_;
     double tc_;
+    std::string inelastic_;
+    std::optional<double> switched_at_; // when switch_on_tc_ was called
     bool started_ = false;
     double last_time_ = 0.0, largest_step_ = 0.0;
     std::uint64_t last_events_ = 0;

@@ -281,6 +281,22 @@ class MeasuredPhase {
     bool stopped_ = false, interrupted_ = false;
 };
 
+// The first restitution key below 1, which the collapse message names; none when every
+// collision is elastic (then nothing can collapse and the watch stays off).
+std::optional<std::string> inelastic_key(const Config& config) {
+    if (config.restitution < 1.0) return "collisions.restitution";
+    for (std::size_t k = 0; k < config.pair_restitution.size(); ++k)
+        if (config.pair_restitution[k].restitution < 1.0)
+            return "collisions.pair[" + std::to_string(k) + "].restitution";
+    const bool box_walls =
+        std::any_of(config.periodic.begin(), config.periodic.end(), [](bool p) { return !p; });
+    if (box_walls && config.wall_restitution < 1.0) return "box.wall_restitution";
+    for (std::size_t k = 0; k < config.walls.size(); ++k)
+        if (config.walls[k].restitution < 1.0)
+            return "walls[" + std::to_string(k) + "].restitution";
+    return std::nullopt;
+}
+
 template <class E>
 void equilibrate(E& engine, double duration, CollapseWatch& watch) {
     if (duration <= 0.0) return;
@@ -311,13 +327,9 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
                          "(collisions.tc = {:.6g})",
                          time, config.tc);
         };
-    CollapseWatch watch(
-        config.restitution < 1.0 ||
-            std::any_of(config.pair_restitution.begin(), config.pair_restitution.end(),
-                        [](const PairRestitution& p) { return p.restitution < 1.0; }) ||
-            std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
-                        [](const Wall<D>& w) { return w.restitution < 1.0; }),
-        std::move(switch_on_tc), config.tc);
+    const auto inelastic = inelastic_key(config);
+    CollapseWatch watch(inelastic.has_value(), std::move(switch_on_tc), config.tc,
+                        inelastic.value_or(""));
     equilibrate(engine, config.equilibrate, watch);
     engine.reset_tally();
 

@@ -130,18 +130,22 @@ class Field {
     }
 
   private:
-    // Smallest τ > 0 where gap + u τ + a τ²/2 falls through zero. Roots by the form without
-    // cancellation: q = −(u + sign(u) √Δ)/2, Δ = u² − 2 a gap, roots 2q/a and gap/q.
+    // Smallest τ > 0 where gap + u τ + a τ²/2 falls through zero, for gap >= 0. Roots by the
+    // form without cancellation: q = −(u + sign(u) √Δ)/2, Δ = u² − 2 a gap, roots 2q/a and
+    // gap/q. Pulled closed (a < 0): the roots have opposite signs (their product 2 gap/a is
+    // <= 0), and the gap falls through the larger one. Pushed open (a > 0): it closes only
+    // when moving in (u < 0) fast enough (Δ >= 0), at the smaller root, both then positive.
+    // Choosing by these signs, not by the rate at the root, keeps a root whose rate
+    // underflows to zero (u² below the smallest double).
     static double parabola_contact(double gap, double u, double a) {
         if (a == 0.0) return u < 0.0 ? gap / -u : never;
+        if (a > 0.0 && u >= 0.0) return never;
         const double disc = u * u - 2.0 * a * gap;
         if (disc < 0.0) return never; // a > 0 and the gap turns back before closing
         const double q = -0.5 * (u + std::copysign(std::sqrt(disc), u));
-        double best = never;
-        for (const double tau : {q != 0.0 ? 2.0 * q / a : never, q != 0.0 ? gap / q : 0.0})
-            // falling through zero: the rate u + a τ is negative there
-            if (tau > 0.0 && tau < best && u + a * tau < 0.0) best = tau;
-        return best;
+        if (q == 0.0) return 0.0; // gap = u = 0 (handled by the caller unless a > 0)
+        const double r1 = 2.0 * q / a, r2 = gap / q;
+        return a < 0.0 ? std::max({r1, r2, 0.0}) : std::min(r1, r2);
     }
 
     // The same with drag. The rate u(τ) = u∞ + (u − u∞) e^(−γτ) moves monotonically from u
