@@ -495,10 +495,35 @@ void read_collisions(const Section& root, Config& config) {
     // Refused rather than ignored: a run must never silently use different physics.
 }
 
+// A segment (2D): `from` and `to` instead of `normal` and `point`. Whether it lies inside
+// the box is checked with the box (make_initial_state): its size may come from elsewhere.
+void read_segment(const Section& entry, const Config& config, WallConfig& wall) {
+    const char* form = entry.has("from") ? "from" : "to";
+    if (config.dimension != 2)
+        entry.fail(form, "segments (from, to) are 2D walls; in 3D give normal and point");
+    for (const char* plane_key : {"normal", "point"})
+        if (entry.has(plane_key))
+            entry.fail(plane_key, "give either normal and point (a plane) or from and to (a "
+                                  "segment), not both");
+    auto from = entry.numbers("from", 2);
+    if (!from) entry.fail("from", "required key is missing (a segment needs from and to)");
+    auto to = entry.numbers("to", 2);
+    if (!to) entry.fail("to", "required key is missing (a segment needs from and to)");
+    if (*from == *to) entry.fail("to", "must differ from `from` (a segment needs a length)");
+    wall.from = *from;
+    wall.to = *to;
+}
+
 void read_walls(const Section& root, Config& config) {
     for (const Section& entry : root.tables("walls")) {
-        entry.allow({"normal", "point", "restitution"});
+        entry.allow({"normal", "point", "from", "to", "restitution"});
         WallConfig wall;
+        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
+        if (entry.has("from") || entry.has("to")) {
+            read_segment(entry, config, wall);
+            config.walls.push_back(wall);
+            continue;
+        }
         auto normal = entry.numbers("normal", config.dimension);
         if (!normal) entry.fail("normal", "required key is missing");
         // Scaled by the largest component first, so that neither [1e300, 1e300] overflows
@@ -521,7 +546,6 @@ void read_walls(const Section& root, Config& config) {
         auto point = entry.numbers("point", config.dimension);
         if (!point) entry.fail("point", "required key is missing");
         wall.point = *point;
-        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
         config.walls.push_back(wall);
     }
 }

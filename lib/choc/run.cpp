@@ -117,7 +117,7 @@ class MeasuredPhase {
         // shows it in any box; g(r) is averaged over the same snapshots.
         const bool bulk = std::all_of(engine.box().periodic.begin(), engine.box().periodic.end(),
                                       [](bool p) { return p; }) &&
-                          engine.box().walls.empty();
+                          engine.box().walls.empty() && engine.box().segments.empty();
         if (config.rdf)
             rdf_.emplace(engine.box(),
                          PairCorrelation<D>::range(engine.box(),
@@ -295,7 +295,7 @@ void equilibrate(E& engine, double duration, CollapseWatch& watch) {
 template <int D, class Motion>
 Summary run_with(const Config& config, const RunOptions& options, const std::string& summary_path,
                  InitialState<D> start, Motion motion) {
-    const bool has_walls = !start.box.walls.empty();
+    const bool has_walls = !start.box.walls.empty() || !start.box.segments.empty();
     const std::size_t n = start.particles.size();
     Engine<D, DefaultCalendar, Motion> engine(std::move(start.box), std::move(start.particles),
                                               engine_settings(config), motion);
@@ -316,7 +316,9 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
             std::any_of(config.pair_restitution.begin(), config.pair_restitution.end(),
                         [](const PairRestitution& p) { return p.restitution < 1.0; }) ||
             std::any_of(engine.box().walls.begin(), engine.box().walls.end(),
-                        [](const Wall<D>& w) { return w.restitution < 1.0; }),
+                        [](const Wall<D>& w) { return w.restitution < 1.0; }) ||
+            std::any_of(engine.box().segments.begin(), engine.box().segments.end(),
+                        [](const Segment<D>& w) { return w.restitution < 1.0; }),
         std::move(switch_on_tc), config.tc);
     equilibrate(engine, config.equilibrate, watch);
     engine.reset_tally();

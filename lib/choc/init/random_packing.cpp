@@ -75,7 +75,9 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
                 if (box.periodic[a] && p[a] >= length) p[a] = 0.0;
             }
             ok = std::all_of(box.walls.begin(), box.walls.end(),
-                             [&](const Wall<D>& w) { return w.distance(p) >= r; });
+                             [&](const Wall<D>& w) { return w.distance(p) >= r; }) &&
+                 std::all_of(box.segments.begin(), box.segments.end(),
+                             [&](const Segment<D>& s) { return s.distance(p) >= r; });
             if (!ok) continue;
             const int k = cells.neighbours(cells.cell_at(p), near.data());
             for (int c = 0; ok && c < k; ++c)

@@ -15,7 +15,7 @@
 namespace choc {
 
 // Positions for particles with the given radii (result index = input index), inside the
-// box and clear of box.walls. Throws InputError naming init.lattice when it cannot place
+// box and clear of box.walls and box.segments. Throws InputError naming init.lattice when it cannot place
 // them all within its attempt budget.
 template <int D>
 std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>& radius,
