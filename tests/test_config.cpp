@@ -514,3 +514,28 @@ TEST_CASE("output.trajectory.path must differ from output.summary") {
                             "t");
     CHECK(c.trajectory->path == "out/t.json");
 }
+
+TEST_CASE("[[walls]] segments: from and to in 2D") {
+    const std::string two_d = "dimension = 2\n" + minimal;
+    Config c =
+        parse_config(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 4.5]\nrestitution = 0.9\n", "t");
+    REQUIRE(c.walls.size() == 1);
+    CHECK(c.walls[0].segment());
+    CHECK(c.walls[0].from == std::vector<double>{1, 2});
+    CHECK(c.walls[0].to == std::vector<double>{3, 4.5});
+    CHECK(c.walls[0].restitution == 0.9);
+    check_rejected(minimal + "[[walls]]\nfrom = [1, 2, 3]\nto = [3, 4, 5]\n",
+                   "test.toml: walls[0].from: segments (from, to) are 2D walls");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\n", "walls[0].to: required key is missing");
+    check_rejected(two_d + "[[walls]]\nto = [1, 2]\n", "walls[0].from: required key is missing");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [1, 2]\n",
+                   "walls[0].to: must differ from `from`");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nnormal = [0, 1]\n",
+                   "walls[0].normal: give either normal and point (a plane) or from and to");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, inf]\n",
+                   "walls[0].to[1]: must be a finite number");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nrestitution = 1.5\n",
+                   "walls[0].restitution");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nside = 1\n",
+                   "walls[0].side: unknown key");
+}

@@ -560,7 +560,7 @@ void read_field(const Section& root, Config& config) {
 
 void read_init(const Section& root, Config& config) {
     Section init = root.table("init");
-    init.allow({"lattice", "velocities", "temperature", "seed", "from"});
+    init.allow({"lattice", "velocities", "temperature", "seed", "from", "region"});
     const bool three_d = config.dimension == 3;
     config.lattice = init.string("lattice").value_or(three_d ? "fcc" : "hex");
     const std::set<std::string> lattices_3d{"fcc", "sc", "random"};
@@ -575,6 +575,22 @@ void read_init(const Section& root, Config& config) {
                                   : "unknown lattice \"" + config.lattice + "\";";
         init.fail("lattice",
                   message + (three_d ? " use fcc, sc or random" : " use hex, square or random"));
+    }
+    Section region = init.table("region");
+    region.allow({"low", "high"});
+    if (region.has("low") || region.has("high")) {
+        if (config.lattice != "random")
+            init.fail("region", "places particles only with lattice = \"random\"");
+        auto low = region.numbers("low", config.dimension);
+        if (!low) region.fail("low", "required key is missing");
+        auto high = region.numbers("high", config.dimension);
+        if (!high) region.fail("high", "required key is missing");
+        for (int a = 0; a < config.dimension; ++a)
+            if (!((*low)[a] < (*high)[a]))
+                region.fail("high",
+                            "must exceed low on every axis (axis " + std::to_string(a) + ")");
+        config.region_low = *low;
+        config.region_high = *high;
     }
     config.velocities = init.string("velocities").value_or("maxwell");
     if (config.velocities != "maxwell" && config.velocities != "fixed_speed")

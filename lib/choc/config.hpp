@@ -69,6 +69,8 @@ struct Config {
     double temperature = 1.0;
     std::uint64_t seed = 1;
     std::optional<std::string> from;
+    // init.region: lattice "random" places centres only in [low, high] (`dimension` each)
+    std::vector<double> region_low, region_high;
 
     // [run]
     std::optional<double> run_time;

@@ -577,14 +577,16 @@ class Engine {
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
         Vec<D> lo, hi;
-        for (int k = 0; k < D; ++k) lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
+        for (int k = 0; k < D; ++k)
+            lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
         const double reach = a + 1e-9 * (a + (hi[0] - lo[0])); // round-off of the bounds
         const auto planes = static_cast<std::uint32_t>(box_.walls.size());
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
             if (!seg.may_reach(lo, hi, reach)) continue;
             auto consider = [&](double dt, int part) {
-                if (now_ + dt < s.wall_time) s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
+                if (now_ + dt < s.wall_time)
+                    s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
             };
             consider(face_time(motion_, seg, q, a), Segment<D>::face);
             const double window = std::min(s.crossing_time, s.wall_time) - now_;

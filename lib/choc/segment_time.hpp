@@ -22,8 +22,7 @@
 namespace choc {
 
 template <int D, class Motion>
-double face_time(const Motion& motion, const Segment<D>& seg, const ParticleState<D>& q,
-                 double a) {
+double face_time(const Motion& motion, const Segment<D>& seg, const ParticleState<D>& q, double a) {
     const double h = seg.height(q.x), u = dot(q.v, seg.normal), acc = motion.along(seg.normal);
     const double s0 = seg.along(q.x);
     const bool over = s0 >= 0.0 && s0 <= seg.length;
@@ -56,8 +55,8 @@ double face_time(const Motion& motion, const Segment<D>& seg, const ParticleStat
 // at round-off level (a real, grazing contact) or steps over a minimum that the bound
 // proves positive (a near miss). `window` bounds the search: the caller looks again then.
 template <int D, class Motion>
-double end_time_stepped(const Motion& motion, const Vec<D>& p, const ParticleState<D>& q,
-                        double a, double window) {
+double end_time_stepped(const Motion& motion, const Vec<D>& p, const ParticleState<D>& q, double a,
+                        double window) {
     constexpr double eps = std::numeric_limits<double>::epsilon();
     // Distances within `slack` of contact are round-off: positions carry errors of a few
     // ulp of their size.
@@ -86,7 +85,6 @@ double end_time_stepped(const Motion& motion, const Vec<D>& p, const ParticleSta
             if (tau + step == tau) return tau; // below the resolution of τ: at the contact
             tau += step;
             trial = 2.0 * step; // a tighter bound next time
-
         }
     }
     return tau; // not reached in practice; a time at or before the contact, never after

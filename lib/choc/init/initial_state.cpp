@@ -52,8 +52,7 @@ Box<D> config_box(const Config& c) {
 // diameter from the faces, so that no periodic image of a particle can touch it (the
 // engine meets segments only in the box's own image).
 template <int D>
-Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k,
-                          double diameter) {
+Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k, double diameter) {
     if constexpr (D != 2) {
         throw InputError(fmt::format("walls[{}].from: segments are 2D walls", k));
     } else {
@@ -67,8 +66,7 @@ Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k,
                     throw InputError(fmt::format(
                         "walls[{}].{}: {} is outside the box [{}, {}] on axis {}{}", k,
                         e == 0 ? "from" : "to", x, margin, box.length[a] - margin, a,
-                        box.periodic[a] ? " (one largest diameter clear of a periodic face)"
-                                        : ""));
+                        box.periodic[a] ? " (one largest diameter clear of a periodic face)" : ""));
                 end[e][a] = x;
             }
         }
@@ -239,7 +237,12 @@ void generate(const Config& c, const Box<D>& box, Particles<D>& particles, std::
     if (lattice == "random") {
         std::vector<double> radius(species.size());
         for (std::size_t i = 0; i < species.size(); ++i) radius[i] = c.species[species[i]].radius;
-        x = random_packing(box, radius, rng);
+        Region<D> region;
+        for (std::size_t a = 0; a < c.region_low.size(); ++a) {
+            region.low[a] = c.region_low[a];
+            region.high[a] = c.region_high[a];
+        }
+        x = random_packing(box, radius, rng, c.region_low.empty() ? nullptr : &region);
     } else {
         x = lattice_sites(lattice, box, species.size(), largest, volume, box_key(c), rng);
     }
