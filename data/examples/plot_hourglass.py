@@ -79,7 +79,7 @@ def main():
         ax.set_yticks([])
         ax.set_title(f"t = {time:g}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(out, dpi=150)
+    fig.savefig(out, dpi=80)
     print(f"wrote {out} ({len(chosen)} frames of {len(all_frames)})")
 
 
