@@ -52,6 +52,14 @@ def xyz(*particles, pbc="T T T"):
     return "\n".join(lines + ["A " + p for p in particles]) + "\n"
 
 
+# A 2D walled box with random placement, for segments.
+WALLED_2D = {
+    "dimension": "2",
+    "box": 'size = [20.0, 20.0]\nboundary = "wall"',
+    "species": 'name = "A"\ncount = 50',
+    "init": 'lattice = "random"',
+}
+
 # A restart from start.xyz: the box comes from the frame.
 RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
 
@@ -172,10 +180,7 @@ CASES = [
     (
         "segment outside the box",
         config(
-            dimension="2",
-            box='size = [20.0, 20.0]\nboundary = "wall"',
-            species='name = "A"\ncount = 50',
-            init='lattice = "random"',
+            **WALLED_2D,
             walls="from = [1.0, 1.0]\nto = [25.0, 1.0]",
         ),
         [],
@@ -196,10 +201,7 @@ CASES = [
     (
         "segment and plane in one entry",
         config(
-            dimension="2",
-            box='size = [20.0, 20.0]\nboundary = "wall"',
-            species='name = "A"\ncount = 50',
-            init='lattice = "random"',
+            **WALLED_2D,
             walls="from = [1.0, 1.0]\nto = [5.0, 1.0]\npoint = [0.0, 0.0]",
         ),
         [],
