@@ -539,3 +539,18 @@ TEST_CASE("[[walls]] segments: from and to in 2D") {
     check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nside = 1\n",
                    "walls[0].side: unknown key");
 }
+
+TEST_CASE("init.region: random placement within a box") {
+    const std::string random = minimal + "[init]\nlattice = \"random\"\n";
+    Config c = parse_config(random + "region = { low = [0, 1, 2], high = [3, 4, 5] }\n", "t");
+    CHECK(c.region_low == std::vector<double>{0, 1, 2});
+    CHECK(c.region_high == std::vector<double>{3, 4, 5});
+    check_rejected(minimal + "[init]\nregion = { low = [0, 1, 2], high = [3, 4, 5] }\n",
+                   "test.toml: init.region: places particles only with lattice = \"random\"");
+    check_rejected(random + "region = { low = [0, 1, 2], high = [3, 1, 5] }\n",
+                   "init.region.high: must exceed low on every axis (axis 1)");
+    check_rejected(random + "region = { low = [0, 1, 2] }\n",
+                   "init.region.high: required key is missing");
+    check_rejected(random + "region = { low = [0, 1, 2], high = [3, 4, 5], mid = 1 }\n",
+                   "init.region.mid: unknown key");
+}
