@@ -35,9 +35,11 @@ The config file is TOML with these sections (every key is described in README.md
   [[species]]              name, count, radius, mass, temperature
   [collisions]             restitution, epsilon, contact_gap, tc, on_collapse
   [[collisions.pair]]      a, b, restitution (per pair of species)
-  [[walls]]                normal, point, restitution
+  [[walls]]                normal, point, restitution: a plane; or in 2D from, to,
+                           restitution: a two-sided segment whose end points are hit too
   [field]                  gravity, drag
-  [init]                   lattice, velocities, temperature, seed, from
+  [init]                   lattice, velocities, temperature, seed, from,
+                           region = { low, high } (where "random" places centres)
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }, timeseries = { path, every },
                            histogram, velocity_histogram, rdf

@@ -52,6 +52,14 @@ def xyz(*particles, pbc="T T T"):
     return "\n".join(lines + ["A " + p for p in particles]) + "\n"
 
 
+# A 2D walled box with random placement, for segments.
+WALLED_2D = {
+    "dimension": "2",
+    "box": 'size = [20.0, 20.0]\nboundary = "wall"',
+    "species": 'name = "A"\ncount = 50',
+    "init": 'lattice = "random"',
+}
+
 # A restart from start.xyz: the box comes from the frame.
 RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
 
@@ -162,6 +170,42 @@ CASES = [
         config(walls="normal = [0.0, 1.0, 1.0]\npoint = [0.0, 0.0, 0.0]"),
         [],
         ["walls[0].normal: must be perpendicular to every periodic axis (axis 1 is periodic)"],
+    ),
+    (
+        "segment in 3D",
+        config(walls="from = [1.0, 1.0, 1.0]\nto = [2.0, 2.0, 2.0]"),
+        [],
+        ["walls[0].from: segments (from, to) are 2D walls"],
+    ),
+    (
+        "segment outside the box",
+        config(
+            **WALLED_2D,
+            walls="from = [1.0, 1.0]\nto = [25.0, 1.0]",
+        ),
+        [],
+        ["walls[0].to: 25 is outside the box [0, 20] on axis 0"],
+    ),
+    (
+        "segment through the hex lattice",
+        config(
+            dimension="2",
+            box='size = [20.0, 20.0]\nboundary = "wall"',
+            species='name = "A"\ncount = 300',
+            init='lattice = "hex"',
+            walls="from = [1.0, 10.1]\nto = [19.0, 10.3]",
+        ),
+        [],
+        ["walls[0]: particle"],
+    ),
+    (
+        "segment and plane in one entry",
+        config(
+            **WALLED_2D,
+            walls="from = [1.0, 1.0]\nto = [5.0, 1.0]\npoint = [0.0, 0.0]",
+        ),
+        [],
+        ["walls[0].point: give either normal and point (a plane) or from and to"],
     ),
     (
         "too many trajectory frames",

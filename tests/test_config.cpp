@@ -520,3 +520,43 @@ TEST_CASE("output.trajectory.path must differ from output.summary") {
                             "t");
     CHECK(c.trajectory->path == "out/t.json");
 }
+
+TEST_CASE("[[walls]] segments: from and to in 2D") {
+    const std::string two_d = "dimension = 2\n" + minimal;
+    Config c =
+        parse_config(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 4.5]\nrestitution = 0.9\n", "t");
+    REQUIRE(c.walls.size() == 1);
+    CHECK(c.walls[0].segment());
+    CHECK(c.walls[0].from == std::vector<double>{1, 2});
+    CHECK(c.walls[0].to == std::vector<double>{3, 4.5});
+    CHECK(c.walls[0].restitution == 0.9);
+    check_rejected(minimal + "[[walls]]\nfrom = [1, 2, 3]\nto = [3, 4, 5]\n",
+                   "test.toml: walls[0].from: segments (from, to) are 2D walls");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\n", "walls[0].to: required key is missing");
+    check_rejected(two_d + "[[walls]]\nto = [1, 2]\n", "walls[0].from: required key is missing");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [1, 2]\n",
+                   "walls[0].to: must differ from `from`");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nnormal = [0, 1]\n",
+                   "walls[0].normal: give either normal and point (a plane) or from and to");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, inf]\n",
+                   "walls[0].to[1]: must be a finite number");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nrestitution = 1.5\n",
+                   "walls[0].restitution");
+    check_rejected(two_d + "[[walls]]\nfrom = [1, 2]\nto = [3, 2]\nside = 1\n",
+                   "walls[0].side: unknown key");
+}
+
+TEST_CASE("init.region: random placement within a box") {
+    const std::string random = minimal + "[init]\nlattice = \"random\"\n";
+    Config c = parse_config(random + "region = { low = [0, 1, 2], high = [3, 4, 5] }\n", "t");
+    CHECK(c.region_low == std::vector<double>{0, 1, 2});
+    CHECK(c.region_high == std::vector<double>{3, 4, 5});
+    check_rejected(minimal + "[init]\nregion = { low = [0, 1, 2], high = [3, 4, 5] }\n",
+                   "test.toml: init.region: places particles only with lattice = \"random\"");
+    check_rejected(random + "region = { low = [0, 1, 2], high = [3, 1, 5] }\n",
+                   "init.region.high: must exceed low on every axis (axis 1)");
+    check_rejected(random + "region = { low = [0, 1, 2] }\n",
+                   "init.region.high: required key is missing");
+    check_rejected(random + "region = { low = [0, 1, 2], high = [3, 4, 5], mid = 1 }\n",
+                   "init.region.mid: unknown key");
+}

@@ -1,30 +1,23 @@
 // The simulation box: edge lengths, which axes are periodic, and the plane walls.
-// Hard box walls (boundary = "wall") are stored as plane walls like any `[[walls]]` entry.
+// Hard box walls (boundary = "wall") are stored as plane walls like any `[[walls]]` entry;
+// `[[walls]]` segments (2D) are kept apart, in `segments` (segment.hpp).
 #pragma once
 
+#include "segment.hpp"
 #include "vec.hpp"
+#include "wall.hpp"
 
 #include <array>
 #include <vector>
 
 namespace choc {
 
-// A plane wall: particles live on the side the unit normal points to.
-// A particle of radius a touches it when dot(x, normal) - offset == a.
-template <int D>
-struct Wall {
-    Vec<D> normal;       // unit, pointing into the allowed region
-    double offset = 0.0; // dot(point on the plane, normal)
-    double restitution = 1.0;
-
-    double distance(const Vec<D>& x) const { return dot(x, normal) - offset; }
-};
-
 template <int D>
 struct Box {
     Vec<D> length;
     std::array<bool, D> periodic{};
     std::vector<Wall<D>> walls;
+    std::vector<Segment<D>> segments;
 
     double volume() const {
         double v = 1.0;

@@ -497,10 +497,35 @@ void read_collisions(const Section& root, Config& config) {
     // Refused rather than ignored: a run must never silently use different physics.
 }
 
+// A segment (2D): `from` and `to` instead of `normal` and `point`. Whether it lies inside
+// the box is checked with the box (make_initial_state): its size may come from elsewhere.
+void read_segment(const Section& entry, const Config& config, WallConfig& wall) {
+    const char* form = entry.has("from") ? "from" : "to";
+    if (config.dimension != 2)
+        entry.fail(form, "segments (from, to) are 2D walls; in 3D give normal and point");
+    for (const char* plane_key : {"normal", "point"})
+        if (entry.has(plane_key))
+            entry.fail(plane_key, "give either normal and point (a plane) or from and to (a "
+                                  "segment), not both");
+    auto from = entry.numbers("from", 2);
+    if (!from) entry.fail("from", "required key is missing (a segment needs from and to)");
+    auto to = entry.numbers("to", 2);
+    if (!to) entry.fail("to", "required key is missing (a segment needs from and to)");
+    if (*from == *to) entry.fail("to", "must differ from `from` (a segment needs a length)");
+    wall.from = *from;
+    wall.to = *to;
+}
+
 void read_walls(const Section& root, Config& config) {
     for (const Section& entry : root.tables("walls")) {
-        entry.allow({"normal", "point", "restitution"});
+        entry.allow({"normal", "point", "from", "to", "restitution"});
         WallConfig wall;
+        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
+        if (entry.has("from") || entry.has("to")) {
+            read_segment(entry, config, wall);
+            config.walls.push_back(wall);
+            continue;
+        }
         auto normal = entry.numbers("normal", config.dimension);
         if (!normal) entry.fail("normal", "required key is missing");
         // Scaled by the largest component first, so that neither [1e300, 1e300] overflows
@@ -523,7 +548,6 @@ void read_walls(const Section& root, Config& config) {
         auto point = entry.numbers("point", config.dimension);
         if (!point) entry.fail("point", "required key is missing");
         wall.point = *point;
-        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
         config.walls.push_back(wall);
     }
 }
@@ -538,7 +562,7 @@ void read_field(const Section& root, Config& config) {
 
 void read_init(const Section& root, Config& config) {
     Section init = root.table("init");
-    init.allow({"lattice", "velocities", "temperature", "seed", "from"});
+    init.allow({"lattice", "velocities", "temperature", "seed", "from", "region"});
     const bool three_d = config.dimension == 3;
     config.lattice = init.string("lattice").value_or(three_d ? "fcc" : "hex");
     const std::set<std::string> lattices_3d{"fcc", "sc", "random"};
@@ -553,6 +577,22 @@ void read_init(const Section& root, Config& config) {
                                   : "unknown lattice \"" + config.lattice + "\";";
         init.fail("lattice",
                   message + (three_d ? " use fcc, sc or random" : " use hex, square or random"));
+    }
+    Section region = init.table("region");
+    region.allow({"low", "high"});
+    if (region.has("low") || region.has("high")) {
+        if (config.lattice != "random")
+            init.fail("region", "places particles only with lattice = \"random\"");
+        auto low = region.numbers("low", config.dimension);
+        if (!low) region.fail("low", "required key is missing");
+        auto high = region.numbers("high", config.dimension);
+        if (!high) region.fail("high", "required key is missing");
+        for (int a = 0; a < config.dimension; ++a)
+            if (!((*low)[a] < (*high)[a]))
+                region.fail("high",
+                            "must exceed low on every axis (axis " + std::to_string(a) + ")");
+        config.region_low = *low;
+        config.region_high = *high;
     }
     config.velocities = init.string("velocities").value_or("maxwell");
     if (config.velocities != "maxwell" && config.velocities != "fixed_speed")

@@ -19,10 +19,14 @@ struct SpeciesConfig {
     std::optional<double> temperature; // starting kT; init.temperature when absent
 };
 
+// A plane (normal, point) or, in 2D, a segment (from, to; normal and point empty).
 struct WallConfig {
     std::vector<double> normal; // `dimension` entries, normalised by load_config
     std::vector<double> point;
+    std::vector<double> from, to; // a segment's end points
     double restitution = 1.0;
+
+    bool segment() const { return !from.empty(); }
 };
 
 // [[collisions.pair]]: restitution of one unordered pair of species (indices).
@@ -67,6 +71,8 @@ struct Config {
     double temperature = 1.0;
     std::uint64_t seed = 1;
     std::optional<std::string> from;
+    // init.region: lattice "random" places centres only in [low, high] (`dimension` each)
+    std::vector<double> region_low, region_high;
 
     // [run]
     std::optional<double> run_time;

@@ -26,6 +26,7 @@
 #include "groups.hpp"
 #include "particles.hpp"
 #include "predict.hpp"
+#include "segment_time.hpp"
 #include "tally.hpp"
 #include "trajectory.hpp"
 
@@ -245,7 +246,20 @@ class Engine {
         return restitution_[particles_.state[i].species * n + particles_.state[j].species];
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        return tc_ > 0.0 && recent(i) ? 1.0 : box_.walls[w].restitution;
+        if (tc_ > 0.0 && recent(i)) return 1.0;
+        return w < box_.walls.size() ? box_.walls[w].restitution
+                                     : box_.segments[(w - box_.walls.size()) / 3].restitution;
+    }
+
+    // Obstacles: the plane walls 0 .. walls.size() - 1, then three per segment (its faces,
+    // its `from` end, its `to` end; segment.hpp). Every contact is met as a plane: a plane
+    // wall as it is, a segment's face or end point as its tangent plane at the contact of
+    // a particle centred at x. Reflection, overlap and the group rule then need nothing
+    // else.
+    Wall<D> obstacle_plane(std::uint32_t w, const Vec<D>& x) const {
+        if (w < box_.walls.size()) return box_.walls[w];
+        const std::uint32_t k = w - static_cast<std::uint32_t>(box_.walls.size());
+        return box_.segments[k / 3].contact_plane(static_cast<int>(k % 3), x);
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
@@ -377,6 +391,16 @@ class Engine {
             if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(wall.normal) > 0.0)) continue;
             add_contact(b, w, true);
         }
+        // segments: the part nearest to the centre, seen as its tangent plane
+        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
+            const auto& seg = box_.segments[k];
+            if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
+            const int part = seg.nearest_part(pb.x);
+            const Wall<D> plane = seg.contact_plane(part, pb.x);
+            const double u = dot(pb.v, plane.normal);
+            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
+            add_contact(b, static_cast<std::uint32_t>(box_.walls.size() + 3 * k + part), true);
+        }
     }
 
     // One connected component at time now: one contact by the closed-form rules, more
@@ -407,7 +431,10 @@ class Engine {
             const ContactPair& c = g.contacts[k];
             if (c.wall) {
                 bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
-                const auto& wall = box_.walls[c.b];
+                const Vec<D>& x = particles_.state[c.a].x;
+                const Wall<D> wall = obstacle_plane(c.b, x);
+                const double a = particles_.radius(c.a);
+                tally_.overlap((a - wall.distance(x)) / a);
                 contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
                                     wall.normal, wall_restitution(c.a, c.b)});
                 arm.push_back({});
@@ -489,10 +516,10 @@ class Engine {
     void apply_wall(std::uint32_t i, std::uint32_t w) {
         auto& p = particles_.state[i];
         const double a = particles_.radius(i);
-        tally_.overlap((a - box_.walls[w].distance(p.x)) / a);
+        Wall<D> wall = obstacle_plane(w, p.x);
+        tally_.overlap((a - wall.distance(p.x)) / a);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
-        Wall<D> wall = box_.walls[w];
         wall.restitution = wall_restitution(i, w);
         wall_collision(wall, p.v, m);
         collided(i);
@@ -515,6 +542,8 @@ class Engine {
         // the layer depends on the crossing just made, so take it before the next one
         const int n = cells_.new_layer(to, s.axis, s.dir, near_.data());
         set_crossing(s, next_crossing(to, p));
+        // segment predictions look no further than the cell's edge: look again from here
+        if (!box_.segments.empty()) predict_segments(i);
         scan_pairs(i, near_.data(), n);
         reschedule(i);
     }
@@ -534,9 +563,41 @@ class Engine {
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
         set_crossing(s, next_crossing(cells_.cell_of(i), p));
+        if (!box_.segments.empty()) predict_segments(i);
         s.pair_time = never;
         scan_all_pairs(i);
         reschedule(i);
+    }
+
+    // Improves i's wall candidate with the segments (segment_time.hpp). The centre stays in
+    // its cell until its crossing, so a segment out of reach of that cell is skipped, and
+    // curved flights are searched no further than the crossing; `cross` calls this again.
+    void predict_segments(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        ParticleState<D> q = p;
+        q.x = motion_.position(p, now_);
+        q.v = motion_.velocity(p, now_);
+        q.t = 0.0;
+        const double a = particles_.radius(i);
+        const std::uint32_t cell = cells_.cell_of(i);
+        Vec<D> lo, hi;
+        for (int k = 0; k < D; ++k)
+            lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
+        const double reach = a + 1e-9 * (a + (hi[0] - lo[0])); // round-off of the bounds
+        const auto planes = static_cast<std::uint32_t>(box_.walls.size());
+        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
+            const auto& seg = box_.segments[k];
+            if (!seg.may_reach(lo, hi, reach)) continue;
+            auto consider = [&](double dt, int part) {
+                if (now_ + dt < s.wall_time)
+                    s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
+            };
+            consider(face_time(motion_, seg, q, a), Segment<D>::face);
+            const double window = std::min(s.crossing_time, s.wall_time) - now_;
+            for (const int end : {Segment<D>::from_end, Segment<D>::to_end})
+                consider(end_time(motion_, seg.end(end), q, a, window), end);
+        }
     }
 
     // Brings particle i to now along its flight. Under a field its kinetic energy changed

@@ -1,5 +1,6 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
-// over walls of (a_i - h_i) / a_i (h the centre's distance to the plane), 0 when
+// over walls and segments of (a_i - h_i) / a_i (h the centre's distance to the plane, or
+// to the nearest point of the segment, its end points included), 0 when
 // nothing overlaps. Uses a cell grid, so it costs O(N).
 #pragma once
 
@@ -39,6 +40,7 @@ double max_overlap(const Box<D>& box, const Particles<D>& particles, double now)
             }
         const double a = particles.radius(i);
         for (const auto& w : box.walls) worst = std::max(worst, (a - w.distance(x[i])) / a);
+        for (const auto& s : box.segments) worst = std::max(worst, (a - s.distance(x[i])) / a);
     }
     return worst;
 }

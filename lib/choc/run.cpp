@@ -117,7 +117,7 @@ class MeasuredPhase {
         // shows it in any box; g(r) is averaged over the same snapshots.
         const bool bulk = std::all_of(engine.box().periodic.begin(), engine.box().periodic.end(),
                                       [](bool p) { return p; }) &&
-                          engine.box().walls.empty();
+                          engine.box().walls.empty() && engine.box().segments.empty();
         if (config.rdf)
             rdf_.emplace(engine.box(),
                          PairCorrelation<D>::range(engine.box(),
@@ -311,7 +311,7 @@ void equilibrate(E& engine, double duration, CollapseWatch& watch) {
 template <int D, class Motion>
 Summary run_with(const Config& config, const RunOptions& options, const std::string& summary_path,
                  InitialState<D> start, Motion motion) {
-    const bool has_walls = !start.box.walls.empty();
+    const bool has_walls = !start.box.walls.empty() || !start.box.segments.empty();
     const std::size_t n = start.particles.size();
     Engine<D, DefaultCalendar, Motion> engine(std::move(start.box), std::move(start.particles),
                                               engine_settings(config), motion);

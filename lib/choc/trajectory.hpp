@@ -49,6 +49,12 @@ struct Ballistic {
         if (u >= 0.0) return never;
         return gap <= 0.0 ? 0.0 : gap / -u;
     }
+    // A gap below zero (not a round-off overlap: the particle is beside the obstacle) first
+    // falls through zero only after it has turned from rising to falling: on a straight
+    // line it never turns.
+    double fall_after_turn(double, double, double) const { return never; }
+    // The acceleration of a particle moving at v: none.
+    Vec<D> acceleration(const Vec<D>&) const { return {}; }
 };
 
 // Uniform gravity g and linear drag γ >= 0, the same for every particle.
@@ -128,6 +134,29 @@ class Field {
         return gamma_ == 0.0 ? parabola_contact(std::max(gap, 0.0), u, a)
                              : drag_contact(std::max(gap, 0.0), u, a);
     }
+
+    // A gap that is below zero now (the particle is beside the obstacle, not overlapping
+    // it) falls through zero at most once, after its rate turns from + to − (the rate is
+    // monotone: u + a τ, or u∞ + (u − u∞) e^(−γτ)). From the turning point τ* the gap
+    // moves like a fresh one with rate 0, so the answer is τ* + first_contact(gap(τ*), 0, a)
+    // when gap(τ*) >= 0, and never otherwise.
+    double fall_after_turn(double gap, double u, double a) const {
+        if (!(u > 0.0 && a < 0.0)) return never; // never turns downwards
+        //   γ = 0: u + a τ* = 0;   γ > 0: u∞ + (u − u∞) e^(−γτ*) = 0, u∞ = a/γ < 0
+        const double turn =
+            gamma_ == 0.0 ? -u / a : std::log((a / gamma_ - u) / (a / gamma_)) / gamma_;
+        const double top = gap_at(gap, u, a, turn);
+        if (top < 0.0) return never;
+        return turn + first_contact(top, 0.0, a);
+    }
+    // The one-dimensional gap of first_contact after τ.
+    double gap_at(double gap, double u, double a, double tau) const {
+        if (gamma_ == 0.0) return gap + u * tau + 0.5 * a * tau * tau;
+        const double u_inf = a / gamma_;
+        return gap + u_inf * tau + (u - u_inf) * s(tau);
+    }
+    // The acceleration of a particle moving at v: g − γ v.
+    Vec<D> acceleration(const Vec<D>& v) const { return g_ - v * gamma_; }
 
   private:
     // Smallest τ > 0 where gap + u τ + a τ²/2 falls through zero, for gap >= 0. Roots by the

@@ -48,13 +48,44 @@ Box<D> config_box(const Config& c) {
     return box;
 }
 
-// Walls at 0 and L on walled axes, then the [[walls]] planes: unit inward normal n and
-// offset dot(point, n), so the signed distance of x is dot(x, n) - offset.
+// A [[walls]] segment (2D): inside the box, and on a periodic axis at least one largest
+// diameter from the faces, so that no periodic image of a particle can touch it (the
+// engine meets segments only in the box's own image).
 template <int D>
-void add_walls(Box<D>& box, const Config& c) {
+Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k, double diameter) {
+    if constexpr (D != 2) {
+        throw InputError(fmt::format("walls[{}].from: segments are 2D walls", k));
+    } else {
+        Vec<D> end[2];
+        for (int e = 0; e < 2; ++e) {
+            const auto& given = e == 0 ? w.from : w.to;
+            for (int a = 0; a < D; ++a) {
+                const double x = given.at(static_cast<std::size_t>(a));
+                const double margin = box.periodic[a] ? diameter : 0.0;
+                if (!(x >= margin && x <= box.length[a] - margin))
+                    throw InputError(fmt::format(
+                        "walls[{}].{}: {} is outside the box [{}, {}] on axis {}{}", k,
+                        e == 0 ? "from" : "to", x, margin, box.length[a] - margin, a,
+                        box.periodic[a] ? " (one largest diameter clear of a periodic face)" : ""));
+                end[e][a] = x;
+            }
+        }
+        return Segment<D>::between(end[0], end[1], w.restitution);
+    }
+}
+
+// Walls at 0 and L on walled axes, then the [[walls]] planes: unit inward normal n and
+// offset dot(point, n), so the signed distance of x is dot(x, n) - offset; and the
+// [[walls]] segments.
+template <int D>
+void add_walls(Box<D>& box, const Config& c, double diameter) {
     add_box_walls(box, c.wall_restitution);
     for (std::size_t k = 0; k < c.walls.size(); ++k) {
         const auto& w = c.walls[k];
+        if (w.segment()) {
+            box.segments.push_back(config_segment(box, w, k, diameter));
+            continue;
+        }
         if (w.normal.size() != static_cast<std::size_t>(D) ||
             w.point.size() != static_cast<std::size_t>(D))
             throw InputError(fmt::format("walls[{}]: normal and point need {} entries", k, D));
@@ -206,7 +237,12 @@ void generate(const Config& c, const Box<D>& box, Particles<D>& particles, std::
     if (lattice == "random") {
         std::vector<double> radius(species.size());
         for (std::size_t i = 0; i < species.size(); ++i) radius[i] = c.species[species[i]].radius;
-        x = random_packing(box, radius, rng);
+        Region<D> region;
+        for (std::size_t a = 0; a < c.region_low.size(); ++a) {
+            region.low[a] = c.region_low[a];
+            region.high[a] = c.region_high[a];
+        }
+        x = random_packing(box, radius, rng, c.region_low.empty() ? nullptr : &region);
     } else {
         x = lattice_sites(lattice, box, species.size(), largest, volume, box_key(c), rng);
     }
@@ -248,20 +284,29 @@ InitialState<D> make_initial_state(const Config& config) {
     else
         st.box = config_box<D>(config);
     check_box_fits(st.box, diameter, key);
-    add_walls(st.box, config);
+    add_walls(st.box, config, diameter);
     if (!config.from) generate(config, st.box, st.particles, rng);
 
-    // Every particle on the allowed side of each [[walls]] plane with a gap of at least
-    // its radius (the box walls are kept clear by construction, or by the overlap check).
-    const std::size_t first = st.box.walls.size() - config.walls.size();
-    for (std::size_t k = first; k < st.box.walls.size(); ++k)
+    // Every particle on the allowed side of each [[walls]] plane, and away from each
+    // segment, with a gap of at least its radius (the box walls are kept clear by
+    // construction, or by the overlap check).
+    std::size_t plane = st.box.walls.size() - (config.walls.size() - st.box.segments.size());
+    std::size_t segment = 0;
+    for (std::size_t k = 0; k < config.walls.size(); ++k) {
+        const bool is_segment = config.walls[k].segment();
+        auto distance = [&](const Vec<D>& x) {
+            return is_segment ? st.box.segments[segment].distance(x)
+                              : st.box.walls[plane].distance(x);
+        };
         for (std::uint32_t i = 0; i < st.particles.size(); ++i)
-            if (st.box.walls[k].distance(st.particles.state[i].x) < st.particles.radius(i))
+            if (distance(st.particles.state[i].x) < st.particles.radius(i))
                 throw InputError(fmt::format(
-                    "walls[{}]: particle {} at distance {:.6g} from the wall is closer than its "
-                    "radius {:.6g} or on the wrong side; move the wall or change {}",
-                    k - first, i, st.box.walls[k].distance(st.particles.state[i].x),
-                    st.particles.radius(i), key));
+                    "walls[{}]: particle {} at distance {:.6g} from the {} is closer than its "
+                    "radius {:.6g}{}; move the wall or change {}",
+                    k, i, distance(st.particles.state[i].x), is_segment ? "segment" : "wall",
+                    st.particles.radius(i), is_segment ? "" : " or on the wrong side", key));
+        ++(is_segment ? segment : plane);
+    }
 
     const double overlap = max_overlap(st.box, st.particles, 0.0);
     if (overlap > 0.0)

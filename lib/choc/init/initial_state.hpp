@@ -11,7 +11,7 @@ namespace choc {
 
 template <int D>
 struct InitialState {
-    Box<D> box;          // lengths, periodic axes, box walls and [[walls]]
+    Box<D> box; // lengths, periodic axes, box walls and [[walls]]
     Particles<D> particles;
 };
 

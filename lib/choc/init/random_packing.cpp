@@ -15,7 +15,7 @@ namespace choc {
 
 template <int D>
 std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>& radius,
-                                   std::mt19937_64& rng) {
+                                   std::mt19937_64& rng, const Region<D>* region) {
     const std::size_t n = radius.size();
     if (n == 0) return {};
     const double largest = *std::max_element(radius.begin(), radius.end());
@@ -32,7 +32,13 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
 
     double goal = 0.0;
     for (const double a : radius) goal += ball_volume<D>(a);
-    goal /= box.volume();
+    double space = box.volume(); // where centres go, for the packing fraction
+    if (region) {
+        space = 1.0;
+        for (int a = 0; a < D; ++a)
+            space *= std::min(region->high[a], box.length[a]) - std::max(region->low[a], 0.0);
+    }
+    goal /= space;
     std::size_t attempts = 0, placed = 0;
     double volume = 0.0;
     const auto failure = [&](const std::string& why) {
@@ -40,7 +46,7 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
             "init.lattice = \"random\": random placement failed ({}), with {} of {} particles "
             "placed after {} attempts (packing fraction {:.4g} of the requested {:.4g}); this "
             "density is too high for random placement, use a lattice (init.lattice = {})",
-            why, placed, n, attempts, volume / box.volume(), goal,
+            why, placed, n, attempts, volume / space, goal,
             D == 3 ? "\"fcc\" or \"sc\"" : "\"hex\" or \"square\""));
     };
     // Equal particles jam at 0.3841 (3D) and 0.5472 (2D) under random sequential addition:
@@ -69,13 +75,16 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
             // [r + margin, L - r - margin] on a walled one.
             for (int a = 0; a < D; ++a) {
                 const double length = box.length[a];
-                const double lo = box.periodic[a] ? 0.0 : r + 1e-9 * length;
-                const double hi = box.periodic[a] ? length : length - lo;
+                double lo = box.periodic[a] ? 0.0 : r + 1e-9 * length;
+                double hi = box.periodic[a] ? length : length - lo;
+                if (region) lo = std::max(lo, region->low[a]), hi = std::min(hi, region->high[a]);
                 p[a] = lo + (hi - lo) * unit(rng);
                 if (box.periodic[a] && p[a] >= length) p[a] = 0.0;
             }
             ok = std::all_of(box.walls.begin(), box.walls.end(),
-                             [&](const Wall<D>& w) { return w.distance(p) >= r; });
+                             [&](const Wall<D>& w) { return w.distance(p) >= r; }) &&
+                 std::all_of(box.segments.begin(), box.segments.end(),
+                             [&](const Segment<D>& s) { return s.distance(p) >= r; });
             if (!ok) continue;
             const int k = cells.neighbours(cells.cell_at(p), near.data());
             for (int c = 0; ok && c < k; ++c)
@@ -101,8 +110,8 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
 }
 
 template std::vector<Vec<2>> random_packing<2>(const Box<2>&, const std::vector<double>&,
-                                               std::mt19937_64&);
+                                               std::mt19937_64&, const Region<2>*);
 template std::vector<Vec<3>> random_packing<3>(const Box<3>&, const std::vector<double>&,
-                                               std::mt19937_64&);
+                                               std::mt19937_64&, const Region<3>*);
 
 } // namespace choc

@@ -14,16 +14,22 @@
 
 namespace choc {
 
+// Where centres may go (init.region): the part of the box within [low, high].
+template <int D>
+struct Region {
+    Vec<D> low, high;
+};
+
 // Positions for particles with the given radii (result index = input index), inside the
-// box and clear of box.walls. Throws InputError naming init.lattice when it cannot place
-// them all within its attempt budget.
+// box (and `region`, if given) and clear of box.walls and box.segments. Throws InputError
+// naming init.lattice when it cannot place them all within its attempt budget.
 template <int D>
 std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>& radius,
-                                   std::mt19937_64& rng);
+                                   std::mt19937_64& rng, const Region<D>* region = nullptr);
 
 extern template std::vector<Vec<2>> random_packing<2>(const Box<2>&, const std::vector<double>&,
-                                                      std::mt19937_64&);
+                                                      std::mt19937_64&, const Region<2>*);
 extern template std::vector<Vec<3>> random_packing<3>(const Box<3>&, const std::vector<double>&,
-                                                      std::mt19937_64&);
+                                                      std::mt19937_64&, const Region<3>*);
 
 } // namespace choc
