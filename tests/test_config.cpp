@@ -17,6 +17,17 @@ using choc::parse_config;
 
 namespace {
 
+// A cube of edge 4 given by box.size, for the overrides of array entries.
+const std::string sized_cube = R"(
+[box]
+size = [4, 4, 4]
+[[species]]
+name = "A"
+count = 1
+[run]
+time = 1
+)";
+
 const std::string minimal = R"(
 [box]
 packing_fraction = 0.3
@@ -338,16 +349,7 @@ TEST_CASE("overrides: numbers, string fallback, array index, nested creation") {
     CHECK(parse_config(minimal, "t", {"run.time=1", "run.time=2"}).run_time == 2.0);
     // Replacing one entry of an array.
     CHECK(parse_config(minimal, "t", {"box.packing_fraction=0.3"}).packing_fraction);
-    Config sized = parse_config(R"(
-[box]
-size = [4, 4, 4]
-[[species]]
-name = "A"
-count = 1
-[run]
-time = 1
-)",
-                                "t", {"box.size.1=8"});
+    Config sized = parse_config(sized_cube, "t", {"box.size.1=8"});
     CHECK(sized.box_size == std::vector<double>{4, 8, 4});
 }
 
@@ -378,16 +380,7 @@ TEST_CASE("overrides accept name[k] as well as name.k, the spelling of every mes
     Config c = parse_config(minimal, "t", {"species[0].radius=0.3", "species [0] .count = 7"});
     CHECK(c.species[0].radius == 0.3);
     CHECK(c.species[0].count == 7);
-    Config sized = parse_config(R"(
-[box]
-size = [4, 4, 4]
-[[species]]
-name = "A"
-count = 1
-[run]
-time = 1
-)",
-                                "t", {"box.size[1]=8", "box.size.2=6"});
+    Config sized = parse_config(sized_cube, "t", {"box.size[1]=8", "box.size.2=6"});
     CHECK(sized.box_size == std::vector<double>{4, 8, 6});
     // A message about a key set as species[0] says --set, spelt as it was written.
     check_rejected(minimal, "--set: species[0].radius: must be > 0", {"species[0].radius=-1"});

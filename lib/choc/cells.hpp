@@ -131,7 +131,8 @@ class Cells {
     // Offsets that leave the grid on a walled axis are skipped.
     int neighbours(std::uint32_t cell, Neighbour* out) const {
         const auto c = coords(cell);
-        if (interior(c)) return shifted(cell, around_.data(), static_cast<int>(around_.size()), out);
+        if (interior(c))
+            return shifted(cell, around_.data(), static_cast<int>(around_.size()), out);
         return collect(c, -1, -1, out);
     }
 

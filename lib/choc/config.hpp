@@ -46,7 +46,7 @@ struct Config {
     // [box]: exactly one of packing_fraction and size
     std::optional<double> packing_fraction;
     std::optional<std::vector<double>> box_size;
-    std::vector<bool> periodic; // one per axis, resolved from box.boundary
+    std::vector<bool> periodic;    // one per axis, resolved from box.boundary
     double wall_restitution = 1.0; // of the hard box walls (boundary = "wall")
 
     std::vector<SpeciesConfig> species;

@@ -149,12 +149,10 @@ class Engine {
         return out;
     }
     const Tally& tally() const { return tally_; }
-    const Motion& motion() const { return motion_; }
 
     // Switches the TC model on (settings.tc, armed but not from the start): the answer to
     // an inelastic collapse that the caller detected.
     void enable_tc() { tc_ = settings_.tc; }
-    bool tc_active() const { return tc_ > 0.0; }
 
     // Time integral of species s's kinetic energy over the measured phase, up to now.
     // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
@@ -164,13 +162,8 @@ class Engine {
             return tally_.kinetic_integral(s, now_);
         } else {
             double k = tally_.kinetic_time[s];
-            for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-                const auto& p = particles_.state[i];
-                if (p.species != s) continue;
-                const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
-                if (to > from)
-                    k += 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to);
-            }
+            for (std::uint32_t i = 0; i < particles_.size(); ++i)
+                if (particles_.state[i].species == s) k += open_flight_kinetic(i);
             return k;
         }
     }
@@ -604,13 +597,16 @@ class Engine {
     // along the way: the flight's share of the measured phase goes to the time integral.
     void advance(std::uint32_t i) {
         auto& p = particles_.state[i];
-        if constexpr (Motion::has_field) {
-            const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
-            if (to > from)
-                tally_.kinetic_time[p.species] +=
-                    0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to);
-        }
+        if constexpr (Motion::has_field) tally_.kinetic_time[p.species] += open_flight_kinetic(i);
         motion_.advance(p, now_);
+    }
+
+    // ∫ KE dt of particle i's flight from its stamp (or the start of the measured phase,
+    // if later) to now.
+    double open_flight_kinetic(std::uint32_t i) const {
+        const auto& p = particles_.state[i];
+        const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
+        return to > from ? 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to) : 0.0;
     }
 
     // A collision at now changed species s's kinetic energy by dk. Without a field kinetic

@@ -35,16 +35,19 @@ inline double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2, double 
     return c / (-b + std::sqrt(disc));
 }
 
+// Time until a gap that changes at the constant rate u closes: never if it is not closing,
+// now if it is already closed (a round-off overlap).
+inline double closing_time(double gap, double u) {
+    if (u >= 0.0) return never;
+    return gap <= 0.0 ? 0.0 : gap / -u;
+}
+
 // Particle of radius `radius` at x with velocity v against a plane wall: the centre's
 // distance h = x.n - offset falls at rate u = -v.n; contact when h = radius, after
 // (h - radius) / u. h <= radius while moving in is a round-off overlap: hit now.
 template <int D>
 inline double wall_time(const Wall<D>& wall, const Vec<D>& x, const Vec<D>& v, double radius) {
-    const double approach = -dot(v, wall.normal);
-    if (approach <= 0.0) return never;
-    const double gap = wall.distance(x) - radius;
-    if (gap <= 0.0) return 0.0;
-    return gap / approach;
+    return closing_time(wall.distance(x) - radius, dot(v, wall.normal));
 }
 
 // Time for coordinate x (velocity u) to reach the plane x = bound ahead of it;

@@ -45,10 +45,7 @@ struct Ballistic {
         return choc::pair_time(r, v, sigma2, horizon);
     }
     // Time until a gap (>= 0 now) that changes at rate u first closes.
-    double first_contact(double gap, double u, double) const {
-        if (u >= 0.0) return never;
-        return gap <= 0.0 ? 0.0 : gap / -u;
-    }
+    double first_contact(double gap, double u, double) const { return closing_time(gap, u); }
     // A gap below zero (not a round-off overlap: the particle is beside the obstacle) first
     // falls through zero only after it has turned from rising to falling: on a straight
     // line it never turns.
