@@ -29,6 +29,20 @@ class Cells {
         Vec<D> shift;
     };
 
+    static constexpr int around_count = D == 3 ? 27 : 9, layer_count = D == 3 ? 9 : 3;
+
+    // The same list split for the scan loop: cell indices, and their shifts, which away
+    // from the edges are all zero, so that the usual scan writes 3^D indices and no shifts.
+    struct Stencil {
+        std::array<std::uint32_t, around_count> cell;
+        int size;
+        bool edge; // some shift is not zero: they are in edge_shift
+        std::array<Vec<D>, around_count> edge_shift;
+        static constexpr std::array<Vec<D>, around_count> no_shift{};
+
+        const Vec<D>* shift() const { return edge ? edge_shift.data() : no_shift.data(); }
+    };
+
     // Cells are at least `min_width` (the largest diameter) wide. A dilute gas would get
     // far more cells than particles, so the width also grows until there are at most
     // 8 N + 4096 cells (but never below three per periodic axis): wider cells stay
@@ -112,6 +126,9 @@ class Cells {
     const std::uint32_t* begin(std::uint32_t cell) const { return block(cell) + 1; }
     const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + block(cell)[0]; }
     void prefetch(std::uint32_t cell) const { __builtin_prefetch(block(cell)); }
+    // Every cell's list has room for `slots()` entries, all readable (the first
+    // `end - begin` of them are its particles): a scan may copy them all without a branch.
+    std::uint32_t slots() const { return stride_ - 1; }
 
     std::array<int, D> coords(std::uint32_t cell) const {
         std::array<int, D> c;
@@ -145,6 +162,20 @@ class Cells {
             return shifted(cell, layer.data(), static_cast<int>(layer.size()), out);
         }
         return collect(c, axis, dir, out);
+    }
+
+    // neighbours() and new_layer() as a Stencil.
+    void around(std::uint32_t cell, Stencil& s) const {
+        const auto c = coords(cell);
+        if (interior(c)) return offset(cell, around_.data(), around_count, s);
+        std::array<Neighbour, around_count> near;
+        split(near.data(), collect(c, -1, -1, near.data()), s);
+    }
+    void layer(std::uint32_t cell, int axis, int dir, Stencil& s) const {
+        const auto c = coords(cell);
+        if (interior(c)) return offset(cell, layers_[2 * axis + (dir > 0)].data(), layer_count, s);
+        std::array<Neighbour, around_count> near;
+        split(near.data(), collect(c, axis, dir, near.data()), s);
     }
 
     // Neighbour of `cell` one step along `axis` in `dir`, and whether the step wraps
@@ -200,8 +231,6 @@ class Cells {
     }
 
   private:
-    static constexpr int around_count = D == 3 ? 27 : 9, layer_count = D == 3 ? 9 : 3;
-
     // A cell at least one cell away from every edge: its neighbours are at fixed flat
     // offsets with no periodic shift, the common case a scan takes without collect().
     bool interior(const std::array<int, D>& c) const {
@@ -212,6 +241,16 @@ class Cells {
     int shifted(std::uint32_t cell, const std::int32_t* offsets, int n, Neighbour* out) const {
         for (int k = 0; k < n; ++k) out[k] = {static_cast<std::uint32_t>(cell + offsets[k]), {}};
         return n;
+    }
+    void offset(std::uint32_t cell, const std::int32_t* offsets, int n, Stencil& s) const {
+        for (int k = 0; k < n; ++k) s.cell[k] = static_cast<std::uint32_t>(cell + offsets[k]);
+        s.edge = false;
+        s.size = n;
+    }
+    static void split(const Neighbour* near, int n, Stencil& s) {
+        for (int k = 0; k < n; ++k) s.cell[k] = near[k].cell, s.edge_shift[k] = near[k].shift;
+        s.edge = true;
+        s.size = n;
     }
 
     // The flat offsets of the 3^D neighbours and of each new layer, in collect()'s order

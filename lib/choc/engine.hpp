@@ -1,17 +1,21 @@
 // The event loop of exact binary EDMD (DESIGN.md §1):
 //
 //   pop the particle with the earliest scheduled event (time t)
-//     pair, partner's counter changed  -> stale: re-predict this particle's pairs, loop
+//     pair, partner's counter changed  -> stale: take the runner-up if it is still valid,
+//                                         else re-predict this particle's pairs; loop
 //     pair                             -> advance both to t, binary rule, re-predict both
 //     wall                             -> advance to t, reflect, re-predict
 //     cell crossing                    -> move to the next cell (wrap on a periodic edge),
 //                                         look at the newly adjacent layer only
 //
-// Every particle keeps three candidate events (best pair, wall, cell crossing); the
-// calendar holds the earliest of them. Why one pair candidate is enough: a pair (i, j)
-// whose trajectories changed after i's last scan is covered by j's own scan when j
-// changed; candidates i discarded were all later than the one it kept, so they are looked
-// at again before they could happen — when the kept one fires or turns out stale.
+// Every particle keeps its candidate events (the best pair and the runner-up, wall, cell
+// crossing); the calendar holds the earliest of them. Why two pair candidates are enough:
+// a pair (i, j) whose trajectories changed after i's last scan is covered by j's own scan
+// when j changed; candidates i discarded were all later than the two it kept, so they are
+// looked at again before they could happen — when the kept ones fire or turn out stale.
+// The runner-up spares a scan: when the best turns out stale and the runner-up's partner
+// has not moved, every pair i has not looked at since is later or covered, so the
+// runner-up is i's next pair event as it stands.
 //
 // Prediction cost is memory latency (a cache line per neighbour), so every so often the
 // particles are renumbered in cell order: the cells a scan visits then sit in a few
@@ -190,11 +194,16 @@ class Engine {
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
 
-    // A particle's three candidate events; the calendar holds the earliest.
-    struct Schedule {
-        double pair_time = never;
+    // A predicted pair collision of a particle with `partner`.
+    struct PairCandidate {
+        double time = never;
         std::uint32_t partner = 0;
-        std::uint32_t partner_count = 0; // partner's counter when predicted: stale if changed
+        std::uint32_t count = 0; // partner's counter when predicted: stale if changed
+    };
+    // A particle's candidate events; the calendar holds the earliest.
+    struct Schedule {
+        PairCandidate pair;      // the earliest pair candidate
+        PairCandidate runner_up; // the next one (another partner), no later than wall_time
         double wall_time = never;
         std::uint32_t wall = 0;
         double crossing_time = never;
@@ -202,9 +211,9 @@ class Engine {
         Kind kind = Kind::nothing;
     };
 
-    using Neighbour = typename Cells<D>::Neighbour;
-    static constexpr int max_neighbours = D == 3 ? 27 : 9;
-    static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
+    using Stencil = typename Cells<D>::Stencil;
+    static constexpr int batch = 256;     // candidates gathered per pass of scan_pairs
+    static constexpr int fixed_slots = 7; // cell lists of this size are copied whole
 
     void process(std::uint32_t i) {
         Schedule& s = schedule_[i];
@@ -215,7 +224,7 @@ class Engine {
             else if (settings_.epsilon > 0.0)
                 resolve_simultaneous(i);
             else
-                collide_pair(i, s.partner);
+                collide_pair(i, s.pair.partner);
             break;
         case Kind::wall:
             if (settings_.epsilon > 0.0)
@@ -260,16 +269,24 @@ class Engine {
         if (!last_collision_.empty()) last_collision_[i] = now_;
     }
 
-    bool stale(std::uint32_t i) const {
-        const Schedule& s = schedule_[i];
-        return particles_.state[s.partner].count != s.partner_count;
+    bool valid(const PairCandidate& c) const {
+        return particles_.state[c.partner].count == c.count;
     }
+    bool stale(std::uint32_t i) const { return !valid(schedule_[i].pair); }
 
-    // A pair candidate whose partner has moved since: look again.
+    // A pair candidate whose partner has moved since: the runner-up if it still holds
+    // (see the top of this file), else look again.
     void renew(std::uint32_t i) {
         ++tally_.stale;
-        schedule_[i].pair_time = never;
-        scan_all_pairs(i);
+        Schedule& s = schedule_[i];
+        if (s.runner_up.time < never && valid(s.runner_up)) {
+            s.pair = s.runner_up;
+            s.runner_up = {};
+        } else {
+            ++tally_.rescans;
+            s.pair = s.runner_up = {};
+            scan_all_pairs(i);
+        }
         reschedule(i);
     }
 
@@ -350,7 +367,7 @@ class Engine {
     void take_event(std::uint32_t k) {
         const Schedule& s = schedule_[k];
         if (s.kind == Kind::pair)
-            add_contact(k, s.partner, false);
+            add_contact(k, s.pair.partner, false);
         else
             add_contact(k, s.wall, true);
         calendar_.set(k, never);
@@ -361,14 +378,14 @@ class Engine {
     void add_touching(std::uint32_t b) {
         const auto& pb = particles_.state[b];
         const double gap = settings_.contact_gap;
-        const int n = cells_.neighbours(cells_.cell_of(b), near_.data());
-        for (int c = 0; c < n; ++c)
-            for (const std::uint32_t* it = cells_.begin(near_[c].cell);
-                 it != cells_.end(near_[c].cell); ++it) {
+        cells_.around(cells_.cell_of(b), near_);
+        for (int c = 0; c < near_.size; ++c)
+            for (const std::uint32_t* it = cells_.begin(near_.cell[c]);
+                 it != cells_.end(near_.cell[c]); ++it) {
                 const std::uint32_t j = *it;
                 if (j == b) continue;
                 const auto& pj = particles_.state[j];
-                const Vec<D> r = pb.x - near_[c].shift - motion_.position(pj, now_);
+                const Vec<D> r = pb.x - near_.shift()[c] - motion_.position(pj, now_);
                 const double sigma = particles_.table.pair_sigma(pb.species, pj.species);
                 if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
                 const Vec<D> v = pb.v - motion_.velocity(pj, now_);
@@ -533,11 +550,11 @@ class Engine {
         ++tally_.crossings;
 
         // the layer depends on the crossing just made, so take it before the next one
-        const int n = cells_.new_layer(to, s.axis, s.dir, near_.data());
+        cells_.layer(to, s.axis, s.dir, near_);
         set_crossing(s, next_crossing(to, p));
         // segment predictions look no further than the cell's edge: look again from here
         if (!box_.segments.empty()) predict_segments(i);
-        scan_pairs(i, near_.data(), n);
+        scan_pairs(i, near_);
         reschedule(i);
     }
 
@@ -557,7 +574,7 @@ class Engine {
         }
         set_crossing(s, next_crossing(cells_.cell_of(i), p));
         if (!box_.segments.empty()) predict_segments(i);
-        s.pair_time = never;
+        s.pair = s.runner_up = {};
         scan_all_pairs(i);
         reschedule(i);
     }
@@ -646,59 +663,86 @@ class Engine {
     }
 
     void scan_all_pairs(std::uint32_t i) {
-        const int n = cells_.neighbours(cells_.cell_of(i), near_.data());
-        scan_pairs(i, near_.data(), n);
+        cells_.around(cells_.cell_of(i), near_);
+        scan_pairs(i, near_);
     }
 
-    // Improves i's pair candidate with the particles of the given cells. Pairs that
-    // cannot beat the current candidate or i's wall event (after which i's velocity
-    // changes anyway) are rejected before any square root.
-    void scan_pairs(std::uint32_t i, const Neighbour* near, int n) {
-        // Two passes: first gather the candidates of every cell and prefetch their
-        // records, so that the cache misses overlap instead of queueing behind each other;
-        // then test them.
-        std::array<std::uint32_t, batch> candidate;
-        std::array<std::uint8_t, batch> from; // which of `near` the candidate is in
-        for (int c = 0; c < n; ++c) cells_.prefetch(near[c].cell);
+    // Improves i's pair candidates with the particles of the given cells.
+    //
+    // Two passes: first gather the candidates of every cell and prefetch their records,
+    // so that the cache misses overlap instead of queueing behind each other; then test
+    // them. A cell holds 0 to a few particles, a count the branch predictor cannot guess,
+    // so while the lists are short the gather copies every slot of a list (a fixed
+    // count) and only advances by the number in use.
+    void scan_pairs(std::uint32_t i, const Stencil& near) {
+        std::array<std::uint32_t, batch + fixed_slots> candidate;
+        std::array<std::uint8_t, batch + fixed_slots> from; // which of `near` it is in
+        for (int c = 0; c < near.size; ++c) cells_.prefetch(near.cell[c]);
+        const bool fixed = cells_.slots() == fixed_slots;
         int k = 0;
-        for (int c = 0; c < n; ++c)
-            for (const std::uint32_t* it = cells_.begin(near[c].cell);
-                 it != cells_.end(near[c].cell); ++it) {
-                if (k == batch) {
-                    test_pairs(i, near, candidate.data(), from.data(), k);
-                    k = 0;
-                }
-                __builtin_prefetch(&particles_.state[*it]);
-                candidate[k] = *it;
-                from[k++] = static_cast<std::uint8_t>(c);
+        for (int c = 0; c < near.size; ++c) {
+            const std::uint32_t* begin = cells_.begin(near.cell[c]);
+            const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
+            if (k + std::max<int>(count, fixed_slots) > batch) {
+                test_batch(i, near, candidate.data(), from.data(), k);
+                k = 0;
             }
-        test_pairs(i, near, candidate.data(), from.data(), k);
+            if (fixed) {
+                std::copy_n(begin, fixed_slots, &candidate[k]);
+                std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
+                k += count;
+            } else {
+                for (int q = 0; q < count; ++q) {
+                    if (k == batch) {
+                        test_batch(i, near, candidate.data(), from.data(), k);
+                        k = 0;
+                    }
+                    candidate[k] = begin[q];
+                    from[k++] = static_cast<std::uint8_t>(c);
+                }
+            }
+        }
+        test_batch(i, near, candidate.data(), from.data(), k);
     }
 
-    void test_pairs(std::uint32_t i, const Neighbour* near, const std::uint32_t* candidate,
+    void test_batch(std::uint32_t i, const Stencil& near, const std::uint32_t* candidate,
+                    const std::uint8_t* from, int k) {
+        for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
+        test_pairs(i, near.shift(), candidate, from, k);
+    }
+
+    void test_pairs(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                     const std::uint8_t* from, int k) {
         if constexpr (Motion::has_field)
-            test_pairs_one_by_one(i, near, candidate, from, k);
+            test_pairs_one_by_one(i, shift, candidate, from, k);
         else
-            test_pairs_batched(i, near, candidate, from, k);
+            test_pairs_batched(i, shift, candidate, from, k);
     }
 
-    // Takes the earliest of the candidates' pair times dt[0 .. k) when it beats i's
-    // current candidate: strictly earlier wins, so among equal times the first listed does,
-    // as in a one-by-one scan.
+    // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
+    // or the wall event's (after which i's velocity changes anyway). Relative to now.
+    double pair_horizon(const Schedule& s) const {
+        return std::min(s.runner_up.time, s.wall_time) - now_;
+    }
+
+    // Merges the candidates' pair times dt[0 .. k) into i's best and runner-up: strictly
+    // earlier wins, so among equal times the first listed does, as in a one-by-one scan.
     void take_earliest(std::uint32_t i, const std::uint32_t* candidate, const double* dt, int k) {
         Schedule& s = schedule_[i];
-        double horizon = std::min(s.pair_time, s.wall_time) - now_;
+        double best = std::min(s.pair.time, s.wall_time) - now_, next = pair_horizon(s);
         for (int m = 0; m < k; ++m) {
-            if (dt[m] >= horizon) continue;
+            if (dt[m] >= next) continue;
             const std::uint32_t j = candidate[m];
             // A pair that has just collided is at contact, and with e = 0 it may look
             // approaching by round-off; straight lines cannot meet twice, so skip it.
             if (dt[m] == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
-            horizon = dt[m];
-            s.pair_time = now_ + dt[m];
-            s.partner = j;
-            s.partner_count = particles_.state[j].count;
+            const PairCandidate c{now_ + dt[m], j, particles_.state[j].count};
+            if (dt[m] < best) {
+                s.runner_up = s.pair, next = best;
+                s.pair = c, best = dt[m];
+            } else {
+                s.runner_up = c, next = dt[m];
+            }
         }
     }
 
@@ -707,18 +751,18 @@ class Engine {
     // loses, so the relative motions are gathered first and every time is then computed
     // alike, the rejected ones masked to `never` — a loop the compiler vectorises. The
     // times are those of pair_time to the bit: the same operations in the same order.
-    void test_pairs_batched(std::uint32_t i, const Neighbour* near, const std::uint32_t* candidate,
+    void test_pairs_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
         const Schedule& s = schedule_[i];
         const auto& pi = particles_.state[i];
         const Vec<D> xi = pi.position_at(now_);
         const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
-        const double horizon = std::min(s.pair_time, s.wall_time) - now_;
+        const double horizon = pair_horizon(s);
         alignas(64) std::array<std::array<double, batch>, D> r, v;
         alignas(64) std::array<double, batch> c, dt;
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> rm = xi - near[from[m]].shift - pj.position_at(now_);
+            const Vec<D> rm = xi - shift[from[m]] - pj.position_at(now_);
             for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
             c[m] = norm2(rm) - sigma2[pj.species];
         }
@@ -735,18 +779,18 @@ class Engine {
         take_earliest(i, candidate, dt.data(), k);
     }
 
-    void test_pairs_one_by_one(std::uint32_t i, const Neighbour* near,
-                               const std::uint32_t* candidate, const std::uint8_t* from, int k) {
+    void test_pairs_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                               const std::uint8_t* from, int k) {
         const auto& pi = particles_.state[i];
         const Vec<D> xi = motion_.position(pi, now_);
         const Vec<D> vi = motion_.velocity(pi, now_);
         const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
         const Schedule& s = schedule_[i];
-        const double horizon = std::min(s.pair_time, s.wall_time) - now_;
+        const double horizon = pair_horizon(s);
         std::array<double, batch> dt;
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> r = xi - near[from[m]].shift - motion_.position(pj, now_);
+            const Vec<D> r = xi - shift[from[m]] - motion_.position(pj, now_);
             const Vec<D> v = vi - motion_.velocity(pj, now_);
             dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
         }
@@ -755,7 +799,7 @@ class Engine {
 
     void reschedule(std::uint32_t i) {
         Schedule& s = schedule_[i];
-        double t = s.pair_time;
+        double t = s.pair.time;
         s.kind = t < never ? Kind::pair : Kind::nothing;
         if (s.wall_time < t) t = s.wall_time, s.kind = Kind::wall;
         if (s.crossing_time < t) t = s.crossing_time, s.kind = Kind::crossing;
@@ -789,7 +833,10 @@ class Engine {
         permute(last_partner_);
         if (!last_collision_.empty()) permute(last_collision_);
         permute(id_);
-        for (auto& s : schedule_) s.partner = renamed[s.partner];
+        for (auto& s : schedule_) {
+            s.pair.partner = renamed[s.pair.partner];
+            s.runner_up.partner = renamed[s.runner_up.partner];
+        }
         for (auto& p : last_partner_)
             if (p != none) p = renamed[p];
 
@@ -810,7 +857,8 @@ class Engine {
         if (shift == 0.0) return;
         for (auto& p : particles_.state) p.t -= shift;
         for (auto& s : schedule_) {
-            s.pair_time -= shift;
+            s.pair.time -= shift;
+            s.runner_up.time -= shift;
             s.wall_time -= shift;
             s.crossing_time -= shift;
         }
@@ -843,8 +891,8 @@ class Engine {
     std::vector<double> last_collision_;      // per particle, when TC is configured
     double tc_ = 0.0;                         // TC time in force (0: off)
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
-    // for zero-initialising 27 entries (Vec's members are value-initialised).
-    std::array<Neighbour, max_neighbours> near_;
+    // for zero-initialising its shifts (Vec's members are value-initialised).
+    Stencil near_;
     Tally tally_;
     GroupStep group_;                  // scratch of resolve_simultaneous, kept to reuse its memory
     double now_ = 0.0;                 // local clock

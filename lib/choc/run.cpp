@@ -412,8 +412,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     if (config.rdf && phase.rdf()) write_file_atomically(*config.rdf, phase.rdf()->csv());
 
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
-                 "predictions renewed",
-                 t.collisions, t.wall_collisions, t.crossings, t.stale);
+                 "predictions renewed ({} by a new scan, the others by the runner-up)",
+                 t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans);
     if (config.epsilon > 0.0)
         spdlog::info("simultaneous groups of two or more contacts: {}", t.groups);
     if (t.singular_groups > 0 || t.fallback_groups > 0)

@@ -15,6 +15,7 @@ struct Tally {
     std::uint64_t wall_collisions = 0;
     std::uint64_t crossings = 0;       // cell crossings
     std::uint64_t stale = 0;           // calendar entries found out of date and re-predicted
+    std::uint64_t rescans = 0;         // ... of them needing a new scan (no valid runner-up)
     std::uint64_t groups = 0;          // simultaneous groups of two or more contacts
     std::uint64_t singular_groups = 0; // ... with a rank-deficient system
     std::uint64_t fallback_groups = 0; // ... resolved by the sequential plastic fallback
