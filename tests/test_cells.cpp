@@ -548,3 +548,65 @@ TEST_CASE("a periodic box shorter than three cell widths is rejected") {
     CHECK_NOTHROW(Cells<3>(make_box<3>({10.0, 10.0, 1.5}, {true, true, false}), 2.0, 0));
     CHECK_NOTHROW(Cells<2>(make_box<2>({1.5, 6.0}, {false, true}), 2.0, 0));
 }
+
+TEST_CASE("FastDivisor: the quotient of every 32-bit dividend, exactly") {
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<std::uint32_t> any;
+    std::vector<std::uint32_t> divisors;
+    for (std::uint32_t d = 1; d <= 3000; ++d) divisors.push_back(d);
+    for (std::uint32_t d :
+         {65535u, 65536u, 65537u, 1u << 31, (1u << 31) + 1, 0xfffffffeu, 0xffffffffu})
+        divisors.push_back(d);
+    for (int k = 0; k < 200; ++k) divisors.push_back(std::max(any(rng), 1u));
+    for (const std::uint32_t d : divisors) {
+        const FastDivisor f(d);
+        auto check = [&](std::uint32_t x) {
+            if (f.quotient(x) != x / d) FAIL_CHECK("d = " << d << ", x = " << x);
+        };
+        // the extremes, and each side of multiples of d where a floor would slip
+        for (const std::uint32_t x : {0u, 1u, d - 1, d, 0xfffffffeu, 0xffffffffu}) check(x);
+        const std::uint64_t top = 0xffffffffu;
+        for (std::uint64_t q :
+             {std::uint64_t{1}, std::uint64_t{2}, top / d, top / d / 2, top / d / 3}) {
+            const std::uint64_t x = q * d;
+            if (x > top) continue;
+            check(static_cast<std::uint32_t>(x));
+            if (x > 0) check(static_cast<std::uint32_t>(x - 1));
+            if (x < top) check(static_cast<std::uint32_t>(x + 1));
+        }
+        for (int k = 0; k < 300; ++k) check(any(rng));
+    }
+}
+
+namespace {
+
+template <int D>
+void check_stencils(const Box<D>& box, double min_width) {
+    const Cells<D> cells(box, min_width, 0);
+    typename Cells<D>::Stencil s;
+    auto same = [&](const std::vector<typename Cells<D>::Neighbour>& want) {
+        REQUIRE(s.size == static_cast<int>(want.size()));
+        for (int k = 0; k < s.size; ++k) {
+            CHECK(s.cell[k] == want[k].cell);
+            CHECK(s.shift()[k] == want[k].shift);
+        }
+    };
+    for (std::uint32_t c = 0; c < cells.size(); ++c) {
+        cells.around(c, s);
+        same(neighbours_of(cells, c));
+        for (int axis = 0; axis < D; ++axis)
+            for (int dir : {-1, 1}) {
+                cells.layer(c, axis, dir, s);
+                same(layer_of(cells, c, axis, dir));
+            }
+    }
+}
+
+} // namespace
+
+TEST_CASE("Stencil: around() and layer() list what neighbours() and new_layer() do") {
+    check_stencils(make_box<3>({10.0, 8.0, 12.0}, {true, true, true}), 2.0);
+    check_stencils(make_box<3>({10.0, 8.0, 12.0}, {true, false, true}), 2.0);
+    check_stencils(make_box<2>({10.0, 8.0}, {true, true}), 2.0);
+    check_stencils(make_box<2>({10.0, 8.0}, {false, true}), 2.0);
+}

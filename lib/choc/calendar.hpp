@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <span>
 #include <vector>
 
 namespace choc {
@@ -109,6 +110,12 @@ class IndexedCalendar {
     std::uint32_t top() const { return heap_[0].particle; }
     double top_time() const { return heap_[0].time; }
     double time(std::uint32_t i) const { return heap_[where_[i]].time; }
+    // The top's children: the next entry after the top is among them (or the top itself,
+    // moved later, or another entry moved earlier). An engine may prefetch their data.
+    std::span<const CalendarEntry> upcoming() const {
+        return {heap_ + 1,
+                std::min<std::size_t>(size_, arity + 1) - std::min<std::size_t>(size_, 1)};
+    }
     void shift(double dt) {
         // The same amount off every key keeps the order, except that rounding can turn
         // two close times into a tie that the index then breaks the other way: restore

@@ -19,6 +19,29 @@
 
 namespace choc {
 
+// x / d and x % d for a fixed divisor d >= 1 and any 32-bit x, by one multiplication: a
+// hardware division takes tens of cycles, and every scan turns a cell index into
+// coordinates. With M = floor((2^64 - 1) / d) + 1, i.e. M = (2^64 + e) / d for some
+// integer 0 <= e < d,
+//     M x / 2^64 = x / d + e x / (d 2^64),
+// and the error term is below 1/d because e x < d 2^32 <= 2^64: it cannot carry x / d,
+// whose fractional part is at most (d - 1) / d, past the next integer, so the floor is
+// exact (Lemire, Kaser and Kurz 2019). d = 1 would need M = 2^64: handled apart.
+class FastDivisor {
+  public:
+    FastDivisor() = default;
+    explicit FastDivisor(std::uint32_t d) : d_(d), m_(d == 1 ? 0 : ~std::uint64_t{0} / d + 1) {}
+    std::uint32_t quotient(std::uint32_t x) const {
+        __extension__ using u128 = unsigned __int128;
+        return d_ == 1 ? x : static_cast<std::uint32_t>((u128{m_} * x) >> 64);
+    }
+    std::uint32_t divisor() const { return d_; }
+
+  private:
+    std::uint32_t d_ = 1;
+    std::uint64_t m_ = 0;
+};
+
 template <int D>
 class Cells {
   public:
@@ -71,6 +94,7 @@ class Cells {
                                  " is shorter than three largest diameters (" +
                                  std::to_string(3 * min_width) + "); use a larger box");
             width_[a] = box.length[a] / n_[a];
+            divide_[a] = FastDivisor(static_cast<std::uint32_t>(n_[a]));
             length_[a] = box.length[a];
             periodic_[a] = box.periodic[a];
             total *= static_cast<std::size_t>(n_[a]);
@@ -125,17 +149,21 @@ class Cells {
     // line serves a typical cell. `prefetch` asks for that line ahead of use.
     const std::uint32_t* begin(std::uint32_t cell) const { return block(cell) + 1; }
     const std::uint32_t* end(std::uint32_t cell) const { return begin(cell) + block(cell)[0]; }
-    void prefetch(std::uint32_t cell) const { __builtin_prefetch(block(cell)); }
+    [[gnu::always_inline]] void prefetch(std::uint32_t cell) const {
+        __builtin_prefetch(block(cell)); // inlined: GCC would delete a call to it as pure
+    }
     // Every cell's list has room for `slots()` entries, all readable (the first
     // `end - begin` of them are its particles): a scan may copy them all without a branch.
     std::uint32_t slots() const { return stride_ - 1; }
 
     std::array<int, D> coords(std::uint32_t cell) const {
         std::array<int, D> c;
-        for (int a = 0; a < D; ++a) {
-            c[a] = static_cast<int>(cell % n_[a]);
-            cell /= n_[a];
+        for (int a = 0; a < D - 1; ++a) {
+            const std::uint32_t q = divide_[a].quotient(cell);
+            c[a] = static_cast<int>(cell - q * divide_[a].divisor());
+            cell = q;
         }
+        c[D - 1] = static_cast<int>(cell); // the last axis: what is left
         return c;
     }
     std::uint32_t flat(const std::array<int, D>& c) const {
@@ -331,6 +359,7 @@ class Cells {
     }
 
     std::array<int, D> n_{};
+    std::array<FastDivisor, D> divide_{};
     std::array<std::int32_t, around_count> around_{};
     std::array<std::array<std::int32_t, layer_count>, 2 * D> layers_{};
     Vec<D> width_, length_;
