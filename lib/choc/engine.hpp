@@ -226,6 +226,7 @@ class Engine {
             for (const CalendarEntry& e : calendar_.upcoming()) {
                 __builtin_prefetch(&schedule_[e.particle]);
                 __builtin_prefetch(&particles_.state[e.particle]);
+                cells_.prefetch_place(e.particle);
             }
     }
 
@@ -298,7 +299,7 @@ class Engine {
             s.runner_up = {};
         } else {
             ++tally_.rescans;
-            s.pair = s.runner_up = {};
+            s.pair = {}, s.runner_up = {};
             scan_all_pairs(i);
         }
         reschedule(i);
@@ -499,6 +500,10 @@ class Engine {
     }
 
     void collide_pair(std::uint32_t i, std::uint32_t j) {
+        // j's schedule and both cell entries are read only after i's scan: ask now
+        __builtin_prefetch(&schedule_[j]);
+        cells_.prefetch_place(i);
+        cells_.prefetch_place(j);
         advance(i);
         advance(j);
         apply_pair(i, j);
@@ -588,7 +593,7 @@ class Engine {
         }
         set_crossing(s, next_crossing(cells_.cell_of(i), p));
         if (!box_.segments.empty()) predict_segments(i);
-        s.pair = s.runner_up = {};
+        s.pair = {}, s.runner_up = {};
         scan_all_pairs(i);
         reschedule(i);
     }
