@@ -71,6 +71,7 @@ int main() {
         report<choc::DaryCalendar>("dary", n, events);
         report<choc::PairingCalendar>("pairing", n, events);
         report<choc::IndexedCalendar>("indexed", n, events);
+        report<choc::BlockCalendar>("block", n, events);
         if (n <= 32'000) report<choc::ReferenceCalendar>("reference", n, events);
     }
     return 0;

@@ -35,6 +35,7 @@ void measure(const char* name, const choc::Config& config) {
 
 template <int D>
 void measure_all(const choc::Config& config) {
+    measure<D, choc::BlockCalendar>("block", config);
     measure<D, choc::IndexedCalendar>("indexed", config);
     measure<D, choc::DaryCalendar>("boost d-ary", config);
     measure<D, choc::PairingCalendar>("boost pairing", config);

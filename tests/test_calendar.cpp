@@ -18,6 +18,7 @@ using namespace choc;
 static_assert(Calendar<DaryCalendar>);
 static_assert(Calendar<PairingCalendar>);
 static_assert(Calendar<IndexedCalendar>);
+static_assert(Calendar<BlockCalendar>);
 static_assert(Calendar<ReferenceCalendar>);
 
 namespace {
@@ -142,7 +143,7 @@ void event_loop(std::size_t n, int steps, std::uint64_t seed) {
 } // namespace
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules", Cal, DaryCalendar,
-                   PairingCalendar, IndexedCalendar) {
+                   PairingCalendar, IndexedCalendar, BlockCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         random_schedule<Cal>(n, 20000, 1234 + n);
@@ -150,7 +151,7 @@ TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules",
 }
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar in an event loop", Cal, DaryCalendar,
-                   PairingCalendar, IndexedCalendar) {
+                   PairingCalendar, IndexedCalendar, BlockCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         event_loop<Cal>(n, 100000, 99 + n);
@@ -158,7 +159,7 @@ TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar in an event loop", Ca
 }
 
 TEST_CASE_TEMPLATE("calendar ties resolve to the lowest index", Cal, DaryCalendar, PairingCalendar,
-                   IndexedCalendar, ReferenceCalendar) {
+                   BlockCalendar, IndexedCalendar, ReferenceCalendar) {
     // A direct check, independent of the reference: equal times, set in falling index
     // order, then the lowest-index one moved away and back.
     Cal c(8);

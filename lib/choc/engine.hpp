@@ -222,12 +222,15 @@ class Engine {
     // Always inlined: GCC finds a function of nothing but prefetches free of side effects
     // and deletes the call to it.
     [[gnu::always_inline]] void prefetch_upcoming() const {
-        if constexpr (requires(const Cal& c) { c.upcoming(); })
-            for (const CalendarEntry& e : calendar_.upcoming()) {
-                __builtin_prefetch(&schedule_[e.particle]);
-                __builtin_prefetch(&particles_.state[e.particle]);
-                cells_.prefetch_place(e.particle);
+        if constexpr (requires(const Cal& c, std::uint32_t* out) { c.upcoming(out); }) {
+            std::array<std::uint32_t, 4> next;
+            const std::size_t n = calendar_.upcoming(next.data());
+            for (std::size_t k = 0; k < n; ++k) {
+                __builtin_prefetch(&schedule_[next[k]]);
+                __builtin_prefetch(&particles_.state[next[k]]);
+                cells_.prefetch_place(next[k]);
             }
+        }
     }
 
     void process(std::uint32_t i) {
