@@ -10,6 +10,8 @@
 #include <boost/heap/d_ary_heap.hpp>
 #include <boost/heap/pairing_heap.hpp>
 
+#include "huge_pages.hpp"
+
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
@@ -89,9 +91,8 @@ class IndexedCalendar {
   public:
     explicit IndexedCalendar(std::size_t n)
         : storage_(static_cast<CalendarEntry*>(
-              std::aligned_alloc(64, (n / 4 + 2) * 64))), // n + 3 entries, whole lines
+              allocate_aligned_for_speed((n / 4 + 2) * 64))), // n + 3 entries, whole lines
           heap_(storage_.get() + 3), size_(n), where_(n) {
-        if (!storage_) throw std::bad_alloc();
         for (std::uint32_t i = 0; i < n; ++i) {
             heap_[i] = {std::numeric_limits<double>::infinity(), i};
             where_[i] = i;
@@ -187,38 +188,39 @@ class BlockCalendar {
   public:
     explicit BlockCalendar(std::size_t n)
         : n_(n), blocks_((n + width - 1) / width),
-          storage_(static_cast<double*>(
-              std::aligned_alloc(64, std::max<std::size_t>(blocks_, 1) * width * sizeof(double)))),
-          time_(storage_.get()), earliest_(blocks_, 0), heap_(blocks_) {
-        if (!storage_) throw std::bad_alloc();
+          storage_(static_cast<double*>(allocate_aligned_for_speed(
+              std::max<std::size_t>(blocks_, 1) * width * sizeof(double)))),
+          time_(storage_.get()), earliest_(blocks_), heap_(blocks_) {
         // padding past n stays at +infinity, after every real entry of its block
         std::fill_n(time_, blocks_ * width, std::numeric_limits<double>::infinity());
-        for (std::uint32_t b = 0; b < blocks_; ++b) earliest_[b] = b * width;
+        for (std::uint32_t b = 0; b < blocks_; ++b)
+            earliest_[b] = {std::numeric_limits<double>::infinity(), b * width};
     }
     void set(std::uint32_t i, double time) {
         const std::uint32_t b = i / width;
         time_[i] = time;
-        const std::uint32_t first = earliest_[b];
-        const double earliest = heap_.time(b);
-        if (i == first) {
-            if (time > earliest) { // moved later: another entry may now be the earliest
-                earliest_[b] = earliest_in(b);
-                heap_.set(b, time_[earliest_[b]]);
-            } else {
-                heap_.set(b, time);
-            }
-        } else if (time < earliest || (time == earliest && i < first)) {
-            earliest_[b] = i;
+        CalendarEntry& e = earliest_[b];
+        if (i == e.particle) {
+            // moved later: another entry may now be the earliest
+            e = time > e.time ? earliest_in(b) : CalendarEntry{time, i};
+            heap_.set(b, e.time);
+        } else if (time < e.time || (time == e.time && i < e.particle)) {
+            e = {time, i};
             heap_.set(b, time);
         }
     }
-    std::uint32_t top() const { return earliest_[heap_.top()]; }
+    // The engine may ask for the memory that set(i, ...) will touch ahead of time.
+    [[gnu::always_inline]] void prefetch(std::uint32_t i) const {
+        __builtin_prefetch(&time_[i]); // inlined: GCC would delete a call to it as pure
+        __builtin_prefetch(&earliest_[i / width]);
+    }
+    std::uint32_t top() const { return earliest_[heap_.top()].particle; }
     double top_time() const { return heap_.top_time(); }
     double time(std::uint32_t i) const { return time_[i]; }
     // The earliest entries of the blocks next in line (IndexedCalendar::upcoming).
     std::size_t upcoming(std::uint32_t* out) const {
         const std::size_t n = heap_.upcoming(out);
-        for (std::size_t k = 0; k < n; ++k) out[k] = earliest_[out[k]];
+        for (std::size_t k = 0; k < n; ++k) out[k] = earliest_[out[k]].particle;
         return n;
     }
     void shift(double dt) {
@@ -228,19 +230,19 @@ class BlockCalendar {
         heap_.shift(dt);
         for (std::uint32_t b = 0; b < blocks_; ++b) {
             earliest_[b] = earliest_in(b);
-            heap_.set(b, time_[earliest_[b]]);
+            heap_.set(b, earliest_[b].time);
         }
     }
 
   private:
     static constexpr std::uint32_t width = 8; // doubles per 64-byte line
 
-    // The lowest index among the earliest times of block b.
-    std::uint32_t earliest_in(std::uint32_t b) const {
+    // The earliest entry of block b (the lowest index among equal times).
+    CalendarEntry earliest_in(std::uint32_t b) const {
         std::uint32_t e = b * width;
         for (std::uint32_t k = e + 1; k < (b + 1) * width; ++k)
             if (time_[k] < time_[e]) e = k;
-        return e;
+        return {time_[e], e};
     }
 
     struct Free {
@@ -249,7 +251,7 @@ class BlockCalendar {
     std::size_t n_, blocks_;
     std::unique_ptr<double, Free> storage_;
     double* time_;                        // every particle's time, +infinity past n
-    std::vector<std::uint32_t> earliest_; // per block: the particle of its earliest entry
+    std::vector<CalendarEntry> earliest_; // per block: its earliest entry (as in the heap)
     IndexedCalendar heap_;                // blocks, keyed by their earliest time
 };
 

@@ -6,6 +6,7 @@
 
 #include "box.hpp"
 #include "errors.hpp"
+#include "huge_pages.hpp"
 #include "predict.hpp"
 #include "vec.hpp"
 
@@ -354,7 +355,7 @@ class Cells {
     // A cell is full: every block doubles (rare; the count of a cell is bounded by packing).
     void grow() {
         const std::uint32_t wider = stride_ * 2;
-        std::vector<std::uint32_t> b(std::size_t{cells_} * wider);
+        FastVector<std::uint32_t> b(std::size_t{cells_} * wider);
         for (std::size_t c = 0; c < cells_; ++c)
             std::copy_n(&blocks_[c * stride_], stride_, &b[c * wider]);
         blocks_.swap(b);
@@ -368,10 +369,10 @@ class Cells {
     Vec<D> width_, length_;
     std::array<bool, D> periodic_{};
     std::uint32_t cells_ = 0;
-    std::uint32_t stride_ = 0;          // slots per cell: the count, then stride_ - 1 indices
-    std::vector<std::uint32_t> blocks_; // stride_ slots per cell
-    std::vector<std::uint32_t> cell_;   // cell of each particle
-    std::vector<std::uint32_t> slot_;   // its index within that cell
+    std::uint32_t stride_ = 0;         // slots per cell: the count, then stride_ - 1 indices
+    FastVector<std::uint32_t> blocks_; // stride_ slots per cell
+    FastVector<std::uint32_t> cell_;   // cell of each particle
+    FastVector<std::uint32_t> slot_;   // its index within that cell
 };
 
 } // namespace choc

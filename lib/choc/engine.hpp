@@ -229,8 +229,13 @@ class Engine {
                 __builtin_prefetch(&schedule_[next[k]]);
                 __builtin_prefetch(&particles_.state[next[k]]);
                 cells_.prefetch_place(next[k]);
+                prefetch_calendar(next[k]);
             }
         }
+    }
+
+    [[gnu::always_inline]] void prefetch_calendar(std::uint32_t i) const {
+        if constexpr (requires(const Cal& c) { c.prefetch(i); }) calendar_.prefetch(i);
     }
 
     void process(std::uint32_t i) {
@@ -507,6 +512,7 @@ class Engine {
         __builtin_prefetch(&schedule_[j]);
         cells_.prefetch_place(i);
         cells_.prefetch_place(j);
+        prefetch_calendar(j);
         advance(i);
         advance(j);
         apply_pair(i, j);
@@ -906,7 +912,7 @@ class Engine {
     Motion motion_;
     Cells<D> cells_;
     Cal calendar_;
-    std::vector<Schedule> schedule_;
+    FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
     std::vector<double> restitution_;         // e per pair of species, [a * n + b]

@@ -5,6 +5,7 @@
 // position(now) = x + v (now - t). In 3D the record is exactly one 64-byte cache line.
 #pragma once
 
+#include "huge_pages.hpp"
 #include "vec.hpp"
 
 #include <algorithm>
@@ -66,7 +67,7 @@ struct SpeciesTable {
 template <int D>
 struct Particles {
     SpeciesTable table;
-    std::vector<ParticleState<D>> state; // hot: read by every prediction
+    FastVector<ParticleState<D>> state; // hot: read by every prediction
 
     std::size_t size() const { return state.size(); }
     double radius(std::uint32_t i) const { return table.species[state[i].species].radius; }
