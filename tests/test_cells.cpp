@@ -26,27 +26,39 @@ Box<D> make_box(const std::array<double, D>& length, const std::array<bool, D>& 
     return b;
 }
 
+// One cell of a Stencil with its shift.
 template <int D>
-std::vector<typename Cells<D>::Neighbour> neighbours_of(const Cells<D>& cells, std::uint32_t c) {
-    std::vector<typename Cells<D>::Neighbour> out(27);
-    out.resize(static_cast<std::size_t>(cells.neighbours(c, out.data())));
+struct Neighbour {
+    std::uint32_t cell;
+    Vec<D> shift;
+};
+
+template <int D>
+std::vector<Neighbour<D>> listed(const typename Cells<D>::Stencil& s) {
+    std::vector<Neighbour<D>> out;
+    for (int k = 0; k < s.size; ++k) out.push_back({s.cell[k], s.shift()[k]});
     return out;
 }
 
 template <int D>
-std::vector<typename Cells<D>::Neighbour> layer_of(const Cells<D>& cells, std::uint32_t c, int axis,
-                                                   int dir) {
-    std::vector<typename Cells<D>::Neighbour> out(27);
-    out.resize(static_cast<std::size_t>(cells.new_layer(c, axis, dir, out.data())));
-    return out;
+std::vector<Neighbour<D>> neighbours_of(const Cells<D>& cells, std::uint32_t c) {
+    typename Cells<D>::Stencil s;
+    cells.around(c, s);
+    return listed<D>(s);
+}
+
+template <int D>
+std::vector<Neighbour<D>> layer_of(const Cells<D>& cells, std::uint32_t c, int axis, int dir) {
+    typename Cells<D>::Stencil s;
+    cells.layer(c, axis, dir, s);
+    return listed<D>(s);
 }
 
 // Where a neighbour's image sits in the unwrapped lattice of cells: its coordinates plus
 // the shift in whole box lengths times the cell count. Shifts are exactly 0 or +-L, so
 // the rounding only turns an exact +-1.0 into an int.
 template <int D>
-std::array<int, D> image_coords(const Cells<D>& cells, const Box<D>& box,
-                                const typename Cells<D>::Neighbour& nb) {
+std::array<int, D> image_coords(const Cells<D>& cells, const Box<D>& box, const Neighbour<D>& nb) {
     auto c = cells.coords(nb.cell);
     for (int a = 0; a < D; ++a)
         c[a] += static_cast<int>(std::lround(nb.shift[a] / box.length[a])) * cells.counts()[a];
@@ -83,7 +95,7 @@ int expected_neighbour_count(const Cells<D>& cells, const Box<D>& box, std::uint
     return count;
 }
 
-// neighbours() of every cell: the right count, distinct cells, the cell itself with no
+// around() of every cell: the right count, distinct cells, the cell itself with no
 // shift, each neighbour one step away on every axis (through the shift), and walled axes
 // never shifted.
 template <int D>
@@ -231,7 +243,7 @@ TEST_CASE("neighbours: walled axes have fewer neighbours at the edges, and no sh
 
 namespace {
 
-// new_layer(cell, axis, dir) after entering `cell` from its neighbour at -dir on `axis`:
+// layer(cell, axis, dir) after entering `cell` from its neighbour at -dir on `axis`:
 // 3^(D-1) cells on a periodic grid, and exactly the neighbours of the new cell that were
 // not neighbours of the old one. Compared as images (cell plus shift, in the unwrapped
 // lattice, with the entered cell shifted back by a whole box when the step wrapped), which
@@ -308,7 +320,7 @@ void check_new_layer(const Box<D>& box, double min_width, bool by_id) {
 
 } // namespace
 
-TEST_CASE("new_layer: the 3^(D-1) cells adjacent to the new cell and not to the old one") {
+TEST_CASE("layer: the 3^(D-1) cells adjacent to the new cell and not to the old one") {
     check_new_layer(make_box<3>({10.0, 8.0, 12.0}, {true, true, true}), 2.0, true); // 5 x 4 x 6
     check_new_layer(make_box<2>({10.0, 8.0}, {true, true}), 2.0, true);
     // 3 cells on an axis: the cell ahead was adjacent to the old one through the other
@@ -576,37 +588,4 @@ TEST_CASE("FastDivisor: the quotient of every 32-bit dividend, exactly") {
         }
         for (int k = 0; k < 300; ++k) check(any(rng));
     }
-}
-
-namespace {
-
-template <int D>
-void check_stencils(const Box<D>& box, double min_width) {
-    const Cells<D> cells(box, min_width, 0);
-    typename Cells<D>::Stencil s;
-    auto same = [&](const std::vector<typename Cells<D>::Neighbour>& want) {
-        REQUIRE(s.size == static_cast<int>(want.size()));
-        for (int k = 0; k < s.size; ++k) {
-            CHECK(s.cell[k] == want[k].cell);
-            CHECK(s.shift()[k] == want[k].shift);
-        }
-    };
-    for (std::uint32_t c = 0; c < cells.size(); ++c) {
-        cells.around(c, s);
-        same(neighbours_of(cells, c));
-        for (int axis = 0; axis < D; ++axis)
-            for (int dir : {-1, 1}) {
-                cells.layer(c, axis, dir, s);
-                same(layer_of(cells, c, axis, dir));
-            }
-    }
-}
-
-} // namespace
-
-TEST_CASE("Stencil: around() and layer() list what neighbours() and new_layer() do") {
-    check_stencils(make_box<3>({10.0, 8.0, 12.0}, {true, true, true}), 2.0);
-    check_stencils(make_box<3>({10.0, 8.0, 12.0}, {true, false, true}), 2.0);
-    check_stencils(make_box<2>({10.0, 8.0}, {true, true}), 2.0);
-    check_stencils(make_box<2>({10.0, 8.0}, {false, true}), 2.0);
 }

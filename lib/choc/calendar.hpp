@@ -15,10 +15,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <new>
 #include <vector>
 
 namespace choc {
@@ -85,14 +82,13 @@ using PairingCalendar =
     BoostCalendar<boost::heap::pairing_heap<CalendarEntry, boost::heap::compare<LaterFirst>>>;
 
 // A 4-ary min-heap over particle indices with each particle's position in the heap kept
-// alongside: no handles, no list nodes, one flat array of (time, particle). The engine's
-// default; apps/bench_calendar and apps/bench_engine compare it with the Boost heaps.
+// alongside: no handles, no list nodes, one flat array of (time, particle). The heap of
+// BlockCalendar (the engine's default); apps/bench_calendar and apps/bench_engine compare
+// both with the Boost heaps.
 class IndexedCalendar {
   public:
     explicit IndexedCalendar(std::size_t n)
-        : storage_(static_cast<CalendarEntry*>(
-              allocate_aligned_for_speed((n / 4 + 2) * 64))), // n + 3 entries, whole lines
-          heap_(storage_.get() + 3), size_(n), where_(n) {
+        : storage_(n + 3), heap_(storage_.data() + 3), size_(n), where_(n) {
         for (std::uint32_t i = 0; i < n; ++i) {
             heap_[i] = {std::numeric_limits<double>::infinity(), i};
             where_[i] = i;
@@ -164,12 +160,10 @@ class IndexedCalendar {
     }
 
     // The children of node k are 4k+1 .. 4k+4; with the array starting three entries
-    // into a 64-byte line they are stored at line-aligned slots 4(k+1) .. 4(k+1)+3, so a
-    // level of sift_down reads one cache line, not two.
-    struct Free {
-        void operator()(CalendarEntry* p) const { std::free(p); }
-    };
-    std::unique_ptr<CalendarEntry, Free> storage_;
+    // into a 64-byte line (FastVector storage starts on a line) they are stored at
+    // line-aligned slots 4(k+1) .. 4(k+1)+3, so a level of sift_down reads one cache line,
+    // not two.
+    FastVector<CalendarEntry> storage_;
     CalendarEntry* heap_;
     std::size_t size_;
     std::vector<std::uint32_t> where_; // heap position of each particle
@@ -187,13 +181,9 @@ class IndexedCalendar {
 class BlockCalendar {
   public:
     explicit BlockCalendar(std::size_t n)
-        : n_(n), blocks_((n + width - 1) / width),
-          storage_(static_cast<double*>(allocate_aligned_for_speed(
-              std::max<std::size_t>(blocks_, 1) * width * sizeof(double)))),
-          time_(storage_.get()), earliest_(blocks_), heap_(blocks_) {
-        // padding past n stays at +infinity, after every real entry of its block
-        std::fill_n(time_, blocks_ * width, std::numeric_limits<double>::infinity());
-        for (std::uint32_t b = 0; b < blocks_; ++b)
+        : time_((n + width - 1) / width * width, std::numeric_limits<double>::infinity()),
+          earliest_(time_.size() / width), heap_(earliest_.size()) {
+        for (std::uint32_t b = 0; b < earliest_.size(); ++b)
             earliest_[b] = {std::numeric_limits<double>::infinity(), b * width};
     }
     void set(std::uint32_t i, double time) {
@@ -226,9 +216,9 @@ class BlockCalendar {
     void shift(double dt) {
         // Subtracting keeps each block's order except for new ties: find every block's
         // earliest entry again.
-        for (std::size_t k = 0; k < n_; ++k) time_[k] -= dt;
+        for (double& t : time_) t -= dt; // the padding stays at +infinity
         heap_.shift(dt);
-        for (std::uint32_t b = 0; b < blocks_; ++b) {
+        for (std::uint32_t b = 0; b < earliest_.size(); ++b) {
             earliest_[b] = earliest_in(b);
             heap_.set(b, earliest_[b].time);
         }
@@ -245,12 +235,9 @@ class BlockCalendar {
         return {time_[e], e};
     }
 
-    struct Free {
-        void operator()(double* p) const { std::free(p); }
-    };
-    std::size_t n_, blocks_;
-    std::unique_ptr<double, Free> storage_;
-    double* time_;                        // every particle's time, +infinity past n
+    // Every particle's time, +infinity in the padding past n (after every real entry of
+    // its block); FastVector storage starts on a cache line, so a block is one line.
+    FastVector<double> time_;
     std::vector<CalendarEntry> earliest_; // per block: its earliest entry (as in the heap)
     IndexedCalendar heap_;                // blocks, keyed by their earliest time
 };

@@ -46,17 +46,13 @@ class FastDivisor {
 template <int D>
 class Cells {
   public:
-    // One neighbouring cell and the shift that brings its particles next to ours:
-    // the image of particle j seen from our cell is x_j + shift.
-    struct Neighbour {
-        std::uint32_t cell;
-        Vec<D> shift;
-    };
-
     static constexpr int around_count = D == 3 ? 27 : 9, layer_count = D == 3 ? 9 : 3;
+    // A cell's list has this many slots until some cell overflows them (rare; see grow).
+    static constexpr std::uint32_t usual_slots = 7;
 
-    // The same list split for the scan loop: cell indices, and their shifts, which away
-    // from the edges are all zero, so that the usual scan writes 3^D indices and no shifts.
+    // The neighbouring cells a scan visits, and for each the shift that brings its
+    // particles next to ours: the image of particle j seen from our cell is x_j + shift.
+    // Away from the edges every shift is zero, so the usual scan writes the indices only.
     struct Stencil {
         std::array<std::uint32_t, around_count> cell;
         int size;
@@ -102,7 +98,7 @@ class Cells {
         }
         cells_ = static_cast<std::uint32_t>(total);
         make_offsets();
-        stride_ = 8;
+        stride_ = usual_slots + 1;
         blocks_.assign(total * stride_, 0);
         cell_.assign(n_particles, 0);
         slot_.assign(n_particles, 0);
@@ -176,38 +172,19 @@ class Cells {
         return f;
     }
 
-    // The 3^D cells around `cell` (itself included), written to `out`; returns how many.
-    // Offsets that leave the grid on a walled axis are skipped.
-    int neighbours(std::uint32_t cell, Neighbour* out) const {
-        const auto c = coords(cell);
-        if (interior(c))
-            return shifted(cell, around_.data(), static_cast<int>(around_.size()), out);
-        return collect(c, -1, -1, out);
-    }
-
-    // The 3^(D-1) cells that became adjacent after entering `cell` along `axis` in
-    // direction `dir` (+1 or -1): the layer at offset `dir` on that axis.
-    int new_layer(std::uint32_t cell, int axis, int dir, Neighbour* out) const {
-        const auto c = coords(cell);
-        if (interior(c)) {
-            const auto& layer = layers_[2 * axis + (dir > 0)];
-            return shifted(cell, layer.data(), static_cast<int>(layer.size()), out);
-        }
-        return collect(c, axis, dir, out);
-    }
-
-    // neighbours() and new_layer() as a Stencil.
+    // The 3^D cells around `cell` (itself included). Offsets that leave the grid on a
+    // walled axis are skipped.
     void around(std::uint32_t cell, Stencil& s) const {
         const auto c = coords(cell);
         if (interior(c)) return offset(cell, around_.data(), around_count, s);
-        std::array<Neighbour, around_count> near;
-        split(near.data(), collect(c, -1, -1, near.data()), s);
+        collect(c, -1, -1, s);
     }
+    // The 3^(D-1) cells that became adjacent after entering `cell` along `axis` in
+    // direction `dir` (+1 or -1): the layer at offset `dir` on that axis.
     void layer(std::uint32_t cell, int axis, int dir, Stencil& s) const {
         const auto c = coords(cell);
         if (interior(c)) return offset(cell, layers_[2 * axis + (dir > 0)].data(), layer_count, s);
-        std::array<Neighbour, around_count> near;
-        split(near.data(), collect(c, axis, dir, near.data()), s);
+        collect(c, axis, dir, s);
     }
 
     // Neighbour of `cell` one step along `axis` in `dir`, and whether the step wraps
@@ -270,18 +247,9 @@ class Cells {
             if (c[a] < 1 || c[a] > n_[a] - 2) return false;
         return true;
     }
-    int shifted(std::uint32_t cell, const std::int32_t* offsets, int n, Neighbour* out) const {
-        for (int k = 0; k < n; ++k) out[k] = {static_cast<std::uint32_t>(cell + offsets[k]), {}};
-        return n;
-    }
     void offset(std::uint32_t cell, const std::int32_t* offsets, int n, Stencil& s) const {
         for (int k = 0; k < n; ++k) s.cell[k] = static_cast<std::uint32_t>(cell + offsets[k]);
         s.edge = false;
-        s.size = n;
-    }
-    static void split(const Neighbour* near, int n, Stencil& s) {
-        for (int k = 0; k < n; ++k) s.cell[k] = near[k].cell, s.edge_shift[k] = near[k].shift;
-        s.edge = true;
         s.size = n;
     }
 
@@ -308,7 +276,7 @@ class Cells {
         }
     }
 
-    int collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir, Neighbour* out) const {
+    void collect(const std::array<int, D>& c, int fixed_axis, int fixed_dir, Stencil& out) const {
         // Per axis: up to three (coordinate, shift) choices.
         std::array<std::array<int, 3>, D> cc;
         std::array<std::array<double, 3>, D> sh;
@@ -331,20 +299,25 @@ class Cells {
             }
         }
         int count = 0;
+        auto add = [&](std::uint32_t cell, const Vec<D>& shift) {
+            out.cell[count] = cell;
+            out.edge_shift[count++] = shift;
+        };
         if constexpr (D == 2) {
             for (int y = 0; y < m[1]; ++y)
                 for (int x = 0; x < m[0]; ++x)
-                    out[count++] = {static_cast<std::uint32_t>(cc[1][y] * n_[0] + cc[0][x]),
-                                    Vec<2>{{sh[0][x], sh[1][y]}}};
+                    add(static_cast<std::uint32_t>(cc[1][y] * n_[0] + cc[0][x]),
+                        Vec<2>{{sh[0][x], sh[1][y]}});
         } else {
             for (int z = 0; z < m[2]; ++z)
                 for (int y = 0; y < m[1]; ++y)
                     for (int x = 0; x < m[0]; ++x)
-                        out[count++] = {static_cast<std::uint32_t>(
-                                            (cc[2][z] * n_[1] + cc[1][y]) * n_[0] + cc[0][x]),
-                                        Vec<3>{{sh[0][x], sh[1][y], sh[2][z]}}};
+                        add(static_cast<std::uint32_t>((cc[2][z] * n_[1] + cc[1][y]) * n_[0] +
+                                                       cc[0][x]),
+                            Vec<3>{{sh[0][x], sh[1][y], sh[2][z]}});
         }
-        return count;
+        out.edge = true;
+        out.size = count;
     }
 
     std::uint32_t* block(std::uint32_t cell) { return &blocks_[std::size_t{cell} * stride_]; }

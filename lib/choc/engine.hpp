@@ -213,8 +213,8 @@ class Engine {
     };
 
     using Stencil = typename Cells<D>::Stencil;
-    static constexpr int batch = 256;     // candidates gathered per pass of scan_pairs
-    static constexpr int fixed_slots = 7; // cell lists of this size are copied whole
+    static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
+    static constexpr int fixed_slots = Cells<D>::usual_slots; // lists copied whole
 
     // The event after this one is almost always one the calendar already has next in
     // line (the top's successors; the top itself is about to move later): ask for their
@@ -711,18 +711,18 @@ class Engine {
         for (int c = 0; c < near.size; ++c) {
             const std::uint32_t* begin = cells_.begin(near.cell[c]);
             const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
-            if (k + std::max<int>(count, fixed_slots) > batch) {
-                test_batch(i, near, candidate.data(), from.data(), k);
-                k = 0;
-            }
             if (fixed) {
+                if (k + fixed_slots > batch) {
+                    test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                    k = 0;
+                }
                 std::copy_n(begin, fixed_slots, &candidate[k]);
                 std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
                 k += count;
             } else {
                 for (int q = 0; q < count; ++q) {
                     if (k == batch) {
-                        test_batch(i, near, candidate.data(), from.data(), k);
+                        test_batch(i, near.shift(), candidate.data(), from.data(), k);
                         k = 0;
                     }
                     candidate[k] = begin[q];
@@ -730,17 +730,13 @@ class Engine {
                 }
             }
         }
-        test_batch(i, near, candidate.data(), from.data(), k);
+        test_batch(i, near.shift(), candidate.data(), from.data(), k);
     }
 
-    void test_batch(std::uint32_t i, const Stencil& near, const std::uint32_t* candidate,
+    // Candidate m is particle candidate[m], seen through shift[from[m]].
+    void test_batch(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                     const std::uint8_t* from, int k) {
         for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
-        test_pairs(i, near.shift(), candidate, from, k);
-    }
-
-    void test_pairs(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                    const std::uint8_t* from, int k) {
         if constexpr (Motion::has_field)
             test_pairs_one_by_one(i, shift, candidate, from, k);
         else

@@ -26,16 +26,16 @@ double max_overlap(const Box<D>& box, const Particles<D>& particles, double now)
         cells.insert(i, cells.cell_at(x[i]));
     }
     double worst = 0.0;
-    std::array<typename Cells<D>::Neighbour, 27> near;
+    typename Cells<D>::Stencil near;
     for (std::uint32_t i = 0; i < n; ++i) {
-        const int k = cells.neighbours(cells.cell_of(i), near.data());
-        for (int c = 0; c < k; ++c)
-            for (const std::uint32_t* j = cells.begin(near[c].cell); j != cells.end(near[c].cell);
+        cells.around(cells.cell_of(i), near);
+        for (int c = 0; c < near.size; ++c)
+            for (const std::uint32_t* j = cells.begin(near.cell[c]); j != cells.end(near.cell[c]);
                  ++j) {
                 if (*j <= i) continue;
                 const double sigma = particles.table.pair_sigma(particles.state[i].species,
                                                                 particles.state[*j].species);
-                const double r = norm(x[i] - x[*j] - near[c].shift);
+                const double r = norm(x[i] - x[*j] - near.shift()[c]);
                 worst = std::max(worst, (sigma - r) / sigma);
             }
         const double a = particles.radius(i);

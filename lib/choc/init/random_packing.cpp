@@ -62,7 +62,7 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
     const std::size_t budget = 300 * n + 100000;
     double mean_attempts = 1.0;
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::array<typename Cells<D>::Neighbour, 27> near;
+    typename Cells<D>::Stencil near;
 
     for (const std::size_t i : order) {
         const double r = radius[i];
@@ -86,13 +86,13 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
                  std::all_of(box.segments.begin(), box.segments.end(),
                              [&](const Segment<D>& s) { return s.distance(p) >= r; });
             if (!ok) continue;
-            const int k = cells.neighbours(cells.cell_at(p), near.data());
-            for (int c = 0; ok && c < k; ++c)
-                for (const std::uint32_t* j = cells.begin(near[c].cell);
-                     ok && j != cells.end(near[c].cell); ++j) {
+            cells.around(cells.cell_at(p), near);
+            for (int c = 0; ok && c < near.size; ++c)
+                for (const std::uint32_t* j = cells.begin(near.cell[c]);
+                     ok && j != cells.end(near.cell[c]); ++j) {
                     const double sigma = r + radius[*j];
                     // a hair of slack so round-off cannot turn contact into overlap
-                    ok = norm2(p - x[*j] - near[c].shift) >= sigma * sigma * (1 + 1e-12);
+                    ok = norm2(p - x[*j] - near.shift()[c]) >= sigma * sigma * (1 + 1e-12);
                 }
         }
         if (!ok) throw failure("attempt budget used up");
