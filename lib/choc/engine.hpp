@@ -198,13 +198,17 @@ class Engine {
     // A predicted pair collision of a particle with `partner`.
     struct PairCandidate {
         double time = never;
-        std::uint32_t partner = 0;
-        std::uint32_t count = 0; // partner's counter when predicted: stale if changed
+        std::uint32_t partner = none; // none: no candidate (see Schedule::runner_up)
+        std::uint32_t count = 0;      // partner's counter when predicted: stale if changed
     };
     // A particle's candidate events; the calendar holds the earliest.
     struct Schedule {
-        PairCandidate pair;      // the earliest pair candidate
-        PairCandidate runner_up; // the next one (another partner), no later than wall_time
+        PairCandidate pair; // the earliest pair candidate
+        // The next one (another partner). Its time is also the horizon of i's last scans:
+        // every pair they discarded comes no earlier. Once the runner-up has been promoted
+        // to `pair`, the slot keeps that time with partner `none`, since the pairs
+        // discarded behind it are still out there.
+        PairCandidate runner_up;
         double wall_time = never;
         std::uint32_t wall = 0;
         double crossing_time = never;
@@ -302,9 +306,9 @@ class Engine {
     void renew(std::uint32_t i) {
         ++tally_.stale;
         Schedule& s = schedule_[i];
-        if (s.runner_up.time < never && valid(s.runner_up)) {
+        if (s.runner_up.partner != none && valid(s.runner_up)) {
             s.pair = s.runner_up;
-            s.runner_up = {};
+            s.runner_up.partner = none; // keeps its time: the horizon of the last scan
         } else {
             ++tally_.rescans;
             s.pair = {}, s.runner_up = {};
@@ -796,9 +800,8 @@ class Engine {
             for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
             const double disc = b * b - vv * c[m];
             const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
-            const double touching = c[m] <= 0.0 ? 0.0 : never; // a round-off overlap: now
             const double reached = (c[m] <= -2.0 * b * horizon) & (disc >= 0.0) ? t : never;
-            dt[m] = b < 0.0 ? std::min(touching, reached) : never;
+            dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
         }
         take_earliest(i, candidate, dt.data(), k);
     }
@@ -857,10 +860,9 @@ class Engine {
         permute(last_partner_);
         if (!last_collision_.empty()) permute(last_collision_);
         permute(id_);
-        for (auto& s : schedule_) {
-            s.pair.partner = renamed[s.pair.partner];
-            s.runner_up.partner = renamed[s.runner_up.partner];
-        }
+        for (auto& s : schedule_)
+            for (PairCandidate* c : {&s.pair, &s.runner_up})
+                if (c->partner != none) c->partner = renamed[c->partner];
         for (auto& p : last_partner_)
             if (p != none) p = renamed[p];
 
