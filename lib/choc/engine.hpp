@@ -26,6 +26,7 @@
 #include "calendar.hpp"
 #include "cells.hpp"
 #include "collide.hpp"
+#include "event_log.hpp"
 #include "group_rule.hpp"
 #include "groups.hpp"
 #include "particles.hpp"
@@ -59,10 +60,15 @@ struct EngineSettings {
     // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
     // empty: `restitution` for every pair.
     std::vector<double> pair_restitution{};
+    // Maintenance (renumbering, moving the time origin, the energy and momentum checks)
+    // every this many events; 0: max(4 N, 65536). Tests make it frequent.
+    std::uint64_t maintain_every = 0;
 };
 
 // Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
-template <int D, Calendar Cal = DefaultCalendar, class Motion = Ballistic<D>>
+// Log: told of every collision (event_log.hpp); the default keeps nothing.
+template <int D, Calendar Cal = DefaultCalendar, class Motion = Ballistic<D>,
+          class Log = NoEventLog>
 class Engine {
   public:
     using Settings = EngineSettings;
@@ -94,7 +100,9 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        maintain_every_ = std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
+        maintain_every_ = settings_.maintain_every > 0
+                              ? settings_.maintain_every
+                              : std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
         tally_.reset(0.0, kinetic_per_species());
     }
 
@@ -154,6 +162,7 @@ class Engine {
         return out;
     }
     const Tally& tally() const { return tally_; }
+    Log& event_log() { return log_; }
 
     // Switches the TC model on (settings.tc, armed but not from the start): the answer to
     // an inelastic collapse that the caller detected.
@@ -502,10 +511,13 @@ class Engine {
         for (const std::uint32_t b : component.bodies) collided(b);
         for (std::size_t n = 0; n < contacts.size(); ++n) {
             if (norm2(result.impulses[n]) == 0.0) continue;
-            if (g.contacts[component.contacts[n]].wall) {
+            const ContactPair& c = g.contacts[component.contacts[n]];
+            if (c.wall) {
                 ++tally_.wall_collisions;
+                log_.wall(origin_ + now_, id_[c.a], c.b);
             } else {
                 ++tally_.collisions;
+                log_.pair(origin_ + now_, id_[c.a], id_[c.b]);
                 tally_.virial += dot(arm[n], result.impulses[n]);
             }
         }
@@ -543,6 +555,7 @@ class Engine {
         kinetic_change(pj.species, 0.5 * mj * norm2(pj.v) - kj);
         tally_.virial += impulse.virial;
         ++tally_.collisions;
+        log_.pair(origin_ + now_, id_[i], id_[j]);
         last_partner_[i] = j;
         last_partner_[j] = i;
     }
@@ -567,6 +580,7 @@ class Engine {
         collided(i);
         kinetic_change(p.species, 0.5 * m * norm2(p.v) - k);
         ++tally_.wall_collisions;
+        log_.wall(origin_ + now_, id_[i], w);
         last_partner_[i] = none;
     }
 
@@ -920,6 +934,7 @@ class Engine {
     // for zero-initialising its shifts (Vec's members are value-initialised).
     Stencil near_;
     Tally tally_;
+    Log log_;
     GroupStep group_;                  // scratch of resolve_simultaneous, kept to reuse its memory
     double now_ = 0.0;                 // local clock
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one

@@ -14,4 +14,17 @@ class InputError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A run that broke one of the engine's runtime invariants (engine_audit.hpp): its results
+// cannot be trusted. `what()` names the invariant, the time and the particles.
+class InvariantViolation : public std::runtime_error {
+  public:
+    InvariantViolation(std::string invariant, const std::string& message)
+        : std::runtime_error(message), invariant_(std::move(invariant)) {}
+    // A short name: "event order", "contact distance", "energy", "momentum", "overlap".
+    const std::string& invariant() const { return invariant_; }
+
+  private:
+    std::string invariant_;
+};
+
 } // namespace choc
