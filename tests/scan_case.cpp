@@ -1,0 +1,259 @@
+// Drawing a scan case from its seed, and writing its config text.
+#include "scan_case.hpp"
+
+namespace scan {
+
+namespace {
+
+void draw_species(Rng& r, Params& p, std::uint64_t n) {
+    const int kinds = p.features[mixture] ? (r.chance(0.7) ? 2 : 3) : 1;
+    for (int k = 0; k < kinds; ++k) {
+        SpeciesParams s;
+        if (k > 0) {
+            // the bug report's mixture has diameters 1 and 0.5; otherwise anything down to 0.3
+            s.radius = r.chance(0.3) ? 0.25 : 0.5 * r.uniform(0.3, 1.0);
+            // masses by volume (same material) or unrelated to size
+            s.mass =
+                r.chance(0.5) ? std::pow(2.0 * s.radius, p.dimension) : r.log_uniform(0.2, 5.0);
+        }
+        if (r.chance(0.3)) s.temperature = r.uniform(0.3, 3.0);
+        p.species.push_back(s);
+    }
+    // counts: random shares, each species at least one particle
+    std::uint64_t left = n;
+    for (int k = 0; k < kinds; ++k) {
+        const auto rest = static_cast<std::uint64_t>(kinds - k - 1);
+        std::uint64_t c =
+            k + 1 == kinds ? left : 1 + r.next() % std::max<std::uint64_t>(1, left - rest);
+        c = std::min(c, left - rest);
+        p.species[static_cast<std::size_t>(k)].count = c;
+        left -= c;
+    }
+}
+
+// Packing fraction by start: lattices reach the dense fluid (up to the bug report's 0.49 in
+// 3D; 0.70 in 2D), random sequential addition stays well below its jamming limit (0.38 in
+// 3D, 0.55 in 2D), lower still when plane walls cut space off the box.
+double draw_fraction(Rng& r, const Params& p, bool obstacles) {
+    const bool three = p.dimension == 3;
+    if (r.chance(0.2)) return r.log_uniform(0.002, 0.05);
+    if (p.lattice == "random")
+        return r.uniform(0.05, obstacles ? (three ? 0.12 : 0.22) : (three ? 0.28 : 0.45));
+    const double top = p.lattice == "fcc"   ? 0.49
+                       : p.lattice == "sc"  ? 0.45
+                       : p.lattice == "hex" ? 0.70
+                                            : 0.62;
+    if (r.chance(0.4)) return r.uniform(top - (three ? 0.09 : 0.1), top); // dense
+    return r.uniform(0.05, top);
+}
+
+void draw_obstacles(Rng& r, Params& p) {
+    std::vector<int> walled_axes;
+    for (int a = 0; a < p.dimension; ++a)
+        if (!p.periodic[static_cast<std::size_t>(a)]) walled_axes.push_back(a);
+    if (!walled_axes.empty() && r.chance(0.3)) {
+        const int count = r.integer(1, 2);
+        for (int k = 0; k < count; ++k) {
+            // a normal in the walled axes only (a plane may not cut a periodic axis)
+            PlaneParams w;
+            w.normal.assign(static_cast<std::size_t>(p.dimension), 0.0);
+            for (const int a : walled_axes)
+                w.normal[static_cast<std::size_t>(a)] = r.uniform(-1.0, 1.0);
+            if (std::all_of(w.normal.begin(), w.normal.end(), [](double x) { return x == 0.0; }))
+                w.normal[static_cast<std::size_t>(walled_axes[0])] = 1.0;
+            w.depth = r.uniform(0.25, 0.5);
+            w.restitution = p.features[inelastic] && r.chance(0.5) ? r.uniform(0.3, 1.0) : 1.0;
+            p.planes.push_back(w);
+        }
+        p.features.set(planes);
+    }
+    if (p.dimension == 2 && r.chance(0.3)) {
+        const int count = r.integer(1, 4);
+        for (int k = 0; k < count; ++k) {
+            SegmentParams s;
+            s.centre = {r.uniform(), r.uniform()};
+            s.length = r.uniform(0.0, 1.0); // of the longest that fits, below
+            s.angle = r.uniform(0.0, std::numbers::pi);
+            s.restitution = p.features[inelastic] && r.chance(0.5) ? r.uniform(0.3, 1.0) : 1.0;
+            p.segments.push_back(s);
+        }
+        p.features.set(segments);
+    }
+}
+
+void draw_collisions(Rng& r, Params& p) {
+    if (p.features[inelastic]) {
+        p.restitution = r.chance(0.1) ? 0.0 : r.chance(0.1) ? 1.0 : r.uniform(0.3, 0.99);
+        if (r.chance(0.5)) p.wall_restitution = r.uniform(0.3, 1.0);
+        if (p.species.size() > 1 && r.chance(0.5))
+            for (std::size_t a = 0; a < p.species.size(); ++a)
+                for (std::size_t b = a; b < p.species.size(); ++b)
+                    if (r.chance(0.5))
+                        p.pair.push_back({double(a), double(b), r.uniform(0.3, 1.0)});
+        // TC from the start keeps clusters (and particles resting on a floor) out of an
+        // inelastic collapse, which the engine alone does not watch for.
+        p.tc = r.log_uniform(1e-6, 1e-3);
+    }
+    if (p.features[epsilon]) {
+        p.epsilon = r.log_uniform(1e-13, 1e-8);
+        const double u = r.uniform();
+        if (u < 0.3)
+            p.contact_gap = r.log_uniform(1e-12, 1e-6);
+        else if (u < 0.4)
+            p.contact_gap = 0.0;
+    }
+}
+
+void draw_field(Rng& r, Params& p) {
+    if (p.features[gravity]) {
+        p.gravity.assign(static_cast<std::size_t>(p.dimension), 0.0);
+        const double g = r.log_uniform(0.05, 3.0);
+        std::vector<int> walled_axes;
+        for (int a = 0; a < p.dimension; ++a)
+            if (!p.periodic[static_cast<std::size_t>(a)]) walled_axes.push_back(a);
+        if (!walled_axes.empty() && r.chance(0.75)) { // down onto a floor
+            p.gravity[static_cast<std::size_t>(
+                walled_axes[static_cast<std::size_t>(r.integer(0, int(walled_axes.size()) - 1))])] =
+                -g;
+        } else { // any direction, periodic axes included
+            double n2 = 0.0;
+            for (auto& x : p.gravity) x = r.uniform(-1.0, 1.0), n2 += x * x;
+            for (auto& x : p.gravity) x *= g / std::sqrt(std::max(n2, 1e-300));
+        }
+    }
+    // a relaxation time 1/γ of 3 to 100 time units: particles still reach neighbouring cells
+    if (p.features[drag]) p.drag = r.log_uniform(0.01, 0.3);
+}
+
+} // namespace
+
+Params draw(std::uint64_t seed) {
+    Rng r(seed);
+    Params p;
+    p.seed = seed;
+    const bool big = (seed & long_bit) != 0;
+    p.dimension = r.chance(0.5) ? 2 : 3;
+    p.features.set(p.dimension == 2 ? two_d : three_d);
+    const double u = r.uniform();
+    for (int a = 0; a < p.dimension; ++a)
+        p.periodic.push_back(u < 0.45 ? true : u < 0.75 ? false : r.chance(0.5));
+    p.features.set(periodic, std::count(p.periodic.begin(), p.periodic.end(), true) > 0);
+    p.features.set(walled, p.any_walled());
+    const bool box = r.chance(0.3);
+    for (int a = 0; a < p.dimension; ++a) p.aspect.push_back(box ? r.log_uniform(0.5, 2.0) : 1.0);
+
+    p.features.set(mixture, r.chance(0.35));
+    p.features.set(inelastic, r.chance(0.3));
+    const auto n = static_cast<std::uint64_t>(r.log_uniform(8.0, big ? 4000.0 : 3000.0));
+    draw_species(r, p, n);
+    draw_obstacles(r, p);
+    const bool obstacles = !p.planes.empty() || !p.segments.empty();
+
+    // Lattice sites know nothing of [[walls]] planes and segments: random starts there.
+    if (!obstacles && r.chance(0.65)) {
+        p.lattice =
+            p.dimension == 3 ? (r.chance(0.7) ? "fcc" : "sc") : (r.chance(0.7) ? "hex" : "square");
+        p.features.set(lattice);
+        if (r.chance(0.25)) {
+            p.aligned = r.chance(0.5) ? Aligned::axis : Aligned::grid;
+            p.axis = r.integer(0, p.dimension - 1);
+            p.features.set(aligned);
+        }
+    } else {
+        p.lattice = "random";
+    }
+    p.fraction = draw_fraction(r, p, obstacles);
+    p.velocities = r.chance(0.2) ? "fixed_speed" : "maxwell";
+    p.init_seed = r.next() >> 33;
+
+    p.features.set(gravity, r.chance(0.25));
+    p.features.set(drag, r.chance(0.15));
+    draw_field(r, p);
+    p.features.set(epsilon, r.chance(p.aligned != Aligned::none ? 0.6 : 0.2));
+    draw_collisions(r, p);
+    // inelastic: some restitution below 1 (the draw may have left every one at 1)
+    bool lossy = p.restitution < 1.0 || (p.any_walled() && p.wall_restitution < 1.0);
+    for (const auto& e : p.pair) lossy = lossy || e[2] < 1.0;
+    for (const auto& w : p.planes) lossy = lossy || w.restitution < 1.0;
+    for (const auto& s : p.segments) lossy = lossy || s.restitution < 1.0;
+    p.features.set(inelastic, lossy);
+    if (r.chance(0.4)) { // frequent maintenance, but at most ~16 O(1) steps per event for it
+        const double nd = static_cast<double>(n);
+        p.maintain_every =
+            static_cast<std::uint64_t>(r.log_uniform(std::max(1.0, nd / 16), 4 * nd));
+        p.features.set(maintenance);
+    }
+    // Length: events per particle, capped so that a short case takes about a tenth of a
+    // second and a long one seconds to a minute.
+    const double per = big ? r.log_uniform(200.0, 3000.0) : r.log_uniform(100.0, 1000.0);
+    p.event_cap = static_cast<std::uint64_t>(std::clamp(per * double(n), 5e4, big ? 2e7 : 2e6));
+    p.collision_cap = static_cast<std::uint64_t>(double(p.event_cap) * r.uniform(0.3, 1.0));
+    p.checkpoints = r.integer(4, 40);
+    p.step = r.uniform(0.5, 2.0);
+    return p;
+}
+
+std::string config_text(const Params& p) {
+    const std::vector<double> length = p.lengths();
+    std::string t = "dimension = " + std::to_string(p.dimension) +
+                    "\n\n[box]\nsize = " + list(length) + "\nboundary = [";
+    for (int a = 0; a < p.dimension; ++a)
+        t += std::string(a ? ", " : "") +
+             (p.periodic[static_cast<std::size_t>(a)] ? "\"periodic\"" : "\"wall\"");
+    t += "]\nwall_restitution = " + num(p.wall_restitution) + "\n";
+    for (std::size_t k = 0; k < p.species.size(); ++k) {
+        const auto& s = p.species[k];
+        t += "\n[[species]]\nname = \"s" + std::to_string(k) +
+             "\"\ncount = " + std::to_string(s.count) + "\nradius = " + num(s.radius) +
+             "\nmass = " + num(s.mass) + "\n";
+        if (s.temperature) t += "temperature = " + num(*s.temperature) + "\n";
+    }
+    t += "\n[collisions]\nrestitution = " + num(p.restitution) + "\nepsilon = " + num(p.epsilon) +
+         "\ntc = " + num(p.tc) + "\n";
+    if (p.contact_gap) t += "contact_gap = " + num(*p.contact_gap) + "\n";
+    for (const auto& e : p.pair)
+        t += "\n[[collisions.pair]]\na = \"s" + std::to_string(int(e[0])) + "\"\nb = \"s" +
+             std::to_string(int(e[1])) + "\"\nrestitution = " + num(e[2]) + "\n";
+    double shortest = 1e300;
+    for (const double l : length) shortest = std::min(shortest, l);
+    for (const auto& w : p.planes) {
+        // through centre - n * depth * shortest edge: the centre is on the allowed side
+        double n2 = 0.0;
+        for (const double x : w.normal) n2 += x * x;
+        std::vector<double> point;
+        for (std::size_t a = 0; a < length.size(); ++a)
+            point.push_back(0.5 * length[a] - w.normal[a] / std::sqrt(n2) * w.depth * shortest);
+        t += "\n[[walls]]\nnormal = " + list(w.normal) + "\npoint = " + list(point) +
+             "\nrestitution = " + num(w.restitution) + "\n";
+    }
+    const double margin = p.largest_diameter(); // clear of periodic faces, as config asks
+    for (const auto& s : p.segments) {
+        const double dir[2] = {std::cos(s.angle), std::sin(s.angle)};
+        double fit = 1e300; // longest segment of this direction inside [margin, L - margin]
+        for (int a = 0; a < 2; ++a)
+            if (std::abs(dir[a]) > 1e-12)
+                fit = std::min(fit, (length[std::size_t(a)] - 2 * margin) / std::abs(dir[a]));
+        const double l = std::max(0.05, std::min(fit, 0.4 * shortest) * s.length);
+        std::vector<double> from(2), to(2);
+        for (std::size_t a = 0; a < 2; ++a) {
+            const double half = 0.5 * l * std::abs(dir[a]);
+            const double lo = margin + half, hi = length[a] - margin - half;
+            const double c = hi > lo ? lo + (hi - lo) * s.centre[a] : 0.5 * length[a];
+            from[a] = c - 0.5 * l * dir[a];
+            to[a] = c + 0.5 * l * dir[a];
+        }
+        t += "\n[[walls]]\nfrom = " + list(from) + "\nto = " + list(to) +
+             "\nrestitution = " + num(s.restitution) + "\n";
+    }
+    if (!p.gravity.empty() || p.drag > 0.0) {
+        t += "\n[field]\n";
+        if (!p.gravity.empty()) t += "gravity = " + list(p.gravity) + "\n";
+        t += "drag = " + num(p.drag) + "\n";
+    }
+    t += "\n[init]\nlattice = \"" + p.lattice + "\"\nvelocities = \"" + p.velocities +
+         "\"\nseed = " + std::to_string(p.init_seed) + "\n";
+    t += "\n[run]\ncollisions = " + std::to_string(p.collision_cap) + "\n";
+    return t;
+}
+
+} // namespace scan

@@ -1,0 +1,167 @@
+// One case of the seed scan (soak_scan.cpp): every choice drawn from one 64-bit seed, so
+// that `soak_scan --case SEED` rebuilds it exactly. The case is a config text (the same
+// TOML a user would write, read by the library's own parse_config) plus the few things a
+// config cannot say: how often the engine does its maintenance, velocities aligned with the
+// lattice (to make collisions simultaneous), and how long to run.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scan {
+
+// SplitMix64: the whole state is one integer, and its stream is fixed by this code (not by
+// a standard library's distributions), so a seed means the same case everywhere.
+class Rng {
+  public:
+    explicit Rng(std::uint64_t seed) : s_(seed) {}
+    std::uint64_t next() {
+        std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
+    double uniform(double a, double b) { return a + (b - a) * uniform(); }
+    double log_uniform(double a, double b) { return a * std::exp(std::log(b / a) * uniform()); }
+    bool chance(double p) { return uniform() < p; }
+    int integer(int lo, int hi) {
+        return lo + static_cast<int>(next() % (hi - lo + 1));
+    } // [lo, hi]
+
+  private:
+    std::uint64_t s_;
+};
+
+// The seed of case k of a list that starts at `base`.
+inline std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) {
+    return Rng(base ^ (k * 0xd1b54a32d192ed03ull)).next();
+}
+// Bit 63 of a seed makes its case long (many more events): the long slice draws both kinds,
+// the fast slice only short ones, and --case needs nothing but the seed either way.
+constexpr std::uint64_t long_bit = std::uint64_t{1} << 63;
+
+// Feature families, for the summary: a case counts under every family it has.
+enum Feature {
+    two_d,
+    three_d,
+    periodic,
+    walled,
+    planes,
+    segments,
+    gravity,
+    drag,
+    mixture,
+    inelastic,
+    epsilon,
+    lattice,
+    aligned,
+    maintenance,
+    dilute,
+    dense,
+    feature_count
+};
+inline constexpr std::array<const char*, feature_count> feature_names = {
+    "2D",      "3D",           "periodic", "walled",  "planes",  "segments",    "gravity", "drag",
+    "mixture", "inelastic+TC", "epsilon",  "lattice", "aligned", "maintenance", "dilute",  "dense"};
+
+// Velocities set after the config's start (lattice starts only): every particle moving
+// along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
+// (`grid`). Particles on a lattice then meet in many pairs at one instant (up to the
+// round-off of their sites), and three at once where a resting one is hit from both sides.
+enum class Aligned { none, axis, grid };
+
+struct SpeciesParams {
+    std::uint64_t count = 1;
+    double radius = 0.5, mass = 1.0;
+    std::optional<double> temperature;
+};
+struct PlaneParams {
+    std::vector<double> normal;
+    double depth = 0.0; // the plane passes this far (in units of the shortest edge) from the centre
+    double restitution = 1.0;
+};
+struct SegmentParams {
+    std::array<double, 2> centre{}; // in fractions of the free range on each axis
+    double length = 1.0, angle = 0.0, restitution = 1.0;
+};
+
+struct Params {
+    std::uint64_t seed = 0;
+    int dimension = 3;
+    double fraction = 0.1;      // Σ particle volume / box volume
+    std::vector<double> aspect; // edge ratios of the box
+    std::vector<bool> periodic;
+    double wall_restitution = 1.0;
+    std::vector<SpeciesParams> species;
+    double restitution = 1.0;
+    std::vector<std::array<double, 3>> pair; // {a, b, e}
+    double epsilon = 0.0;
+    std::optional<double> contact_gap;
+    double tc = 0.0;
+    std::vector<PlaneParams> planes;
+    std::vector<SegmentParams> segments;
+    std::vector<double> gravity;
+    double drag = 0.0;
+    std::string lattice, velocities = "maxwell";
+    std::uint64_t init_seed = 1;
+    // beyond the config
+    Aligned aligned = Aligned::none;
+    int axis = 0;
+    std::uint64_t maintain_every = 0; // 0: the engine's default
+    std::uint64_t event_cap = 0, collision_cap = 0;
+    int checkpoints = 10;
+    double step = 1.0; // checkpoint spacing in units of the warm-up's duration
+    std::bitset<feature_count> features;
+
+    std::uint64_t particles() const {
+        std::uint64_t n = 0;
+        for (const auto& s : species) n += s.count;
+        return n;
+    }
+    double largest_diameter() const {
+        double d = 0.0;
+        for (const auto& s : species) d = std::max(d, 2.0 * s.radius);
+        return d;
+    }
+    bool any_walled() const { return std::count(periodic.begin(), periodic.end(), false) > 0; }
+    // Edge lengths for the packing fraction.
+    std::vector<double> lengths() const {
+        double volume = 0.0;
+        for (const auto& s : species)
+            volume += static_cast<double>(s.count) *
+                      (dimension == 3 ? 4.0 / 3.0 * std::numbers::pi * std::pow(s.radius, 3)
+                                      : std::numbers::pi * s.radius * s.radius);
+        double shape = 1.0;
+        for (const double a : aspect) shape *= a;
+        const double unit = std::pow(volume / fraction / shape, 1.0 / dimension);
+        std::vector<double> l;
+        for (const double a : aspect) l.push_back(unit * a);
+        return l;
+    }
+};
+
+// Shortest text that reads back as the same double (a valid TOML number).
+inline std::string num(double x) {
+    char buffer[32];
+    auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
+    return std::string(buffer, end);
+}
+inline std::string list(const std::vector<double>& v) {
+    std::string s = "[";
+    for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + num(v[k]);
+    return s + "]";
+}
+
+Params draw(std::uint64_t seed);
+std::string config_text(const Params& p);
+
+} // namespace scan

@@ -1,0 +1,355 @@
+// Seed scan of the engine: many short runs over random seeds, sizes, densities and
+// features (2D/3D, periodic and walled boxes, plane walls, segments, gravity, drag,
+// mixtures, restitution < 1 with TC, epsilon > 0, lattice starts with aligned velocities,
+// frequent maintenance), each built the way `choc run` builds it (config text ->
+// parse_config -> make_initial_state -> engine_settings) and run by the engine alone.
+// A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on
+// this file's checks (scan_checks.hpp): collision times in order and at contact, no
+// overlap at checkpoints (the library's cell-grid check) and at the end (every pair),
+// time advanced, counts agree, energy and momentum wherever a law fixes them.
+//
+//   soak_scan --slice fast          fixed seeds, about a minute (unit suite)
+//   soak_scan --slice long          random seeds for --minutes (default 15; soak suite)
+//   soak_scan --case SEED           one case, with its parameters and results
+//
+// A failure prints the case and the one command that reproduces it; the exit status is
+// then 1. The summary counts runs, collisions, events and failures per feature family.
+#include "scan_case.hpp"
+#include "scan_checks.hpp"
+#include "scan_laws.hpp"
+
+#include <choc/config.hpp>
+#include <choc/engine.hpp>
+#include <choc/engine_settings.hpp>
+#include <choc/errors.hpp>
+#include <choc/init/initial_state.hpp>
+#include <choc/overlap.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <random>
+
+using namespace scan;
+
+namespace {
+
+struct Outcome {
+    std::string check, what; // check empty: passed
+    bool groups = false;     // epsilon > 0: gaps at collisions up to the group window
+    std::string stop;        // how the run ended
+    std::uint64_t collisions = 0, events = 0;
+    double time = 0.0, seconds = 0.0, worst_overlap = 0.0, worst_gap = 0.0;
+    // the worst overlap where each check saw it: at collisions, checkpoints, the end
+    double at_collisions = 0.0, at_checkpoints = 0.0, at_end = 0.0;
+    std::string worst_collision;
+    std::string config; // the config text used (after any lowering of the density)
+};
+
+// Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
+template <int D>
+void align(const Params& p, choc::Particles<D>& particles) {
+    Rng r(p.seed ^ 0xa1197edull);
+    bool moving = false;
+    for (auto& s : particles.state) {
+        s.v = {};
+        for (int a = 0; a < D; ++a)
+            if (p.aligned == Aligned::grid || a == p.axis) s.v[a] = r.integer(-1, 1);
+        moving = moving || norm2(s.v) > 0.0;
+    }
+    if (!moving) particles.state[0].v[p.axis] = 1.0;
+}
+
+template <int D, class Motion>
+void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
+              Motion motion, const choc::Vec<D>& g, Outcome& out) {
+    using Engine = choc::Engine<D, choc::DefaultCalendar, Motion, ScanLog<D>>;
+    using Stop = typename Engine::Stop;
+    choc::EngineSettings settings = choc::engine_settings(config);
+    settings.maintain_every = p.maintain_every;
+    if (p.aligned != Aligned::none) align(p, start.particles);
+    Engine engine(std::move(start.box), std::move(start.particles), settings, motion);
+    auto& log = engine.event_log();
+    log.particles = &engine.particles();
+    log.box = &engine.box();
+    log.id = [&engine](std::uint32_t i) { return engine.id(i); };
+    out.groups = config.epsilon > 0.0;
+    if (out.groups) log.allowed_gap = config.contact_gap + group_gap_allowance;
+    const auto first = engine.snapshot(engine.time());
+
+    double previous = engine.time();
+    const auto checkpoint = [&](const char* when) {
+        const double t = engine.time();
+        // After a stop at a target, time() is the target itself while the engine's clock
+        // is target - origin rounded: the next reading may sit an ulp or two below it.
+        if (!(t >= previous - 4.5e-16 * std::abs(previous)))
+            throw Failure("clock", str("time went from ", previous, " to ", t, " (", when, ")"));
+        previous = std::max(previous, t);
+        const double o = choc::max_overlap(engine.box(), engine.snapshot(t), t);
+        out.at_checkpoints = std::max(out.at_checkpoints, o);
+        out.time = t; // progress so far, for the report if a later check fails
+        out.collisions = engine.tally().collisions;
+        out.events = engine.tally().events();
+        if (!(o <= overlap_tolerance))
+            throw Failure("overlap", str("overlap ", o, " at t = ", t, " (", when, ")"));
+    };
+    const auto used = [&] { return engine.tally().events() + engine.tally().stale; };
+
+    // Warm-up by events, then checkpoints at times spaced by the warm-up's duration.
+    const std::uint64_t first_budget =
+        std::max<std::uint64_t>(1, p.event_cap / std::uint64_t(p.checkpoints));
+    Stop stop = engine.run(choc::never, p.collision_cap, first_budget);
+    checkpoint("after the warm-up");
+    const double t0 = engine.time(), step = (t0 > 0.0 ? t0 : 1.0) * p.step;
+    for (int k = 1; k <= p.checkpoints; ++k) {
+        if (stop == Stop::no_events || stop == Stop::collisions || used() >= p.event_cap) break;
+        const double target = t0 + k * step;
+        stop = engine.run(target, p.collision_cap, p.event_cap - used());
+        checkpoint("at a checkpoint");
+        if (stop == Stop::time && engine.time() != target)
+            throw Failure("clock", str("stopped for t = ", target, " at ", engine.time()));
+        if (stop == Stop::budget) break;
+    }
+    out.stop = stop == Stop::time         ? "time"
+               : stop == Stop::collisions ? "collisions"
+               : stop == Stop::budget     ? "events"
+                                          : "no events";
+    const double t = engine.time();
+    out.time = t;
+    out.collisions = engine.tally().collisions;
+    out.events = engine.tally().events();
+    out.worst_gap = log.worst_gap;
+    out.at_collisions = log.worst_overlap;
+    out.worst_collision = log.worst_where;
+    if (!(t > 0.0)) throw Failure("time", str("the clock did not advance (t = ", t, ")"));
+    // a group (epsilon > 0) may add several collisions in one step, past the cap
+    const bool exact = config.epsilon == 0.0;
+    if (stop == Stop::collisions && (exact ? engine.tally().collisions != p.collision_cap
+                                           : engine.tally().collisions < p.collision_cap))
+        throw Failure("count", str("stopped for ", p.collision_cap, " collisions after ",
+                                   engine.tally().collisions));
+    if (log.pairs != engine.tally().collisions || log.walls != engine.tally().wall_collisions)
+        throw Failure("count",
+                      str("logged ", log.pairs, " pair and ", log.walls, " wall collisions, tally ",
+                          engine.tally().collisions, " and ", engine.tally().wall_collisions));
+    const auto last = engine.snapshot(t);
+    const double o = brute_force_overlap(engine.box(), last);
+    out.at_end = o;
+    if (!(o <= overlap_tolerance))
+        throw Failure("overlap", str("overlap ", o, " over all pairs at the end, t = ", t));
+    double kinetic = 0.0;
+    for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
+        kinetic += engine.kinetic(s);
+    check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic);
+}
+
+// The config of p, its density lowered (x0.8, up to 12 times) while the start is
+// impossible: lattice capacity and the three-diameter periodic edge depend on N and the
+// box shape in ways the draw does not foresee. Everything else stays as drawn.
+template <int D>
+void run_case(Params& p, Outcome& out) {
+    std::string last_error;
+    for (int attempt = 0; attempt < 12; ++attempt, p.fraction *= 0.8) {
+        out.config = config_text(p);
+        std::optional<choc::InitialState<D>> start;
+        choc::Config config;
+        try {
+            config = choc::parse_config(out.config, str("case ", p.seed));
+            start = choc::make_initial_state<D>(config);
+        } catch (const choc::InputError& e) {
+            last_error = e.what();
+            continue;
+        }
+        p.features.set(dilute, p.fraction < 0.05);
+        p.features.set(dense, p.fraction >= (D == 3 ? 0.40 : 0.60));
+        choc::Vec<D> g;
+        for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
+        if (norm2(g) == 0.0 && config.drag == 0.0)
+            simulate<D>(p, config, std::move(*start), choc::Ballistic<D>{}, g, out);
+        else
+            simulate<D>(p, config, std::move(*start), choc::Field<D>(g, config.drag), g, out);
+        return;
+    }
+    throw Failure("setup", "no possible start after lowering the density 12 times: " + last_error);
+}
+
+Outcome run(std::uint64_t seed, Params& p) {
+    Outcome out;
+    const auto begin = std::chrono::steady_clock::now();
+    p = draw(seed);
+    try {
+        if (p.dimension == 2)
+            run_case<2>(p, out);
+        else
+            run_case<3>(p, out);
+    } catch (const choc::InvariantViolation& e) {
+        out.check = "invariant: " + e.invariant();
+        out.what = e.what();
+    } catch (const Failure& e) {
+        out.check = e.check;
+        out.what = e.what();
+    } catch (const std::exception& e) {
+        out.check = "exception";
+        out.what = e.what();
+    }
+    out.worst_overlap = std::max({out.at_collisions, out.at_checkpoints, out.at_end});
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return out;
+}
+
+std::string describe(const Params& p) {
+    std::string d = str(p.dimension, "D N=", p.particles(), " phi=", p.fraction, " ", p.lattice);
+    if (p.aligned != Aligned::none)
+        d += str(p.aligned == Aligned::axis ? " axis-aligned(" : " grid-aligned(", p.axis, ")");
+    d += " features:";
+    for (int f = 0; f < feature_count; ++f)
+        if (p.features[std::size_t(f)]) d += std::string(" ") + feature_names[std::size_t(f)];
+    return d + str(" | maintain_every=", p.maintain_every, " event_cap=", p.event_cap,
+                   " collision_cap=", p.collision_cap, " checkpoints=", p.checkpoints,
+                   " step=", p.step);
+}
+
+struct Family {
+    std::uint64_t runs = 0, collisions = 0, events = 0, failures = 0;
+};
+
+struct Scan {
+    std::string program;
+    bool verbose = false;
+    std::array<Family, feature_count> family{};
+    Family all;
+    double worst_overlap = 0.0, worst_gap = 0.0, worst_group_gap = 0.0, slowest = 0.0;
+    std::uint64_t slowest_seed = 0;
+
+    void one(std::uint64_t seed) {
+        Params p;
+        const Outcome o = run(seed, p);
+        const bool failed = !o.check.empty();
+        auto add = [&](Family& f) {
+            ++f.runs;
+            f.collisions += o.collisions;
+            f.events += o.events;
+            f.failures += failed;
+        };
+        add(all);
+        for (int f = 0; f < feature_count; ++f)
+            if (p.features[std::size_t(f)]) add(family[std::size_t(f)]);
+        worst_overlap = std::max(worst_overlap, o.worst_overlap);
+        (o.groups ? worst_group_gap : worst_gap) =
+            std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
+        if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
+        std::printf("case %llu: %s, t = %.6g, %llu collisions, %llu events, overlap %.2g, gap "
+                    "%.2g, %.2f s\n",
+                    static_cast<unsigned long long>(seed),
+                    failed ? "FAILED" : ("ok (" + o.stop + ")").c_str(), o.time,
+                    static_cast<unsigned long long>(o.collisions),
+                    static_cast<unsigned long long>(o.events), o.worst_overlap, o.worst_gap,
+                    o.seconds);
+        if (verbose || failed) std::printf("  %s\n", describe(p).c_str());
+        if (verbose)
+            std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
+                        "%.3g\n",
+                        o.at_collisions, o.worst_collision.c_str(), o.at_checkpoints, o.at_end);
+        if (failed) {
+            std::printf("  failed check: %s\n  %s\n  config:\n", o.check.c_str(), o.what.c_str());
+            std::string line;
+            for (const char c : o.config)
+                if (c == '\n')
+                    std::printf("    %s\n", line.c_str()), line.clear();
+                else
+                    line += c;
+            std::printf("  reproduce: %s --case %llu\n", program.c_str(),
+                        static_cast<unsigned long long>(seed));
+        }
+        std::fflush(stdout);
+    }
+
+    int summary(const std::string& slice, double seconds) const {
+        std::printf("\nsoak_scan %s: %llu runs in %.1f s, %llu collisions, %llu events, %llu "
+                    "failures\n",
+                    slice.c_str(), static_cast<unsigned long long>(all.runs), seconds,
+                    static_cast<unsigned long long>(all.collisions),
+                    static_cast<unsigned long long>(all.events),
+                    static_cast<unsigned long long>(all.failures));
+        std::printf("%-14s %6s %14s %14s %8s\n", "family", "runs", "collisions", "events",
+                    "failures");
+        for (int f = 0; f < feature_count; ++f) {
+            const Family& x = family[std::size_t(f)];
+            std::printf("%-14s %6llu %14llu %14llu %8llu\n", feature_names[std::size_t(f)],
+                        static_cast<unsigned long long>(x.runs),
+                        static_cast<unsigned long long>(x.collisions),
+                        static_cast<unsigned long long>(x.events),
+                        static_cast<unsigned long long>(x.failures));
+        }
+        std::printf("worst overlap seen %.3g (tolerance %.0e); worst gap at a collision %.3g "
+                    "with epsilon = 0 (tolerance %.0e), %.3g with epsilon > 0\n",
+                    worst_overlap, overlap_tolerance, worst_gap, gap_tolerance, worst_group_gap);
+        std::printf("slowest case %llu (%.1f s)\n", static_cast<unsigned long long>(slowest_seed),
+                    slowest);
+        return all.failures > 0 ? 1 : 0;
+    }
+};
+
+// Cases of the fast slice: fixed seeds, short cases only.
+constexpr std::uint64_t fast_base = 0x5ca9'0f'c0c'0001ull;
+constexpr std::uint64_t fast_count = 500;
+
+int usage(const char* program) {
+    std::fprintf(stderr,
+                 "usage: %s --slice fast [--count K] | --slice long [--minutes M] | --case SEED\n"
+                 "       [--verbose]\n",
+                 program);
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    spdlog::set_level(spdlog::level::err); // the library's info and warnings, per case, are noise
+    Scan scan;
+    scan.program = argv[0];
+    std::string slice;
+    std::optional<std::uint64_t> only;
+    std::uint64_t count = fast_count;
+    double minutes = 15.0;
+    for (int k = 1; k < argc; ++k) {
+        const std::string a = argv[k];
+        const bool has_value = k + 1 < argc;
+        if (a == "--slice" && has_value)
+            slice = argv[++k];
+        else if (a == "--case" && has_value)
+            only = std::stoull(argv[++k], nullptr, 0);
+        else if (a == "--count" && has_value)
+            count = std::stoull(argv[++k]);
+        else if (a == "--minutes" && has_value)
+            minutes = std::stod(argv[++k]);
+        else if (a == "--verbose")
+            scan.verbose = true;
+        else
+            return usage(argv[0]);
+    }
+    const auto begin = std::chrono::steady_clock::now();
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    };
+    if (only) {
+        scan.verbose = true;
+        scan.one(*only);
+        return scan.summary("case", elapsed());
+    }
+    if (slice == "fast") {
+        for (std::uint64_t k = 0; k < count; ++k) scan.one(case_seed(fast_base, k) & ~long_bit);
+    } else if (slice == "long") {
+        const std::uint64_t base =
+            (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+        std::printf("long slice: base seed %llu, %.1f minutes\n",
+                    static_cast<unsigned long long>(base), minutes);
+        for (std::uint64_t k = 0; elapsed() < 60.0 * minutes; ++k) scan.one(case_seed(base, k));
+    } else {
+        return usage(argv[0]);
+    }
+    return scan.summary(slice, elapsed());
+}
