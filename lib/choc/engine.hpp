@@ -11,11 +11,16 @@
 // Every particle keeps its candidate events (the best pair and the runner-up, wall, cell
 // crossing); the calendar holds the earliest of them. Why two pair candidates are enough:
 // a pair (i, j) whose trajectories changed after i's last scan is covered by j's own scan
-// when j changed; candidates i discarded were all later than the two it kept, so they are
-// looked at again before they could happen — when the kept ones fire or turn out stale.
-// The runner-up spares a scan: when the best turns out stale and the runner-up's partner
-// has not moved, every pair i has not looked at since is later or covered, so the
-// runner-up is i's next pair event as it stands.
+// when j changed. For the rest, i keeps a horizon H (the runner-up slot's time, or the
+// wall's if earlier) with the invariant
+//     every pair of i that no scan of i kept comes no earlier than H,
+// since a scan keeps the two earliest pairs and discards only what is later than both, and
+// a later scan (a cell crossing's new layer) only lowers H. The runner-up spares a scan:
+// when the best turns out stale and the runner-up's partner has not moved, the runner-up
+// is i's next pair event as it stands. Promoting it must not raise H: the slot keeps its
+// time with no partner, so the next stale event rescans. (Emptying the slot let a later
+// candidate from a crossing fill it and be promoted past a discarded earlier pair: two
+// particles passed through each other, issue 10.)
 //
 // Prediction cost is memory latency (a cache line per neighbour), so every so often the
 // particles are renumbered in cell order: the cells a scan visits then sit in a few
@@ -105,9 +110,9 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        momentum_conserved_ = !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
-                              std::all_of(box_.periodic.begin(), box_.periodic.end(),
-                                          [](bool p) { return p; });
+        momentum_conserved_ =
+            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
         maintain_every_ = settings_.maintain_every > 0
                               ? settings_.maintain_every
                               : std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
@@ -143,7 +148,8 @@ class Engine {
     // Starts the measured phase: counts, virial and energy integrals from zero.
     void reset_tally() {
         tally_.reset(now_, kinetic_per_species());
-        ledger_ = ledger(); // the tally's collision energy starts again from zero
+        ledger_ = ledger(); // the drag integral starts again from zero
+        collision_energy_since_check_ = 0.0;
     }
 
     // The energy and momentum invariants (audit.hpp) now, against the last check; done at
@@ -152,6 +158,7 @@ class Engine {
         const Ledger<D> now = ledger();
         check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
         ledger_ = now;
+        collision_energy_since_check_ = 0.0;
     }
 
     // Largest relative gap (or overlap) a contact may show from round-off (audit.hpp).
@@ -561,7 +568,8 @@ class Engine {
                             "{:.17g} (relative gap {:.3g}, tolerance {:.3g})",
                             id_[i], id_[j], norm(r), sigma, gap, contact_tolerance_));
     }
-    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall, bool at_contact) {
+    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall,
+                            bool at_contact) {
         const double a = particles_.radius(i);
         const double gap = (wall.distance(particles_.state[i].x) - a) / a;
         tally_.overlap(-gap);
@@ -591,7 +599,8 @@ class Engine {
             if (j == i) continue;
             const auto& pj = particles_.state[j];
             const double r = norm(xi - shift[from[m]] - motion_.position(pj, now_));
-            const double sigma = particles_.table.pair_sigma(particles_.state[i].species, pj.species);
+            const double sigma =
+                particles_.table.pair_sigma(particles_.state[i].species, pj.species);
             if ((sigma - r) / sigma > contact_tolerance_)
                 invariant_violated("overlap", origin_ + now_,
                                    fmt::format("particles {} and {} overlap: distance {:.17g}, "
@@ -626,7 +635,7 @@ class Engine {
             // drag force -γ m v does work -γ m v² = -2 γ KE per unit time
             l.drag_work = 2.0 * motion_.drag() * kinetic_integral();
         }
-        l.collision_energy = tally_.collision_energy;
+        l.collision_energy = collision_energy_since_check_;
         return l;
     }
 
@@ -800,6 +809,7 @@ class Engine {
     // one, `advance` integrates each flight instead.
     void kinetic_change(std::uint32_t s, double dk) {
         tally_.collision_energy += dk;
+        collision_energy_since_check_ += dk;
         if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
     }
 
@@ -1074,6 +1084,7 @@ class Engine {
     double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
     bool momentum_conserved_ = false;
     double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
+    double collision_energy_since_check_ = 0.0;
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising its shifts (Vec's members are value-initialised).
     Stencil near_;

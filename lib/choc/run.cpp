@@ -380,9 +380,10 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
                               violation ? 0.0 : max_overlap(engine.box(), final, engine.time())});
     if (!violation && !(s.max_overlap <= engine.contact_tolerance()))
         violation = InvariantViolation(
-            "overlap", fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
-                                   "is above the tolerance {:.3g}",
-                                   engine.time(), s.max_overlap, engine.contact_tolerance()));
+            "overlap",
+            fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
+                        "is above the tolerance {:.3g}",
+                        engine.time(), s.max_overlap, engine.contact_tolerance()));
 
     // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
     const auto& species = engine.particles().table.species;
