@@ -11,17 +11,23 @@
 // Every particle keeps its candidate events (the best pair and the runner-up, wall, cell
 // crossing); the calendar holds the earliest of them. Why two pair candidates are enough:
 // a pair (i, j) whose trajectories changed after i's last scan is covered by j's own scan
-// when j changed; candidates i discarded were all later than the two it kept, so they are
-// looked at again before they could happen — when the kept ones fire or turn out stale.
-// The runner-up spares a scan: when the best turns out stale and the runner-up's partner
-// has not moved, every pair i has not looked at since is later or covered, so the
-// runner-up is i's next pair event as it stands.
+// when j changed. For the rest, i keeps a horizon H (the runner-up slot's time, or the
+// wall's if earlier) with the invariant
+//     every pair of i that no scan of i kept comes no earlier than H,
+// since a scan keeps the two earliest pairs and discards only what is later than both, and
+// a later scan (a cell crossing's new layer) only lowers H. The runner-up spares a scan:
+// when the best turns out stale and the runner-up's partner has not moved, the runner-up
+// is i's next pair event as it stands. Promoting it must not raise H: the slot keeps its
+// time with no partner, so the next stale event rescans. (Emptying the slot let a later
+// candidate from a crossing fill it and be promoted past a discarded earlier pair: two
+// particles passed through each other, issue 10.)
 //
 // Prediction cost is memory latency (a cache line per neighbour), so every so often the
 // particles are renumbered in cell order: the cells a scan visits then sit in a few
 // contiguous runs of memory. `id` maps the engine's order back to the caller's.
 #pragma once
 
+#include "audit.hpp"
 #include "box.hpp"
 #include "calendar.hpp"
 #include "cells.hpp"
@@ -29,6 +35,7 @@
 #include "event_log.hpp"
 #include "group_rule.hpp"
 #include "groups.hpp"
+#include "overlap.hpp"
 #include "particles.hpp"
 #include "predict.hpp"
 #include "segment_time.hpp"
@@ -85,6 +92,9 @@ class Engine {
           motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
+        contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+        // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
+        overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
         if (settings_.tc > 0.0) {
             last_collision_.assign(particles_.size(), -never);
             if (settings_.tc_from_start) tc_ = settings_.tc;
@@ -100,10 +110,14 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+        momentum_conserved_ =
+            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
         maintain_every_ = settings_.maintain_every > 0
                               ? settings_.maintain_every
                               : std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
         tally_.reset(0.0, kinetic_per_species());
+        ledger_ = ledger();
     }
 
     // Processes events in time order while the next one is no later than `until` (an
@@ -122,6 +136,7 @@ class Engine {
                 stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
                 return Stop::time;
             }
+            if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
             now_ = t;
             prefetch_upcoming();
             process(calendar_.top());
@@ -131,7 +146,23 @@ class Engine {
     }
 
     // Starts the measured phase: counts, virial and energy integrals from zero.
-    void reset_tally() { tally_.reset(now_, kinetic_per_species()); }
+    void reset_tally() {
+        tally_.reset(now_, kinetic_per_species());
+        ledger_ = ledger(); // the drag integral starts again from zero
+        collision_energy_since_check_ = 0.0;
+    }
+
+    // The energy and momentum invariants (audit.hpp) now, against the last check; done at
+    // every maintenance step, and by the caller at the end of a run. O(N).
+    void check_conservation() {
+        const Ledger<D> now = ledger();
+        check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
+        ledger_ = now;
+        collision_energy_since_check_ = 0.0;
+    }
+
+    // Largest relative gap (or overlap) a contact may show from round-off (audit.hpp).
+    double contact_tolerance() const { return contact_tolerance_; }
 
     // Absolute time: exactly the target after a stop at one, so that callers can
     // compare it with the targets they asked for.
@@ -456,10 +487,11 @@ class Engine {
         auto& g = group_;
         if (component.contacts.size() == 1) {
             const ContactPair& c = g.contacts[component.contacts[0]];
+            // a later event of the window, or a touching contact: a gap is allowed
             if (c.wall)
-                apply_wall(c.a, c.b);
+                apply_wall(c.a, c.b, false);
             else
-                apply_pair(c.a, c.b);
+                apply_pair(c.a, c.b, false);
             return;
         }
         // Bodies: the component's particles, then one infinite-mass body per wall contact.
@@ -479,8 +511,7 @@ class Engine {
                 bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
                 const Vec<D>& x = particles_.state[c.a].x;
                 const Wall<D> wall = obstacle_plane(c.b, x);
-                const double a = particles_.radius(c.a);
-                tally_.overlap((a - wall.distance(x)) / a);
+                check_wall_contact(c.a, c.b, wall, false);
                 contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
                                     wall.normal, wall_restitution(c.a, c.b)});
                 arm.push_back({});
@@ -490,9 +521,7 @@ class Engine {
                 contacts.push_back(
                     {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), pair_restitution(c.a, c.b)});
                 arm.push_back(r);
-                const double sigma = particles_.table.pair_sigma(particles_.state[c.a].species,
-                                                                 particles_.state[c.b].species);
-                tally_.overlap((sigma - norm(r)) / sigma);
+                check_pair_contact(c.a, c.b, r, false);
             }
         }
         const GroupResult<D> result = g.solver.resolve(bodies, contacts);
@@ -523,6 +552,104 @@ class Engine {
         }
     }
 
+    // --- Invariants (audit.hpp) ------------------------------------------------------------
+
+    // Pair i, j (advanced to now, r = x_i - x_j) at a collision: never overlapping beyond
+    // round-off, and, when it is the pair's own predicted event, not apart either.
+    void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r, bool at_contact) {
+        const double sigma =
+            particles_.table.pair_sigma(particles_.state[i].species, particles_.state[j].species);
+        const double gap = (norm(r) - sigma) / sigma;
+        tally_.overlap(-gap);
+        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
+            invariant_violated(
+                "contact distance", origin_ + now_,
+                fmt::format("particles {} and {} collide at distance {:.17g}, contact distance "
+                            "{:.17g} (relative gap {:.3g}, tolerance {:.3g})",
+                            id_[i], id_[j], norm(r), sigma, gap, contact_tolerance_));
+    }
+    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall,
+                            bool at_contact) {
+        const double a = particles_.radius(i);
+        const double gap = (wall.distance(particles_.state[i].x) - a) / a;
+        tally_.overlap(-gap);
+        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
+            invariant_violated("contact distance", origin_ + now_,
+                               fmt::format("particle {} meets wall {} at centre distance {:.17g}, "
+                                           "radius {:.17g} (relative gap {:.3g}, tolerance {:.3g})",
+                                           id_[i], w, wall.distance(particles_.state[i].x), a, gap,
+                                           contact_tolerance_));
+    }
+
+    [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const {
+        const std::uint32_t i = calendar_.top();
+        invariant_violated("event order", origin_ + now_,
+                           fmt::format("the next event (particle {}, at t = {:.17g}) is earlier "
+                                       "than the clock",
+                                       id_[i], origin_ + t));
+    }
+
+    // A scan found i overlapping candidate j beyond the tolerance (c = r.r - sigma^2 < 0).
+    [[gnu::cold, gnu::noinline]] void overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
+                                                   const Vec<D>* shift, const std::uint8_t* from,
+                                                   int k) const {
+        const Vec<D> xi = motion_.position(particles_.state[i], now_);
+        for (int m = 0; m < k; ++m) {
+            const std::uint32_t j = candidate[m];
+            if (j == i) continue;
+            const auto& pj = particles_.state[j];
+            const double r = norm(xi - shift[from[m]] - motion_.position(pj, now_));
+            const double sigma =
+                particles_.table.pair_sigma(particles_.state[i].species, pj.species);
+            if ((sigma - r) / sigma > contact_tolerance_)
+                invariant_violated("overlap", origin_ + now_,
+                                   fmt::format("particles {} and {} overlap: distance {:.17g}, "
+                                               "contact distance {:.17g}",
+                                               id_[i], id_[j], r, sigma));
+        }
+    }
+
+    // Energy (kinetic + potential in the field) and momentum now, with their round-off
+    // scales; the tally's collision energy and the work of drag so far.
+    Ledger<D> ledger() const {
+        Ledger<D> l;
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            const auto& p = particles_.state[i];
+            const double m = particles_.mass(i);
+            const Vec<D> v = motion_.velocity(p, now_);
+            const double k = 0.5 * m * norm2(v);
+            l.energy += k;
+            l.energy_scale += k;
+            l.momentum += v * m;
+            l.momentum_scale += m * norm(v);
+            if constexpr (Motion::has_field) {
+                // potential -m g.x: g.x grows by g_a L_a at each periodic wrap (cross)
+                const double u = -m * dot(motion_.gravity(), motion_.position(p, now_));
+                l.energy += u;
+                l.energy_scale += std::abs(u);
+            }
+        }
+        if constexpr (Motion::has_field) {
+            l.energy += wrapped_potential_;
+            l.energy_scale += std::abs(wrapped_potential_);
+            // drag force -γ m v does work -γ m v² = -2 γ KE per unit time
+            l.drag_work = 2.0 * motion_.drag() * kinetic_integral();
+        }
+        l.collision_energy = collision_energy_since_check_;
+        return l;
+    }
+
+    static double contact_tolerance_for(const Box<D>& box, const SpeciesTable& table) {
+        double longest = 0.0, shortest = never;
+        for (int a = 0; a < D; ++a) longest = std::max(longest, box.length[a]);
+        for (std::size_t a = 0; a < table.size(); ++a)
+            shortest = std::min(shortest, 2.0 * table.species[a].radius);
+        // a coordinate carries round-off of about eps * L; a contact is a few operations on
+        // coordinates, so 64 of those, relative to the smallest contact distance
+        const double round_off = 64.0 * std::numeric_limits<double>::epsilon() * longest / shortest;
+        return std::max(invariant_tolerance, round_off);
+    }
+
     void collide_pair(std::uint32_t i, std::uint32_t j) {
         // j's schedule and both cell entries are read only after i's scan: ask now
         __builtin_prefetch(&schedule_[j]);
@@ -531,20 +658,20 @@ class Engine {
         prefetch_calendar(j);
         advance(i);
         advance(j);
-        apply_pair(i, j);
+        apply_pair(i, j, true);
         ++particles_.state[i].count;
         ++particles_.state[j].count;
         predict_all(i);
         predict_all(j);
     }
 
-    // The binary rule on i and j, both advanced to now, and its tally.
-    void apply_pair(std::uint32_t i, std::uint32_t j) {
+    // The binary rule on i and j, both advanced to now, and its tally. `at_contact`: the
+    // pair's own predicted collision, so it must be at its contact distance.
+    void apply_pair(std::uint32_t i, std::uint32_t j, bool at_contact) {
         auto& pi = particles_.state[i];
         auto& pj = particles_.state[j];
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
-        const double sigma = particles_.table.pair_sigma(pi.species, pj.species);
-        tally_.overlap((sigma - norm(r)) / sigma);
+        check_pair_contact(i, j, r, at_contact);
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
@@ -562,17 +689,16 @@ class Engine {
 
     void collide_wall(std::uint32_t i, std::uint32_t w) {
         advance(i);
-        apply_wall(i, w);
+        apply_wall(i, w, true);
         ++particles_.state[i].count;
         predict_all(i);
     }
 
     // Reflection of i, advanced to now, from wall w, and its tally.
-    void apply_wall(std::uint32_t i, std::uint32_t w) {
+    void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
         auto& p = particles_.state[i];
-        const double a = particles_.radius(i);
         Wall<D> wall = obstacle_plane(w, p.x);
-        tally_.overlap((a - wall.distance(p.x)) / a);
+        check_wall_contact(i, w, wall, at_contact);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
         wall.restitution = wall_restitution(i, w);
@@ -591,7 +717,13 @@ class Engine {
         const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
         // Leaving through the top of a periodic axis re-enters at the bottom: the whole
         // straight trajectory moves by -L (its time stamp need not change).
-        if (wrapped) p.x[s.axis] -= s.dir * box_.length[s.axis];
+        if (wrapped) {
+            p.x[s.axis] -= s.dir * box_.length[s.axis];
+            // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
+            if constexpr (Motion::has_field)
+                wrapped_potential_ -=
+                    particles_.mass(i) * motion_.gravity()[s.axis] * s.dir * box_.length[s.axis];
+        }
         cells_.move(i, to);
         ++tally_.crossings;
 
@@ -677,6 +809,7 @@ class Engine {
     // one, `advance` integrates each flight instead.
     void kinetic_change(std::uint32_t s, double dk) {
         tally_.collision_energy += dk;
+        collision_energy_since_check_ += dk;
         if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
     }
 
@@ -802,12 +935,16 @@ class Engine {
         const double horizon = pair_horizon(s);
         alignas(64) std::array<std::array<double, batch>, D> r, v;
         alignas(64) std::array<double, batch> c, dt;
+        bool overlap = false; // some candidate other than i overlaps beyond the tolerance
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
             const Vec<D> rm = xi - shift[from[m]] - pj.position_at(now_);
             for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
             c[m] = norm2(rm) - sigma2[pj.species];
+            overlap |= (c[m] < -overlap_c_ * sigma2[pj.species]) & (candidate[m] != i);
         }
+        if (overlap) [[unlikely]]
+            overlap_seen(i, candidate, shift, from, k);
         // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
         for (int m = 0; m < k; ++m) {
             double b = 0.0, vv = 0.0;
@@ -834,6 +971,9 @@ class Engine {
             const Vec<D> r = xi - shift[from[m]] - motion_.position(pj, now_);
             const Vec<D> v = vi - motion_.velocity(pj, now_);
             dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
+            if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
+                candidate[m] != i) [[unlikely]]
+                overlap_seen(i, candidate, shift, from, k);
         }
         take_earliest(i, candidate, dt.data(), k);
     }
@@ -849,6 +989,14 @@ class Engine {
 
     void maintain() {
         since_maintenance_ = 0;
+        check_conservation();
+#ifndef NDEBUG
+        // debug builds: every pair, O(N) with a cell grid
+        const double worst = max_overlap(box_, particles_, now_);
+        if (worst > contact_tolerance_)
+            invariant_violated("overlap", origin_ + now_,
+                               fmt::format("a pair or wall overlaps by {:.3g}", worst));
+#endif
         rebase();
         renumber();
     }
@@ -930,6 +1078,13 @@ class Engine {
     std::vector<double> restitution_;         // e per pair of species, [a * n + b]
     std::vector<double> last_collision_;      // per particle, when TC is configured
     double tc_ = 0.0;                         // TC time in force (0: off)
+    // Invariants (audit.hpp): the ledger at the last check; the contact tolerance, and the
+    // overlap it allows in terms of c = r.r - sigma^2: c < -overlap_c_ sigma^2.
+    Ledger<D> ledger_;
+    double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
+    bool momentum_conserved_ = false;
+    double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
+    double collision_energy_since_check_ = 0.0;
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising its shifts (Vec's members are value-initialised).
     Stencil near_;

@@ -21,6 +21,7 @@
 #include "overlap.hpp"
 #include "progress.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -330,7 +331,17 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     const auto inelastic = inelastic_key(config);
     CollapseWatch watch(inelastic.has_value(), std::move(switch_on_tc), config.tc,
                         inelastic.value_or(""));
-    equilibrate(engine, config.equilibrate, watch);
+    // A broken runtime invariant (audit.hpp) stops the run; the summary is still written,
+    // marked invalid with the reason, and the caller reports an internal error.
+    std::optional<InvariantViolation> violation;
+    auto guarded = [&violation](auto&& step) {
+        try {
+            step();
+        } catch (const InvariantViolation& e) {
+            violation = e;
+        }
+    };
+    guarded([&] { equilibrate(engine, config.equilibrate, watch); });
     engine.reset_tally();
 
     Summary s;
@@ -345,7 +356,12 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     const auto wall_start = std::chrono::steady_clock::now();
     MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
-    const auto done = phase.run();
+    std::vector<VirialBlock> done;
+    if (!violation)
+        guarded([&] {
+            done = phase.run();
+            engine.check_conservation(); // the stretch since the last maintenance step
+        });
     s.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -359,8 +375,15 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     const auto final = engine.snapshot(engine.time());
     s.kinetic_energy_final = kinetic_energy(final);
     s.momentum_final = momentum(final);
-    s.max_overlap = std::max(
-        {t.max_overlap, phase.frame_overlap(), max_overlap(engine.box(), final, engine.time())});
+    // (a run already found broken may hold NaN positions, which no cell grid takes)
+    s.max_overlap = std::max({t.max_overlap, phase.frame_overlap(),
+                              violation ? 0.0 : max_overlap(engine.box(), final, engine.time())});
+    if (!violation && !(s.max_overlap <= engine.contact_tolerance()))
+        violation = InvariantViolation(
+            "overlap",
+            fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
+                        "is above the tolerance {:.3g}",
+                        engine.time(), s.max_overlap, engine.contact_tolerance()));
 
     // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
     const auto& species = engine.particles().table.species;
@@ -394,6 +417,12 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     const auto stats = velocity_stats(velocities);
     s.ks_distance = stats.ks_distance;
     s.kurtosis = stats.kurtosis;
+    if (violation) { // none of the measurements can be trusted: only the summary says so
+        s.valid = false;
+        s.violation = violation->what();
+        write_summary(summary_path, s);
+        throw *violation;
+    }
     // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
     // as 1/t and D does not exist (SPEC.md), and walls confine the walk.
     phase.finish(final);

@@ -62,6 +62,9 @@ std::string summary_json(const Summary& s) {
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
     // Beyond SPEC's table: true when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
+    // Beyond SPEC's table: false (with the reason) when a runtime invariant broke.
+    j["valid"] = s.valid;
+    j["violation"] = s.violation ? Json(*s.violation) : Json(nullptr);
     return j.dump(2);
 }
 

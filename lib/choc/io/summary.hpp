@@ -35,6 +35,9 @@ struct Summary {
     std::optional<double> D, D_err; // "diffusion": null unless known
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
+    // false when the run broke a runtime invariant (audit.hpp): nothing in it can be trusted
+    bool valid = true;
+    std::optional<std::string> violation; // which invariant, when, which particles
 };
 
 // The JSON text (pretty-printed, keys as in SPEC.md, "choc_version" included).
