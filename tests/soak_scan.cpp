@@ -113,6 +113,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
             throw Failure("clock", str("stopped for t = ", target, " at ", engine.time()));
         if (stop == Stop::budget) break;
     }
+    engine.check_conservation(); // the engine's own energy and momentum invariants, to now
     out.stop = stop == Stop::time         ? "time"
                : stop == Stop::collisions ? "collisions"
                : stop == Stop::budget     ? "events"
