@@ -29,8 +29,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
 #include <random>
 
 using namespace scan;
@@ -47,6 +45,7 @@ struct Outcome {
     double at_collisions = 0.0, at_checkpoints = 0.0, at_end = 0.0;
     std::string worst_collision;
     std::string config; // the config text used (after any lowering of the density)
+    int lowered = 0;    // times the density was lowered to find a possible start
 };
 
 // Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
@@ -164,6 +163,7 @@ void run_case(Params& p, Outcome& out) {
             last_error = e.what();
             continue;
         }
+        out.lowered = attempt;
         p.features.set(dilute, p.fraction < 0.05);
         p.features.set(dense, p.fraction >= (D == 3 ? 0.40 : 0.60));
         choc::Vec<D> g;
@@ -223,7 +223,7 @@ struct Scan {
     std::array<Family, feature_count> family{};
     Family all;
     double worst_overlap = 0.0, worst_gap = 0.0, worst_group_gap = 0.0, slowest = 0.0;
-    std::uint64_t slowest_seed = 0;
+    std::uint64_t slowest_seed = 0, lowered = 0;
 
     void one(std::uint64_t seed) {
         Params p;
@@ -242,6 +242,7 @@ struct Scan {
         (o.groups ? worst_group_gap : worst_gap) =
             std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
         if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
+        lowered += o.lowered > 0;
         std::printf("case %llu: %s, t = %.6g, %llu collisions, %llu events, overlap %.2g, gap "
                     "%.2g, %.2f s\n",
                     static_cast<unsigned long long>(seed),
@@ -288,8 +289,9 @@ struct Scan {
         std::printf("worst overlap seen %.3g (tolerance %.0e); worst gap at a collision %.3g "
                     "with epsilon = 0 (tolerance %.0e), %.3g with epsilon > 0\n",
                     worst_overlap, overlap_tolerance, worst_gap, gap_tolerance, worst_group_gap);
-        std::printf("slowest case %llu (%.1f s)\n", static_cast<unsigned long long>(slowest_seed),
-                    slowest);
+        std::printf("slowest case %llu (%.1f s); %llu cases started below their drawn density\n",
+                    static_cast<unsigned long long>(slowest_seed), slowest,
+                    static_cast<unsigned long long>(lowered));
         return all.failures > 0 ? 1 : 0;
     }
 };
