@@ -144,7 +144,8 @@ Params draw(std::uint64_t seed) {
 
     p.features.set(mixture, r.chance(0.35));
     p.features.set(inelastic, r.chance(0.3));
-    const auto n = static_cast<std::uint64_t>(r.log_uniform(8.0, big ? 4000.0 : 3000.0));
+    const auto n =
+        static_cast<std::uint64_t>(r.log_uniform(big ? 300.0 : 8.0, big ? 4000.0 : 3000.0));
     draw_species(r, p, n);
     draw_obstacles(r, p);
     const bool obstacles = !p.planes.empty() || !p.segments.empty();

@@ -143,8 +143,11 @@ struct Params {
         double shape = 1.0;
         for (const double a : aspect) shape *= a;
         const double unit = std::pow(volume / fraction / shape, 1.0 / dimension);
+        // An edge the config refuses (periodic: under three largest diameters, for the
+        // cell grid) or no lattice fits grows to fit: the packing fraction is then lower.
         std::vector<double> l;
-        for (const double a : aspect) l.push_back(unit * a);
+        for (std::size_t a = 0; a < aspect.size(); ++a)
+            l.push_back(std::max(unit * aspect[a], (periodic[a] ? 3.2 : 1.2) * largest_diameter()));
         return l;
     }
 };

@@ -95,18 +95,45 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
         if (!(o <= overlap_tolerance))
             throw Failure("overlap", str("overlap ", o, " at t = ", t, " (", when, ")"));
     };
+    // Work done: counted events and stale predictions renewed, and an upper bound on the
+    // engine's calls to process() (a group step counts nothing when no impulse flows).
+    std::uint64_t calls = 0;
     const auto used = [&] { return engine.tally().events() + engine.tally().stale; };
+    // Runs towards `target` for at most `budget` more units of work, in chunks small enough
+    // to see a livelock: a chunk whose events neither move the clock nor count anything
+    // (no collision, no crossing) would repeat forever. A real step always counts
+    // something or moves the clock, even in an exactly simultaneous lattice collision.
+    const auto advance = [&](double target, std::uint64_t budget) {
+        constexpr std::uint64_t chunk = 4096;
+        const std::uint64_t start = used();
+        while (true) {
+            const std::uint64_t done = used() - start;
+            if (done >= budget || calls >= 4 * p.event_cap) return Stop::budget;
+            const double t = engine.time();
+            const std::uint64_t counted = engine.tally().events(), groups = engine.tally().groups;
+            const std::uint64_t n = std::min(chunk, budget - done);
+            const Stop stop = engine.run(target, p.collision_cap, n);
+            if (stop != Stop::budget) return stop;
+            calls += n;
+            if (n == chunk && engine.tally().events() == counted && engine.time() == t)
+                throw Failure("livelock", str(chunk, " calendar steps at t = ", t,
+                                              " without a collision, a crossing "
+                                              "or a tick of the clock (",
+                                              engine.tally().groups - groups,
+                                              " simultaneous groups resolved among them)"));
+        }
+    };
 
     // Warm-up by events, then checkpoints at times spaced by the warm-up's duration.
     const std::uint64_t first_budget =
         std::max<std::uint64_t>(1, p.event_cap / std::uint64_t(p.checkpoints));
-    Stop stop = engine.run(choc::never, p.collision_cap, first_budget);
+    Stop stop = advance(choc::never, first_budget);
     checkpoint("after the warm-up");
     const double t0 = engine.time(), step = (t0 > 0.0 ? t0 : 1.0) * p.step;
     for (int k = 1; k <= p.checkpoints; ++k) {
         if (stop == Stop::no_events || stop == Stop::collisions || used() >= p.event_cap) break;
         const double target = t0 + k * step;
-        stop = engine.run(target, p.collision_cap, p.event_cap - used());
+        stop = advance(target, p.event_cap - used());
         checkpoint("at a checkpoint");
         if (stop == Stop::time && engine.time() != target)
             throw Failure("clock", str("stopped for t = ", target, " at ", engine.time()));
