@@ -6,7 +6,7 @@
 // A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on
 // this file's checks (scan_checks.hpp): collision times in order and at contact, no
 // overlap at checkpoints (the library's cell-grid check) and at the end (every pair),
-// time advanced, counts agree, energy and momentum wherever a law fixes them.
+// time advanced, no livelock, counts agree, energy and momentum wherever a law fixes them.
 //
 //   soak_scan --slice fast          fixed seeds, about a minute (unit suite)
 //   soak_scan --slice long          random seeds for --minutes (default 15; soak suite)
