@@ -244,6 +244,20 @@ struct Family {
     std::uint64_t runs = 0, collisions = 0, events = 0, failures = 0;
 };
 
+// Cases that fail on an engine bug this scan found and that is not fixed yet (README,
+// "Soak tests": known engine bugs). Each must still fail as expected: one that passes
+// fails the scan, so that the list cannot outlive the bug.
+struct KnownFailure {
+    std::uint64_t seed;
+    const char* check; // the check it fails
+    const char* bug;
+};
+constexpr std::array known_failures{
+    KnownFailure{4077865634962854699ull, "livelock",
+                 "epsilon > 0 with restitution < 1: a contact approaching by round-off gets no "
+                 "impulse from the group rule and is predicted again at the same instant"},
+};
+
 struct Scan {
     std::string program;
     bool verbose = false;
@@ -254,7 +268,20 @@ struct Scan {
 
     void one(std::uint64_t seed) {
         Params p;
-        const Outcome o = run(seed, p);
+        Outcome o = run(seed, p);
+        for (const KnownFailure& k : known_failures) {
+            if (k.seed != seed) continue;
+            if (o.check == k.check) {
+                std::printf("case %llu: known failure (%s: %s)\n",
+                            static_cast<unsigned long long>(seed), k.check, k.bug);
+                o.check.clear();
+            } else {
+                o.what = str("listed as a known failure (", k.check, ") but ",
+                             o.check.empty() ? std::string("passed: remove it from the list")
+                                             : "failed " + o.check + ": " + o.what);
+                o.check = "known failure";
+            }
+        }
         const bool failed = !o.check.empty();
         auto add = [&](Family& f) {
             ++f.runs;

@@ -2,6 +2,8 @@
 // stops with InvariantViolation (errors.hpp) instead of returning wrong physics.
 //
 //   event order       no event earlier than the clock (checked at every event)
+//   progress          the clock does not stand still for ever (64 N + 1e6 events at one
+//                     instant: a group step that changes nothing, repeated)
 //   contact distance  a pair (wall) collides at its contact distance (radius)
 //   overlap           no pair closer than its contact distance, wherever a scan looks
 //   energy, momentum  at every maintenance step and at the end: the energy agrees with the

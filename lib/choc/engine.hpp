@@ -110,6 +110,7 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+        stuck_limit_ = 64 * std::uint64_t{particles_.size()} + 1'000'000;
         momentum_conserved_ =
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
@@ -137,6 +138,11 @@ class Engine {
                 return Stop::time;
             }
             if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
+            // a run whose clock stands still for ever is stuck, not slow (audit.hpp)
+            if (t > now_)
+                events_at_now_ = 0;
+            else if (++events_at_now_ > stuck_limit_) [[unlikely]]
+                clock_stuck();
             now_ = t;
             prefetch_upcoming();
             process(calendar_.top());
@@ -579,6 +585,15 @@ class Engine {
                                            "radius {:.17g} (relative gap {:.3g}, tolerance {:.3g})",
                                            id_[i], w, wall.distance(particles_.state[i].x), a, gap,
                                            contact_tolerance_));
+    }
+
+    [[gnu::cold, gnu::noinline]] void clock_stuck() const {
+        const std::uint32_t i = calendar_.top();
+        invariant_violated(
+            "progress", origin_ + now_,
+            fmt::format("{} events in a row at this instant (the last of particle "
+                        "{}, {} simultaneous groups so far): the clock cannot move on",
+                        events_at_now_, id_[i], tally_.groups));
     }
 
     [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const {
@@ -1085,6 +1100,10 @@ class Engine {
     Ledger<D> ledger_;
     double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
     bool momentum_conserved_ = false;
+    // Events at one instant so far, and how many mean the clock is stuck: a lattice start
+    // has every particle colliding at once, with stale renewals and groups, a few events per
+    // particle; 64 per particle and a million more is far beyond any real instant.
+    std::uint64_t events_at_now_ = 0, stuck_limit_ = 0;
     double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
     double collision_energy_since_check_ = 0.0;
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
