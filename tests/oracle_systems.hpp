@@ -1,0 +1,418 @@
+// The systems of the differential oracle: one builder per family, each a function of
+// (seed, N) alone, so that one command line reproduces a run. Small N (8-200) on purpose:
+// boxes of three cells per periodic axis, cells holding one particle, periodic images of
+// neighbours, and frequent renumbering are what the engine's long-lived state is made of.
+//
+// Builders go through the library's starting-state code (Config -> make_initial_state:
+// lattices, random sequential addition, walls, segments, Maxwell velocities), except the
+// lattice starts of the `groups` families, which need exact coordinates and velocities so
+// that many collisions happen at exactly the same instant.
+#pragma once
+
+#include <choc/config.hpp>
+#include <choc/engine_settings.hpp>
+#include <choc/errors.hpp>
+#include <choc/init/initial_state.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace oracle {
+
+using choc::never;
+using choc::Vec;
+
+template <int D>
+struct System {
+    choc::Box<D> box;
+    choc::Particles<D> particles;
+    choc::EngineSettings settings;
+    bool field = false; // Field motion (gravity and/or drag) instead of straight lines
+    Vec<D> gravity;
+    double drag = 0.0;
+    double time_limit = never; // gravity with drag: stop before the pile crawls to rest
+};
+
+namespace detail {
+
+inline double uniform(std::mt19937_64& rng, double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+inline bool coin(std::mt19937_64& rng, double p = 0.5) {
+    return uniform(rng, 0.0, 1.0) < p;
+}
+
+template <int D>
+double ball_volume(double r) {
+    return D == 3 ? 4.0 / 3.0 * std::numbers::pi * r * r * r : std::numbers::pi * r * r;
+}
+
+// The largest packing fraction whose cubic box keeps every edge >= 3 largest diameters
+// (the engine's periodic minimum), for the given species.
+template <int D>
+double fitting_fraction(const choc::Config& c) {
+    double volume = 0.0, diameter = 0.0;
+    for (const auto& s : c.species) {
+        volume += static_cast<double>(s.count) * ball_volume<D>(s.radius);
+        diameter = std::max(diameter, 2.0 * s.radius);
+    }
+    return volume / std::pow(3.0 * diameter, D);
+}
+
+// N particles split over `kinds` species: the first of radius 0.5 and mass 1, the others
+// smaller by a diameter ratio up to `ratio` and lighter or heavier by up to 10 in mass.
+inline void add_species(choc::Config& c, std::mt19937_64& rng, int n, int kinds, double ratio) {
+    std::vector<int> count(static_cast<std::size_t>(kinds), 1);
+    for (int k = kinds; k < n; ++k) ++count[rng() % static_cast<std::size_t>(kinds)];
+    for (int s = 0; s < kinds; ++s) {
+        choc::SpeciesConfig sp;
+        sp.name = "S" + std::to_string(s);
+        sp.count = static_cast<std::uint64_t>(count[static_cast<std::size_t>(s)]);
+        sp.radius = s == 0 ? 0.5 : 0.5 / uniform(rng, 1.0, ratio);
+        sp.mass = s == 0 ? 1.0 : std::pow(10.0, uniform(rng, -1.0, 1.0));
+        c.species.push_back(sp);
+    }
+}
+
+// Walled axes: each with probability p_wall, at least `at_least` of them (the first ones).
+template <int D>
+void choose_boundary(choc::Config& c, std::mt19937_64& rng, double p_wall, int at_least) {
+    c.periodic.assign(D, true);
+    int walled = 0;
+    for (int a = 0; a < D; ++a)
+        if (coin(rng, p_wall)) c.periodic[static_cast<std::size_t>(a)] = false, ++walled;
+    for (int a = 0; walled < at_least && a < D; ++a)
+        if (c.periodic[static_cast<std::size_t>(a)])
+            c.periodic[static_cast<std::size_t>(a)] = false, ++walled;
+}
+
+// A plane cutting off a corner between two walled axes a and b of the box (edge L): the
+// normal lies in their plane, so no periodic axis sees it (a tilted plane across a
+// periodic axis would meet each image of a particle differently).
+template <int D>
+choc::WallConfig corner_plane(std::mt19937_64& rng, int a, int b, double L, double restitution) {
+    choc::WallConfig w;
+    const double theta = uniform(rng, 0.3, 1.27);
+    w.normal.assign(D, 0.0);
+    w.point.assign(D, 0.0);
+    const bool high = coin(rng);
+    w.normal[static_cast<std::size_t>(a)] = high ? -std::cos(theta) : std::cos(theta);
+    w.normal[static_cast<std::size_t>(b)] = high ? -std::sin(theta) : std::sin(theta);
+    w.point[static_cast<std::size_t>(a)] =
+        high ? L * (1.0 - uniform(rng, 0.1, 0.25)) : L * uniform(rng, 0.1, 0.25);
+    w.point[static_cast<std::size_t>(b)] = high ? L : 0.0;
+    w.restitution = restitution;
+    return w;
+}
+
+// Builds the start, lowering the packing fraction by 10 % while random sequential
+// addition (or the lattice) cannot place everything: the result depends on (seed, N) only.
+template <int D>
+System<D> realise(choc::Config c, std::mt19937_64& rng) {
+    c.dimension = D;
+    c.seed = rng();
+    for (int attempt = 0;; ++attempt) {
+        try {
+            const choc::InitialState<D> st = choc::make_initial_state<D>(c);
+            System<D> s;
+            s.box = st.box;
+            s.particles = st.particles;
+            s.settings = choc::engine_settings(c);
+            if (!c.gravity.empty() || c.drag > 0.0) {
+                s.field = true;
+                for (int a = 0; a < D && !c.gravity.empty(); ++a)
+                    s.gravity[a] = c.gravity[static_cast<std::size_t>(a)];
+                s.drag = c.drag;
+            }
+            return s;
+        } catch (const choc::InputError&) {
+            if (attempt == 40) throw;
+            *c.packing_fraction *= 0.9;
+        }
+    }
+}
+
+// Inelastic settings: e per pair of species, a quarter of the time 0 (plastic: the pair
+// is left at contact with a normal velocity that is round-off, the case of the engine's
+// zero-time rule and of its round-off-overlap rule in the batched pair test), else in
+// [0.5, 0.95]; and the TC model with tc from 1e-4 to 1e-2 of the time a thermal particle
+// takes to cross a diameter, which stops an inelastic collapse long before the event
+// rate explodes.
+inline void inelastic(choc::Config& c, std::mt19937_64& rng) {
+    auto e = [&] { return coin(rng, 0.25) ? 0.0 : uniform(rng, 0.5, 0.95); };
+    const auto n = static_cast<std::uint32_t>(c.species.size());
+    c.restitution = e();
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = a; b < n; ++b)
+            if (coin(rng)) c.pair_restitution.push_back({a, b, e()});
+    c.tc = std::pow(10.0, uniform(rng, -4.0, -2.0));
+}
+
+} // namespace detail
+
+// ---- families ------------------------------------------------------------------------
+
+// One species in a periodic box, dilute to dense: random sequential addition up to 0.3
+// (0.45 in 2D), a lattice above (fcc in 3D up to 0.49, hex in 2D up to 0.70).
+template <int D>
+System<D> gas(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1, 1.0);
+    const double top = std::min(D == 3 ? 0.49 : 0.70, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.lattice = *c.packing_fraction < (D == 3 ? 0.3 : 0.45) ? "random" : D == 3 ? "fcc" : "hex";
+    return detail::realise<D>(c, rng);
+}
+
+// Two or three species, diameter ratio up to 3, mass ratio up to 10; periodic.
+template <int D>
+System<D> mixture(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 2 + static_cast<int>(rng() % 2), 3.0);
+    const double top = std::min(D == 3 ? 0.3 : 0.45, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.lattice = "random";
+    return detail::realise<D>(c, rng);
+}
+
+// The scheduler's worst case: small 3D mixtures (two species, diameter ratio 2 to 3, mass
+// ratio up to 10) at packing fraction 0.12 to 0.28, where stale predictions, runner-up
+// promotions and cell crossings (the small particles cross cells sized for the large
+// ones) all come often. Chosen by re-introducing the runner-up bug of issue 10 (a
+// promoted runner-up forgetting the horizon of its scan): it missed a collision about
+// once per 2e5 here, against once per 1e6 or more in one-species gases, 2D, or
+// packing fractions of 0.1 or 0.3.
+inline System<3> scheduler(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 2, 3.0);
+    if (c.species[1].radius > 0.25) c.species[1].radius = 0.25; // a ratio of 2 at least
+    const double top = std::min(0.28, detail::fitting_fraction<3>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.12, top), top);
+    c.lattice = "random";
+    return detail::realise<3>(c, rng);
+}
+
+// Hard box walls on some axes (at least one) and extra planes cutting corners; walls
+// elastic or inelastic (then the TC model is on); one or two species.
+template <int D>
+System<D> walls(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<D>(c, rng, 0.5, 1);
+    const double top = std::min(0.3, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.lattice = "random";
+    auto restitution = [&] { return detail::coin(rng) ? 1.0 : detail::uniform(rng, 0.7, 1.0); };
+    c.wall_restitution = restitution();
+    // the box edge is only known after realise; the corner planes are placed relative to
+    // an estimate of it (any edge fraction is valid: the planes just cut smaller corners)
+    double volume = 0.0;
+    for (const auto& s : c.species)
+        volume += static_cast<double>(s.count) * detail::ball_volume<D>(s.radius);
+    const double edge = std::pow(volume / *c.packing_fraction, 1.0 / D);
+    std::vector<int> walled;
+    for (int a = 0; a < D; ++a)
+        if (!c.periodic[static_cast<std::size_t>(a)]) walled.push_back(a);
+    const int planes = walled.size() >= 2 ? static_cast<int>(rng() % 3) : 0;
+    for (int k = 0; k < planes; ++k) {
+        const int a = walled[rng() % walled.size()];
+        int b = walled[rng() % walled.size()];
+        while (b == a) b = walled[rng() % walled.size()];
+        c.walls.push_back(detail::corner_plane<D>(rng, a, b, edge, restitution()));
+    }
+    if (c.wall_restitution < 1.0 || planes > 0) c.tc = 1e-3;
+    return detail::realise<D>(c, rng);
+}
+
+// 2D segments (one to four, random ends, either side reachable), in a box with any
+// boundary; elastic or inelastic (TC on).
+inline System<2> segments(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<2>(c, rng, 0.5, 0);
+    const double top = std::min(0.3, detail::fitting_fraction<2>(c));
+    // segments take room: a box a bit larger than the packing fraction says
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    double volume = 0.0;
+    for (const auto& s : c.species)
+        volume += static_cast<double>(s.count) * detail::ball_volume<2>(s.radius);
+    const double edge = std::sqrt(volume / *c.packing_fraction);
+    const int count = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < count; ++k) {
+        choc::WallConfig w;
+        for (auto* end : {&w.from, &w.to})
+            for (int a = 0; a < 2; ++a) {
+                // one largest diameter (1) clear of periodic faces, as the config demands
+                const double margin = c.periodic[static_cast<std::size_t>(a)] ? 1.0 : 0.0;
+                end->push_back(detail::uniform(rng, margin, edge - margin));
+            }
+        w.restitution = detail::coin(rng) ? 1.0 : detail::uniform(rng, 0.7, 1.0);
+        if (w.restitution < 1.0) c.tc = 1e-3;
+        c.walls.push_back(w);
+    }
+    c.lattice = "random";
+    return detail::realise<2>(c, rng);
+}
+
+// Gravity (slightly tilted off the last axis) with walls on that axis; other axes walled
+// or periodic; elastic (an inelastic pile under gravity would crawl to rest). 2D adds
+// segments (funnels); 3D sometimes adds drag, and then stops after 3 / drag (the bounces
+// on the floor shorten without end).
+template <int D>
+System<D> gravity(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<D>(c, rng, 0.5, 0);
+    c.periodic[D - 1] = false;
+    const double top = std::min(0.3, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.gravity.assign(D, 0.0);
+    const double g = detail::uniform(rng, 0.2, 2.0);
+    c.gravity[D - 1] = -g;
+    c.gravity[0] = g * detail::uniform(rng, -0.2, 0.2);
+    if (D == 3 && detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
+    if constexpr (D == 2) {
+        double volume = 0.0;
+        for (const auto& s : c.species)
+            volume += static_cast<double>(s.count) * detail::ball_volume<2>(s.radius);
+        const double edge = std::sqrt(volume / *c.packing_fraction);
+        const int count = static_cast<int>(rng() % 3);
+        for (int k = 0; k < count; ++k) {
+            choc::WallConfig w;
+            for (auto* end : {&w.from, &w.to})
+                for (int a = 0; a < 2; ++a) {
+                    const double margin = c.periodic[static_cast<std::size_t>(a)] ? 1.0 : 0.0;
+                    end->push_back(detail::uniform(rng, margin, edge - margin));
+                }
+            c.walls.push_back(w);
+        }
+    }
+    c.lattice = "random";
+    System<D> s = detail::realise<D>(c, rng);
+    if (c.drag > 0.0) s.time_limit = 3.0 / c.drag;
+    return s;
+}
+
+// Linear drag alone in a periodic (or partly walled) box: the gas slows down
+// exponentially; runs end once it has lost most of its energy.
+template <int D>
+System<D> drag(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<D>(c, rng, 0.3, 0);
+    const double top = std::min(0.3, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.drag = std::pow(10.0, detail::uniform(rng, -3.0, -1.0));
+    c.lattice = "random";
+    return detail::realise<D>(c, rng);
+}
+
+// Inelastic collisions with restitution per pair of species and per wall, the TC model
+// on; periodic or walled; runs end once the gas has cooled.
+template <int D>
+System<D> inelastic_gas(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<D>(c, rng, 0.3, 0);
+    const double top = std::min(0.3, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    detail::inelastic(c, rng);
+    c.wall_restitution = detail::uniform(rng, 0.5, 1.0);
+    c.lattice = "random";
+    return detail::realise<D>(c, rng);
+}
+
+// Simultaneous collisions (epsilon > 0): a simple cubic (square) lattice with exact
+// coordinates and exact velocities along the first axis, row by row in patterns that make
+// whole sets of collisions happen at exactly the same instant: (+1, 0, -1) triplets (two
+// contacts on the middle particle), (+1, -1) pairs, one striker and the rest at rest, or
+// random among +1, -1, 0, 1/2. A random few particles get Maxwell velocities, which melts
+// the lattice into a fluid over the run. Masses 1 or 2; e = 1, or 1/2 with TC.
+//
+// Two variants are run by name only, not in the slices, because the engine fails them
+// (README of the oracle in soak_oracle.cpp):
+//   `touching`: half the time the spacing along the first axis is one diameter, so the
+//     rows are chains of touching particles (Newton's cradles, and contacts with the
+//     walls when that axis is walled). Bodies a group leaves touching at relative rest
+//     can make a step repeat without end at one instant.
+//   `aligned`: the lattice is not shifted by 5/16 of a spacing, so
+//     collisions happen exactly when particles cross a boundary of the engine's cell grid
+//     (cells one diameter wide meet the lattice's midpoints). The engine puts a crossing
+//     due inside the epsilon window back for after the step, and a pair event of that
+//     particle behind it is then left out of the group.
+template <int D, bool touching = false, bool aligned = false>
+System<D> groups(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    System<D> s;
+    const bool heavy = detail::coin(rng);
+    s.particles.table = choc::SpeciesTable({{"A", 0.5, 1.0}, {"B", 0.5, heavy ? 2.0 : 1.0}});
+    int k = 1;
+    while (std::pow(k, D) < n) ++k;
+    std::array<double, D> spacing;
+    const double wider[] = {1.125, 1.25, 1.5, 2.0};
+    for (int a = 0; a < D; ++a) {
+        double sp = a == 0 && touching && detail::coin(rng) ? 1.0 : wider[rng() % 4];
+        while (k * sp < 3.0) sp *= 2.0; // a periodic edge of three diameters at least
+        spacing[static_cast<std::size_t>(a)] = sp;
+    }
+    const bool walled = detail::coin(rng);
+    for (int a = 0; a < D; ++a) {
+        s.box.periodic[a] = !(walled && a == 0);
+        s.box.length[a] = k * spacing[static_cast<std::size_t>(a)];
+        // the shifted lattice on a walled axis: its last site (k - 3/16) s clear of the wall
+        if (!aligned && !s.box.periodic[a]) s.box.length[a] += 0.5;
+    }
+    // a quarter diameter to spare along a first axis of touching rows: a full row (a ring
+    // through the periodic boundary, or wall to wall) is jammed, and its collisions
+    // repeat without end at one instant, in both simulations
+    if (spacing[0] == 1.0) s.box.length[0] += 0.25;
+    choc::add_box_walls(s.box, 1.0);
+    std::vector<int> sites(static_cast<std::size_t>(std::pow(k, D)));
+    for (std::size_t m = 0; m < sites.size(); ++m) sites[m] = static_cast<int>(m);
+    std::shuffle(sites.begin(), sites.end(), rng);
+    sites.resize(static_cast<std::size_t>(n));
+    std::sort(sites.begin(), sites.end());
+    const double thermal = detail::uniform(rng, 0.0, 0.2);
+    // a velocity pattern per row (a line of sites along the first axis):
+    // 0: +1, 0, -1 triplets; 1: +1, -1 pairs; 2: a striker and the rest at rest; 3: random
+    std::vector<int> pattern(static_cast<std::size_t>(std::pow(k, D - 1)));
+    for (auto& p : pattern) p = static_cast<int>(rng() % 4);
+    const double random_values[] = {1.0, -1.0, 0.0, 0.5};
+    std::normal_distribution<double> gauss;
+    for (const int site : sites) {
+        Vec<D> x, v;
+        for (int a = 0, rest = site; a < D; ++a, rest /= k)
+            x[a] = (rest % k + (aligned ? 0.5 : 0.8125)) * spacing[static_cast<std::size_t>(a)];
+        const int m = site % k; // place along the first axis, within its row
+        const int row = pattern[static_cast<std::size_t>(site / k)];
+        v[0] = row == 0   ? 1.0 - m % 3
+               : row == 1 ? (m % 2 == 0 ? 1.0 : -1.0)
+               : row == 2 ? (m == 0 ? 1.0 : 0.0)
+                          : random_values[rng() % 4];
+        if (detail::coin(rng, thermal))
+            for (int a = 0; a < D; ++a) v[a] = gauss(rng);
+        s.particles.add(x, v, static_cast<std::uint32_t>(rng() % 2));
+    }
+    s.settings.restitution = detail::coin(rng) ? 1.0 : 0.5;
+    if (s.settings.restitution < 1.0) s.settings.tc = 1e-3;
+    // Far below a mean free time (the README's advice), far above the round-off of the
+    // lattice's exact collision times (zero).
+    s.settings.epsilon = 1e-10;
+    return s;
+}
+
+} // namespace oracle
