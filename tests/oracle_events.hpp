@@ -34,6 +34,13 @@ struct Collision {
     bool same_event(const Collision& o) const {
         return wall_event == o.wall_event && a == o.a && b == o.b;
     }
+    // Two collisions that share a particle do not commute: their order changes the result.
+    bool shares_particle(const Collision& o) const {
+        auto has = [](const Collision& c, std::uint32_t i) {
+            return c.a == i || (!c.wall_event && c.b == i);
+        };
+        return has(o, a) || (!wall_event && has(o, b));
+    }
     std::string describe() const;
 };
 
@@ -73,6 +80,10 @@ struct MatchResult {
     double worst = 0.0;            // largest |time difference| / tolerance of matched events
     std::size_t skipped = 0;       // round-off events seen by one side only
     double time = 0.0;             // of the mismatch: the earlier of the two events
+    // The earliest pair of collisions sharing a particle that the two streams have in
+    // opposite orders, both within their time tolerances: an order decided by round-off,
+    // after which the two may part (never: none).
+    double reordered_since = never_time;
 };
 
 // Pairs each engine event with an unmatched reference event that is the same collision
@@ -123,6 +134,9 @@ MatchResult match(const std::vector<Collision>& engine, const std::vector<Collis
             ++out.skipped;
             continue;
         }
+        for (std::size_t q = first; q < m; ++q)
+            if (!used[q] && ref[q].shares_particle(e))
+                out.reordered_since = std::min(out.reordered_since, std::min(ref[q].time, e.time));
         used[m] = 1;
         out.worst = std::max(out.worst, std::abs(ref[m].time - e.time) / tol(ref[m]));
     }

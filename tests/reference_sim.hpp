@@ -147,7 +147,15 @@ class ReferenceSim {
     // one simulation only (in an inelastic cluster near collapse, say), and the events
     // after it depend on it sensitively. Such a decision is one whose normal speed is
     // within `band` of zero; the earliest since the last restart is kept (never: none).
-    void set_ambiguity_band(double band) { band_ = band; }
+    // The TC model's choice is one too: a collision less than tc after the particle's last
+    // one is elastic, and the two simulations know each collision's time only to within
+    // `length` / u (a gap known to within `length`, closing at speed u), so a collision
+    // whose distance from that threshold is within the uncertainty of both times can go
+    // either way.
+    void set_ambiguity_band(double band, double length) {
+        band_ = band;
+        length_band_ = length;
+    }
     double ambiguous_since() const { return ambiguous_since_; }
     std::uint64_t groups() const { return groups_; } // components of two or more contacts
 
@@ -306,6 +314,8 @@ class ReferenceSim {
         const Vec<D> r = nearest_image(p_[i].x - p_[j].x);
         const double speed = -dot(r, p_[i].v - p_[j].v) / norm(r);
         ambiguous(speed);
+        tc_ambiguous(i, speed);
+        tc_ambiguous(j, speed);
         choc::binary_collision(r, p_[i].v, p_[j].v, mass(i), mass(j), pair_restitution(i, j));
         collided(i);
         collided(j);
@@ -319,6 +329,7 @@ class ReferenceSim {
         plane.restitution = wall_restitution(i, w);
         const double speed = -dot(p_[i].v, plane.normal);
         ambiguous(speed);
+        tc_ambiguous(i, speed);
         choc::wall_collision(plane, p_[i].v, mass(i));
         collided(i);
         log_.push_back(Collision::wall(now_, i, w, speed));
@@ -349,7 +360,12 @@ class ReferenceSim {
             }
         }
         for (const std::uint32_t b : bodies_) advance(b);
-        for (const choc::ContactPair& c : contacts_) ambiguous(contact(c.a, c.b, c.wall).second);
+        for (const choc::ContactPair& c : contacts_) {
+            const double speed = contact(c.a, c.b, c.wall).second;
+            ambiguous(speed);
+            tc_ambiguous(c.a, speed);
+            if (!c.wall) tc_ambiguous(c.b, speed);
+        }
         if (settings_.contact_gap > 0.0)
             for (std::size_t n = 0; n < bodies_.size(); ++n) add_touching(bodies_[n]);
 
@@ -481,6 +497,18 @@ class ReferenceSim {
         if (std::abs(normal_speed) <= band_) ambiguous_since_ = std::min(ambiguous_since_, now_);
     }
 
+    // Is particle i's TC choice now (a collision at approach speed u) within the time
+    // uncertainty of this collision and of its last one? Each time is known to within
+    // length_band / u; the last collision's speed is not kept, so its uncertainty is
+    // taken as this one's, and never less than the clock's round-off.
+    void tc_ambiguous(std::uint32_t i, double u) {
+        if (settings_.tc <= 0.0 || last_collision_[i] == -never) return;
+        const double uncertainty =
+            2.0 * length_band_ / std::max(std::abs(u), band_) + 1e-12 * std::abs(now_);
+        if (std::abs(now_ - last_collision_[i] - settings_.tc) <= uncertainty)
+            ambiguous_since_ = std::min(ambiguous_since_, now_);
+    }
+
     // ---- properties ------------------------------------------------------------------
 
     std::uint32_t species(std::uint32_t i) const { return p_[i].species; }
@@ -514,7 +542,7 @@ class ReferenceSim {
     Motion motion_;
     std::vector<double> restitution_;
     double refresh_distance_ = 0.0;
-    double band_ = 0.0, ambiguous_since_ = never;
+    double band_ = 0.0, length_band_ = 0.0, ambiguous_since_ = never;
 
     std::vector<choc::ParticleState<D>> p_; // at their own time stamps (absolute)
     std::vector<Planned> plan_;
