@@ -205,12 +205,15 @@ class MeasuredPhase {
             // Checked before any work: a signal during start-up or equilibration stops
             // the run before its first event.
             if (InterruptGuard::requested()) {
-                spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
-                             "covers the part run so far",
-                             std::max(0.0, engine_.time() - start_));
+                // (a signal before the phase began was reported where it arrived)
+                if (begun_)
+                    spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
+                                 "covers the part run so far",
+                                 std::max(0.0, engine_.time() - start_));
                 interrupted_ = stopped_ = true;
                 return;
             }
+            begun_ = true;
             const double target = std::min(until, next_sample());
             const Stop stop = engine_.run(target, limit, chunk);
             if (stop == Stop::time && target == next_sample()) sample();
@@ -312,7 +315,7 @@ class MeasuredPhase {
     double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
-    bool stopped_ = false, interrupted_ = false;
+    bool stopped_ = false, interrupted_ = false, begun_ = false;
 };
 
 // The first restitution key below 1, which the collapse message names; none when every
@@ -351,7 +354,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
                                               engine_settings(config), motion);
 
     if (options.started) options.started();
-    if (InterruptGuard::requested())
+    const bool interrupted_early = InterruptGuard::requested();
+    if (interrupted_early)
         spdlog::warn("interrupted during start-up: the summary is that of the start");
     // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
     std::function<void(double)> switch_on_tc;
@@ -376,7 +380,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         }
     };
     guarded([&] { equilibrate(engine, config.equilibrate, watch); });
-    if (InterruptGuard::requested() && config.equilibrate > 0.0)
+    if (InterruptGuard::requested() && !interrupted_early && config.equilibrate > 0.0)
         spdlog::warn("interrupted during equilibration: the measured phase is empty");
     engine.reset_tally();
 
