@@ -3,6 +3,7 @@
 #include "choc/collide_file.hpp"
 #include "choc/config.hpp"
 #include "choc/errors.hpp"
+#include "choc/interrupt.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/io/collision_output.hpp"
 #include "choc/io/collision_plot.hpp"
@@ -188,6 +189,9 @@ int main(int argc, char** argv) {
 
     if (collide_command->parsed()) return collide(collide_args, *sink);
 
+    // SIGINT/SIGTERM are recorded from before the config is read, so a signal at any
+    // moment of a run gives status 130 and a summary (README), never a kill.
+    choc::InterruptGuard interrupts;
     std::optional<std::uint64_t> particles; // N, once the config is read
     try {
         if (quiet) spdlog::set_level(spdlog::level::warn);

@@ -1,6 +1,9 @@
 // SIGINT and SIGTERM stop a run gracefully: the loop checks the flag between chunks of
-// events, the summary covers the part run so far and the app exits with 128 + signal.
-// The previous handlers come back when the guard goes out of scope.
+// events, the summary covers the part run so far and the app exits with 130.
+// The app installs the handlers before it reads the config, so a signal during start-up
+// (reading, building the start, equilibrating) is recorded too, never fatal. Guards nest:
+// only the outermost one installs the handlers, clears the flag and restores the previous
+// handlers when it goes out of scope.
 #pragma once
 
 #include <atomic>
@@ -9,6 +12,7 @@
 namespace choc {
 
 inline std::atomic<int> interrupt_signal{0};
+inline int interrupt_guards = 0; // guards alive (one thread sets them up)
 
 extern "C" inline void record_interrupt(int signal) {
     interrupt_signal = signal;
@@ -17,11 +21,13 @@ extern "C" inline void record_interrupt(int signal) {
 class InterruptGuard {
   public:
     InterruptGuard() {
+        if (interrupt_guards++ > 0) return;
         interrupt_signal = 0;
         previous_int_ = std::signal(SIGINT, record_interrupt);
         previous_term_ = std::signal(SIGTERM, record_interrupt);
     }
     ~InterruptGuard() {
+        if (--interrupt_guards > 0) return;
         std::signal(SIGINT, previous_int_);
         std::signal(SIGTERM, previous_term_);
     }
@@ -31,8 +37,8 @@ class InterruptGuard {
     static bool requested() { return interrupt_signal != 0; }
 
   private:
-    void (*previous_int_)(int);
-    void (*previous_term_)(int);
+    void (*previous_int_)(int) = SIG_DFL;
+    void (*previous_term_)(int) = SIG_DFL;
 };
 
 } // namespace choc

@@ -11,6 +11,7 @@
 #include "init/initial_state.hpp"
 #include "interrupt.hpp"
 #include "io/atomic_file.hpp"
+#include "io/output_paths.hpp"
 #include "io/xyz.hpp"
 #include "observers/displacement.hpp"
 #include "observers/pair_correlation.hpp"
@@ -27,8 +28,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace choc {
@@ -40,6 +41,18 @@ constexpr std::uint64_t chunk = 1u << 16;
 constexpr int blocks = 20;
 // More frames than this is a mistake in output.trajectory.every, not a wish.
 constexpr std::uint64_t most_frames = 1'000'000;
+// The trajectory may fill at most this fraction of the space free on its file system when
+// the run starts: a run never fills a disk that others (and its other outputs) share.
+constexpr double trajectory_share = 0.5;
+// A frame takes at least this many bytes per particle (name, eight numbers, separators;
+// a real 3D line is about 130), for the up-front bound of a time-limited run.
+constexpr double least_line_bytes = 32.0;
+
+// The most bytes the trajectory may take: a share of the space free where it goes.
+double trajectory_bytes_allowed(const std::string& path) {
+    const auto free = free_bytes(path);
+    return free ? trajectory_share * static_cast<double>(*free) : never;
+}
 
 template <int D>
 std::vector<double> momentum(const Particles<D>& p) {
@@ -105,8 +118,9 @@ class MeasuredPhase {
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         if (config.trajectory) {
-            trajectory_.emplace(config.trajectory->path);
+            trajectory_.emplace(config.trajectory->path, "output.trajectory.path");
             frames_.every = config.trajectory->every;
+            trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
         }
         std::vector<std::string> names;
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
@@ -146,9 +160,15 @@ class MeasuredPhase {
             kinetic0 = kinetic;
         }
         progress_.finish();
-        if (trajectory_) trajectory_->commit();
-        if (series_) series_->commit();
+        if (trajectory_) trajectory_->finish();
         return done;
+    }
+
+    // The streamed outputs into place, once everything else of the run is written: the
+    // time series first (its commit may still fail and leave nothing), then the frames.
+    void publish() {
+        if (series_) series_->commit();
+        if (trajectory_) trajectory_->publish();
     }
 
     // The last state: a final displacement sample when the clock moved past the last one.
@@ -182,6 +202,18 @@ class MeasuredPhase {
 
     void advance(double until, std::uint64_t limit) {
         while (true) {
+            // Checked before any work: a signal during start-up or equilibration stops
+            // the run before its first event.
+            if (InterruptGuard::requested()) {
+                // (a signal before the phase began was reported where it arrived)
+                if (begun_)
+                    spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
+                                 "covers the part run so far",
+                                 std::max(0.0, engine_.time() - start_));
+                interrupted_ = stopped_ = true;
+                return;
+            }
+            begun_ = true;
             const double target = std::min(until, next_sample());
             const Stop stop = engine_.run(target, limit, chunk);
             if (stop == Stop::time && target == next_sample()) sample();
@@ -194,11 +226,6 @@ class MeasuredPhase {
             }
             progress_.update(engine_.time() - start_, engine_.tally().collisions);
             watch_.check(engine_.time(), engine_.tally().events());
-            if (InterruptGuard::requested()) {
-                spdlog::warn("interrupted at t = {:.6g}: the summary covers the part run so far",
-                             engine_.time() - start_);
-                interrupted_ = stopped_ = true;
-            }
             if (stopped_ || stop == Stop::collisions ||
                 (stop == Stop::time && engine_.time() >= until))
                 return;
@@ -231,6 +258,14 @@ class MeasuredPhase {
         const double t = engine_.time() - start_;
         for (auto& p : frame.state) p.t = t;
         write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
+        trajectory_->check(); // a full disk stops the run now, not at its end
+        const auto written = static_cast<double>(trajectory_->stream().tellp());
+        if (written > trajectory_budget_)
+            throw InputError(fmt::format(
+                "output.trajectory.every: the trajectory reached {:.3g} bytes after {} frames, "
+                "half the space that was free on its file system when the run started; use "
+                "a larger every, fewer particles or a file system with more space",
+                written, frames_.done + 1));
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
         if (++frames_.done >= most_frames)
             throw InputError("output.trajectory.every: the run would write more than " +
@@ -272,6 +307,7 @@ class MeasuredPhase {
     double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
     std::optional<AtomicOutput> trajectory_;
+    double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;
     Displacement<D> displacement_;
     std::optional<PairCorrelation<D>> rdf_;
@@ -279,7 +315,7 @@ class MeasuredPhase {
     double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
-    bool stopped_ = false, interrupted_ = false;
+    bool stopped_ = false, interrupted_ = false, begun_ = false;
 };
 
 // The first restitution key below 1, which the collapse message names; none when every
@@ -300,7 +336,7 @@ std::optional<std::string> inelastic_key(const Config& config) {
 
 template <class E>
 void equilibrate(E& engine, double duration, CollapseWatch& watch) {
-    if (duration <= 0.0) return;
+    if (duration <= 0.0 || InterruptGuard::requested()) return;
     spdlog::info("equilibrating for t = {:.6g}", duration);
     const double until = engine.time() + duration;
     while (engine.run(until, ~std::uint64_t{0}, chunk) == E::Stop::budget) {
@@ -311,14 +347,16 @@ void equilibrate(E& engine, double duration, CollapseWatch& watch) {
 
 template <int D, class Motion>
 Summary run_with(const Config& config, const RunOptions& options, const std::string& summary_path,
-                 InitialState<D> start, Motion motion) {
+                 const std::string& summary_key, InitialState<D> start, Motion motion) {
     const bool has_walls = !start.box.walls.empty() || !start.box.segments.empty();
     const std::size_t n = start.particles.size();
     Engine<D, DefaultCalendar, Motion> engine(std::move(start.box), std::move(start.particles),
                                               engine_settings(config), motion);
 
     if (options.started) options.started();
-    InterruptGuard guard;
+    const bool interrupted_early = InterruptGuard::requested();
+    if (interrupted_early)
+        spdlog::warn("interrupted during start-up: the summary is that of the start");
     // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
     std::function<void(double)> switch_on_tc;
     if (config.tc_on_collapse)
@@ -342,6 +380,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         }
     };
     guarded([&] { equilibrate(engine, config.equilibrate, watch); });
+    if (InterruptGuard::requested() && !interrupted_early && config.equilibrate > 0.0)
+        spdlog::warn("interrupted during equilibration: the measured phase is empty");
     engine.reset_tally();
 
     Summary s;
@@ -366,7 +406,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
     const Tally& t = engine.tally();
-    s.sim_time = engine.measured_time();
+    // Round-off in the clock's rebasing may give -4e-16 for a phase that never ran.
+    s.sim_time = std::max(0.0, engine.measured_time());
     s.collisions = t.collisions;
     s.wall_collisions = t.wall_collisions;
     s.events = t.events();
@@ -433,12 +474,22 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         }
     std::vector<std::string> names;
     for (const auto& sp : species) names.push_back(sp.name);
+    // All or nothing: every output is written to its temporary and checked before any is
+    // renamed into place, so a full disk leaves none of this run's outputs (the
+    // temporaries go with the exception). The summary comes last.
+    std::vector<std::unique_ptr<AtomicOutput>> staged;
+    auto stage = [&staged](const std::string& key, const std::string& path,
+                           const std::string& content) {
+        staged.push_back(std::make_unique<AtomicOutput>(path, key));
+        staged.back()->stream() << content;
+        staged.back()->finish();
+    };
     if (config.histogram)
-        write_file_atomically(*config.histogram, speed_histogram_csv(velocities, names));
+        stage("output.histogram", *config.histogram, speed_histogram_csv(velocities, names));
     if (config.velocity_histogram)
-        write_file_atomically(*config.velocity_histogram,
-                              component_histogram_csv(velocities, names));
-    if (config.rdf && phase.rdf()) write_file_atomically(*config.rdf, phase.rdf()->csv());
+        stage("output.velocity_histogram", *config.velocity_histogram,
+              component_histogram_csv(velocities, names));
+    if (config.rdf && phase.rdf()) stage("output.rdf", *config.rdf, phase.rdf()->csv());
 
     spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} stale "
                  "predictions renewed ({} by a new scan, the others by the runner-up)",
@@ -451,41 +502,63 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
                      "collisions\")",
                      t.singular_groups, t.fallback_groups);
     s.interrupted = phase.interrupted();
-    write_summary(summary_path, s);
+    stage(summary_key, summary_path, summary_json(s) + "\n");
+    phase.publish();
+    for (auto& output : staged) output->publish();
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
     return s;
+}
+
+// A time-limited run knows its frame count: refuse, before the first event, a trajectory
+// that cannot fit in its share of the free space (a collision-limited one is stopped when
+// it reaches that share, MeasuredPhase::write_frame).
+void check_trajectory_size(const Config& config, std::size_t particles) {
+    if (!config.trajectory || !config.run_time) return;
+    const double frames = std::floor(*config.run_time / config.trajectory->every) + 1.0;
+    const double least = frames * static_cast<double>(particles) * least_line_bytes;
+    const double allowed = trajectory_bytes_allowed(config.trajectory->path);
+    if (least > allowed)
+        throw InputError(fmt::format(
+            "output.trajectory.every: {:.0f} frames of {} particles take at least {:.3g} bytes, "
+            "more than half the {:.3g} bytes free on the trajectory's file system; use a "
+            "larger every or a file system with more space",
+            frames, particles, least, allowed / trajectory_share));
 }
 
 // The start, then the engine for its field: straight flights unless there is gravity or
 // drag (the field-free engine pays nothing for fields it does not have).
 template <int D>
-Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path) {
+Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path,
+               const std::string& summary_key) {
     auto start = make_initial_state<D>(config);
+    check_trajectory_size(config, start.particles.size());
     Vec<D> g;
     for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
     if (norm2(g) == 0.0 && config.drag == 0.0)
-        return run_with<D>(config, options, summary_path, std::move(start), Ballistic<D>{});
-    return run_with<D>(config, options, summary_path, std::move(start), Field<D>(g, config.drag));
+        return run_with<D>(config, options, summary_path, summary_key, std::move(start),
+                           Ballistic<D>{});
+    return run_with<D>(config, options, summary_path, summary_key, std::move(start),
+                       Field<D>(g, config.drag));
 }
 
 } // namespace
 
 Summary run_simulation(const Config& config, const RunOptions& options) {
-    // Every output path is checked before anything is created: bad input leaves no files.
-    const bool summary_from_cli = options.summary_path.has_value();
+    // Signals are recorded from here on (the app installs them even earlier): a signal
+    // while the start is built gives an interrupted run with a summary, never a kill.
+    InterruptGuard interrupts;
+    // Every output is checked before anything is created: bad input leaves no files.
+    const std::string summary_key = options.summary_path ? "--summary" : "output.summary";
     const std::string summary_path = options.summary_path.value_or(config.summary);
-    check_writable(summary_path, summary_from_cli ? "--summary" : "output.summary");
-    // The config already keeps its output paths apart; --summary may still name one of them.
-    namespace fs = std::filesystem;
-    for (const auto& [key, path] : output_paths(config)) {
-        check_writable(path, key);
-        if (fs::path(path).lexically_normal() == fs::path(summary_path).lexically_normal())
-            throw InputError(std::string(summary_from_cli ? "--summary" : "output.summary") + ": " +
-                             summary_path + " is also " + key);
-    }
+    std::vector<NamedPath> outputs{{summary_key, summary_path}};
+    for (const auto& [key, path] : output_paths(config)) outputs.push_back({key, path});
+    std::vector<NamedPath> inputs{{"the config file", config.source}};
+    if (config.from) inputs.push_back({"init.from", *config.from});
+    check_outputs(outputs, inputs);
+    remove_stale_temporaries(outputs);
 
-    return config.dimension == 2 ? run_in<2>(config, options, summary_path)
-                                 : run_in<3>(config, options, summary_path);
+    return config.dimension == 2 ? run_in<2>(config, options, summary_path, summary_key)
+                                 : run_in<3>(config, options, summary_path, summary_key);
 }
 
 } // namespace choc

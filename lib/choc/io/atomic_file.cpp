@@ -1,13 +1,25 @@
-// Whole-or-nothing output files: write "<path>.partial" beside the target (same
-// filesystem, so the final rename is atomic), then rename it over the target.
+// Whole-or-nothing output files: write a temporary beside the target (same file system,
+// so the final rename is atomic), then rename it over the target.
+//
+// Why named temporaries and not O_TMPFILE + linkat: linkat cannot replace an existing
+// file, so a second, named step is needed anyway, and O_TMPFILE is missing on some file
+// systems (older NFS, overlay set-ups). A name that carries the writer's pid is portable,
+// and a later run can tell a dead writer's leftovers from a live run's file.
 #include "atomic_file.hpp"
 
 #include "../errors.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <system_error>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -15,35 +27,56 @@ namespace fs = std::filesystem;
 namespace choc {
 namespace {
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& reason) {
-    throw InputError(path + ": cannot write file: " + reason);
+constexpr const char* marker = ".choc-";
+constexpr const char* suffix = ".tmp";
+// What the temporary adds to a name: ".", marker, a pid of up to 10 digits, "-", 8 hex
+// digits, suffix.
+constexpr std::size_t temporary_extra = 1 + 6 + 10 + 1 + 8 + 4;
+
+std::string directory_of(const std::string& path) {
+    const std::string parent = fs::path(path).parent_path().string();
+    return parent.empty() ? "." : parent;
 }
 
-void rename_into_place(const std::string& temporary, const std::string& path) {
-    std::error_code error;
-    fs::rename(temporary, path, error);
-    if (error) {
-        fs::remove(temporary, error);
-        cannot_write(path, error.message());
+std::string name_of(const std::string& path) {
+    return fs::path(path).filename().string();
+}
+
+std::string label(const std::string& key, const std::string& path) {
+    return key.empty() ? path + ": cannot write file" : key + ": cannot write \"" + path + "\"";
+}
+
+// A fresh random part for each file: two outputs of one run, or a pid reused after a
+// reboot, never meet on one name.
+std::uint32_t random_part() {
+    static std::mt19937 generator{std::random_device{}()};
+    return static_cast<std::uint32_t>(generator());
+}
+
+// Creates the temporary exclusively (never opening someone else's file); returns its name.
+std::string create_temporary(const std::string& path, const std::string& key) {
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        const std::string name = temporary_name(path, random_part());
+        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return name;
+        }
+        if (errno != EEXIST) throw InputError(label(key, path) + ": " + std::strerror(errno));
     }
+    throw InputError(label(key, path) + ": no free temporary name beside it");
 }
 
 } // namespace
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-    const std::string temporary = path + ".partial";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) cannot_write(path, std::strerror(errno));
-        out << content;
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            fs::remove(temporary, ignored);
-            cannot_write(path, "write failed");
-        }
-    }
-    rename_into_place(temporary, path);
+std::string temporary_name(const std::string& path, std::uint32_t random) {
+    char tail[64];
+    std::snprintf(tail, sizeof tail, "%s%ld-%08x%s", marker, static_cast<long>(::getpid()),
+                  static_cast<unsigned>(random), suffix);
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on "." + name + tail.
+    std::string name(1, '.');
+    name.append(name_of(path)).append(tail);
+    return (fs::path(path).parent_path() / name).string();
 }
 
 void check_writable(const std::string& path, const std::string& key) {
@@ -51,37 +84,109 @@ void check_writable(const std::string& path, const std::string& key) {
         throw InputError(key + ": cannot write \"" + path + "\": " + what);
     };
     if (path.empty()) fail("empty path");
-    fs::path directory = fs::path(path).parent_path();
-    if (directory.empty()) directory = ".";
-    std::error_code error;
-    auto status = fs::status(directory, error);
-    if (!fs::exists(status)) fail("directory \"" + directory.string() + "\" does not exist");
-    if (!fs::is_directory(status)) fail("\"" + directory.string() + "\" is not a directory");
-    if (::access(directory.c_str(), W_OK) != 0)
-        fail("directory \"" + directory.string() + "\" is not writable (" + std::strerror(errno) +
-             ")");
-    if (fs::is_directory(path, error)) fail("it is a directory");
+    const std::string name = name_of(path);
+    if (name.empty() || name == "." || name == "..") fail("it names a directory, not a file");
+    // The temporary's name is the longest one written (NAME_MAX counts bytes); its extra
+    // bytes are counted for the widest pid, so the limit does not depend on the run.
+    if (name.size() + temporary_extra > NAME_MAX)
+        fail("the file name is " + std::to_string(name.size()) + " bytes, more than " +
+             std::to_string(NAME_MAX - temporary_extra) + " (NAME_MAX " + std::to_string(NAME_MAX) +
+             " less the " + std::to_string(temporary_extra) + " bytes the temporary name adds)");
+    const std::string directory = directory_of(path);
+    struct stat st {};
+    if (::stat(directory.c_str(), &st) != 0)
+        fail("directory \"" + directory + "\" " +
+             (errno == ENOENT ? std::string("does not exist") : std::strerror(errno)));
+    if (!S_ISDIR(st.st_mode)) fail("\"" + directory + "\" is not a directory");
+    if (::access(directory.c_str(), W_OK | X_OK) != 0)
+        fail("directory \"" + directory + "\" is not writable (" + std::strerror(errno) + ")");
+    char resolved[PATH_MAX];
+    if (!::realpath(directory.c_str(), resolved))
+        fail("directory \"" + directory + "\": " + std::strerror(errno));
+    if (std::strlen(resolved) + 1 + name.size() + temporary_extra >= PATH_MAX)
+        fail("the path is longer than PATH_MAX (" + std::to_string(PATH_MAX) + " bytes)");
+    // A rename would put a regular file in place of whatever is there: refuse anything
+    // that is not a regular file, and a link (the rename replaces the link, not its target).
+    if (::lstat(path.c_str(), &st) == 0) {
+        if (S_ISLNK(st.st_mode))
+            fail("it is a symbolic link (choc would replace the link, not write through it); "
+                 "give the path of the file itself");
+        if (S_ISDIR(st.st_mode)) fail("it is a directory");
+        if (!S_ISREG(st.st_mode))
+            fail("it exists and is not a regular file (a device, FIFO or socket); choc writes "
+                 "only regular files");
+    } else if (errno != ENOENT) {
+        fail(std::strerror(errno));
+    }
 }
 
-AtomicOutput::AtomicOutput(std::string path)
-    : path_(std::move(path)), temporary_(path_ + ".partial"),
-      out_(temporary_, std::ios::binary | std::ios::trunc) {
-    if (!out_) cannot_write(path_, std::strerror(errno));
+int remove_stale_temporaries(const std::string& path) {
+    const std::string directory = directory_of(path);
+    std::string prefix(1, '.');
+    prefix.append(name_of(path)).append(marker);
+    DIR* dir = ::opendir(directory.c_str());
+    if (!dir) return 0;
+    int removed = 0;
+    while (const dirent* entry = ::readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name.size() <= prefix.size() + std::strlen(suffix) || name.rfind(prefix, 0) != 0 ||
+            !name.ends_with(suffix))
+            continue;
+        // ".<name>.choc-<pid>-<8 hex>.tmp": only a writer that no longer exists is stale.
+        const std::string rest = name.substr(prefix.size());
+        char* end = nullptr;
+        const long pid = std::strtol(rest.c_str(), &end, 10);
+        if (pid <= 0 || *end != '-') continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+        const std::string full = (fs::path(directory) / name).string();
+        struct stat st {};
+        if (::lstat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::unlink(full.c_str()) == 0)
+            ++removed;
+    }
+    ::closedir(dir);
+    return removed;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content,
+                           const std::string& key) {
+    AtomicOutput out(path, key);
+    out.stream() << content;
+    out.commit();
+}
+
+AtomicOutput::AtomicOutput(std::string path, std::string key)
+    : path_(std::move(path)), key_(std::move(key)), temporary_(create_temporary(path_, key_)) {
+    out_.open(temporary_, std::ios::binary | std::ios::trunc);
+    if (!out_) fail(std::strerror(errno));
 }
 
 AtomicOutput::~AtomicOutput() {
-    if (committed_) return;
+    if (published_) return;
     out_.close();
-    std::error_code ignored;
-    fs::remove(temporary_, ignored);
+    ::unlink(temporary_.c_str());
 }
 
-void AtomicOutput::commit() {
+void AtomicOutput::fail(const std::string& reason) {
+    throw InputError(label(key_, path_) + ": " + reason);
+}
+
+void AtomicOutput::check() {
+    if (!out_) fail("write failed (" + std::string(std::strerror(errno)) + ")");
+}
+
+void AtomicOutput::finish() {
+    if (finished_) return;
     out_.flush();
-    if (!out_) cannot_write(path_, "write failed");
+    check();
     out_.close();
-    rename_into_place(temporary_, path_);
-    committed_ = true;
+    if (out_.fail()) fail("write failed (" + std::string(std::strerror(errno)) + ")");
+    finished_ = true;
+}
+
+void AtomicOutput::publish() {
+    finish();
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0) fail(std::strerror(errno));
+    published_ = true;
 }
 
 } // namespace choc

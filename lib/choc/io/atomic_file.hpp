@@ -1,34 +1,60 @@
-// Output files appear whole or not at all: content goes to a temporary file beside the
-// target and is renamed over it only when complete.
+// Output files appear whole or not at all: content goes to a uniquely named temporary
+// file beside the target (".<name>.choc-<pid>-<random>.tmp") and is renamed over it only
+// when complete. A run killed outright leaves that temporary behind; the next run writing
+// the same output recognises it by its name and dead pid and removes it.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 
 namespace choc {
 
-// Throws InputError naming `path` if it cannot be written.
-void write_file_atomically(const std::string& path, const std::string& content);
+// Throws InputError naming `key` (or `path` when key is empty) if it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content,
+                           const std::string& key = "");
 
-// Checks before a run that `path` can be created (its directory exists and is writable),
-// so a run never fails at its end for a bad output path. Throws InputError naming `key`.
+// Checks before a run that `path` can be written: a name that fits NAME_MAX and PATH_MAX
+// with its temporary name too, an existing writable directory, and no existing target
+// that is a directory, a symbolic link, a device, a FIFO or a socket (a rename would
+// replace it by a regular file). Throws InputError naming `key`.
 void check_writable(const std::string& path, const std::string& key);
 
-// A stream written over a run (trajectory frames): writes to "<path>.partial" and renames
-// to `path` on commit(); the destructor removes the temporary file if never committed.
+// The temporary name this process uses for `path` (tests; the random part is fixed to
+// `random`).
+std::string temporary_name(const std::string& path, std::uint32_t random);
+
+// Removes temporaries of `path` left by choc processes that no longer exist (killed
+// outright, SIGKILL). Returns how many were removed.
+int remove_stale_temporaries(const std::string& path);
+
+// A file written over a run (trajectory frames, time series) or at its end: writes to a
+// temporary beside `path`; finish() flushes and checks it, publish() renames it to `path`.
+// The destructor removes the temporary if it was never published.
 class AtomicOutput {
-public:
-    explicit AtomicOutput(std::string path);
+  public:
+    AtomicOutput(std::string path, std::string key = "");
     ~AtomicOutput();
     AtomicOutput(const AtomicOutput&) = delete;
     AtomicOutput& operator=(const AtomicOutput&) = delete;
     std::ostream& stream() { return out_; }
-    void commit();
+    // Throws InputError naming the key if a write failed (a full disk): call it after
+    // writing so a run stops at the first failure, not at its end.
+    void check();
+    void finish();
+    void publish();
+    void commit() {
+        finish();
+        publish();
+    }
+    const std::string& path() const { return path_; }
+    const std::string& key() const { return key_; }
 
-private:
-    std::string path_, temporary_;
+  private:
+    [[noreturn]] void fail(const std::string& reason);
+    std::string path_, key_, temporary_;
     std::ofstream out_;
-    bool committed_ = false;
+    bool finished_ = false, published_ = false;
 };
 
 } // namespace choc

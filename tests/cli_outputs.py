@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Outputs and signals of `choc run` (README, "Output files" and exit status 130):
+special files, links and directories are refused; names too long for their temporary
+are refused up front; outputs are compared as files, not as text; temporaries left by a
+killed run are removed by the next one; the trajectory is bounded by the free space;
+a signal during start-up or equilibration gives status 130 and a summary.
+
+Usage: python3 tests/cli_outputs.py CHOC_EXECUTABLE
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SMALL = """dimension = 2
+[box]
+packing_fraction = 0.3
+[[species]]
+name = "A"
+count = 100
+[init]
+lattice = "hex"
+[run]
+time = 1.0
+[output]
+summary = "summary.json"
+"""
+TEMPORARY = re.compile(r"^\..*\.choc-\d+-[0-9a-f]{8}\.tmp$")
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(choc, d, *args, text=SMALL, timeout=60):
+    with open(os.path.join(d, "config.toml"), "w") as f:
+        f.write(text)
+    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def temporaries(d):
+    return [f for f in os.listdir(d) if TEMPORARY.match(f)]
+
+
+def refused(result, d, *names, keep=()):
+    """Exit 2, one `choc: error:` line naming every one of `names`, nothing written."""
+    lines = result.stderr.splitlines()
+    check(result.returncode == 2, f"exit {result.returncode}, expected 2; stderr {result.stderr!r}")
+    check(len(lines) == 1 and lines[0].startswith("choc: error:"), f"stderr {result.stderr!r}")
+    for name in names:
+        check(name in lines[0], f"message {lines[0]!r} does not name {name!r}")
+    left = set(os.listdir(d)) - {"config.toml", *keep}
+    check(not left, f"left behind {sorted(left)}")
+
+
+def case_special_files(choc):
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        os.mkfifo(os.path.join(d, "fifo"))
+        refused(run(choc, d, "--summary", "fifo"), d, "--summary", "fifo", keep={"fifo"})
+        check(os.path.exists(os.path.join(d, "fifo")) and
+              not os.path.isfile(os.path.join(d, "fifo")), "the FIFO was replaced")
+        os.mkdir(os.path.join(d, "dir.json"))
+        refused(run(choc, d, "--set", "output.summary=dir.json"), d, "output.summary",
+                keep={"fifo", "dir.json"})
+        with open(os.path.join(d, "real.json"), "w") as f:
+            f.write("keep")
+        os.symlink("real.json", os.path.join(d, "link.json"))
+        refused(run(choc, d, "--summary", "link.json"), d, "--summary", "symbolic link",
+                keep={"fifo", "dir.json", "real.json", "link.json"})
+        check(os.path.islink(os.path.join(d, "link.json")), "the link was replaced")
+        check(open(os.path.join(d, "real.json")).read() == "keep", "the link's target changed")
+
+
+def case_device(choc):
+    if os.geteuid() != 0:
+        raise Skip("mknod needs root")
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        device = os.path.join(d, "devfull")
+        os.mknod(device, 0o666 | 0o020000, os.makedev(1, 7))  # a character device
+        refused(run(choc, d, "--summary", "devfull"), d, "--summary", "devfull",
+                keep={"devfull"})
+        check(not os.path.isfile(device), "the device was replaced by a regular file")
+        refused(run(choc, d, "--summary", "/dev/null"), d, "/dev/null", keep={"devfull"})
+
+
+def case_names(choc):
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        refused(run(choc, d, "--set", "output.summary=" + "a" * 226), d, "output.summary",
+                "225")
+        refused(run(choc, d, "--summary", "a" * 300), d, "--summary")
+        refused(run(choc, d, "--summary", "missing/s.json"), d, "--summary", "does not exist")
+        result = run(choc, d, "--summary", "b" * 225)
+        check(result.returncode == 0, f"a 225-byte name: exit {result.returncode}")
+        check(os.path.isfile(os.path.join(d, "b" * 225)), "no summary with a 225-byte name")
+        check(not temporaries(d), f"left {temporaries(d)}")
+
+
+def case_same_file(choc):
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        traj = f"output.trajectory={{ path = \"{d}/summary.json\", every = 0.5 }}"
+        refused(run(choc, d, "--set", traj), d, "output.summary", "output.trajectory.path")
+        refused(run(choc, d, "--set", "output.summary=./config.toml"), d, "output.summary",
+                "config file")
+        os.link(os.path.join(d, "config.toml"), os.path.join(d, "hard.toml"))
+        refused(run(choc, d, "--set", "output.histogram=hard.toml"), d, "output.histogram",
+                "config file", keep={"hard.toml"})
+        os.remove(os.path.join(d, "hard.toml"))
+        # A frame to start from, then a trajectory that would overwrite it.
+        result = run(choc, d, "--set", 'output.trajectory={ path = "start.xyz", every = 1.0 }')
+        check(result.returncode == 0, f"making a frame: {result.stderr!r}")
+        before = open(os.path.join(d, "start.xyz")).read()
+        os.remove(os.path.join(d, "summary.json"))
+        refused(run(choc, d, "--set", "init.from=start.xyz", "--set",
+                    f'output.trajectory={{ path = "{d}/start.xyz", every = 1.0 }}'),
+                d, "output.trajectory.path", "init.from", keep={"start.xyz"})
+        check(open(os.path.join(d, "start.xyz")).read() == before, "init.from was changed")
+
+
+def case_stale_temporaries(choc):
+    """A run killed outright leaves its temporary; the next run removes it, and leaves a
+    live process's temporary alone."""
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        long_run = SMALL.replace("time = 1.0", "collisions = 1000000000000").replace(
+            'summary = "summary.json"',
+            'summary = "summary.json"\ntrajectory = { path = "t.xyz", every = 0.01 }')
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(long_run)
+        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.5)
+        process.kill()
+        process.wait()
+        left = temporaries(d)
+        check(any(f.startswith(".t.xyz.choc-") for f in left),
+              f"no trajectory temporary after SIGKILL: {os.listdir(d)}")
+        live = f".summary.json.choc-{os.getpid()}-0badcafe.tmp"
+        open(os.path.join(d, live), "w").close()
+        result = run(choc, d, "--set", 'output.trajectory={ path = "t.xyz", every = 0.5 }')
+        check(result.returncode == 0, f"exit {result.returncode}: {result.stderr!r}")
+        check(temporaries(d) == [live], f"temporaries after the next run: {temporaries(d)}")
+
+
+def case_full_disk(choc):
+    """A small file system: a trajectory that cannot fit is refused up front, one that
+    grows in a collision-limited run stops the run; a full disk at the end leaves no
+    output of the run."""
+    if os.geteuid() != 0:
+        raise Skip("mounting a tmpfs needs root")
+    d = tempfile.mkdtemp(prefix="choc-out-")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d],
+                      capture_output=True).returncode != 0:
+        os.rmdir(d)
+        raise Skip("mount -t tmpfs not permitted here")
+    try:
+        traj = 'output.trajectory={ path = "t.xyz", every = 0.001 }'
+        refused(run(choc, d, "--set", traj), d, "output.trajectory.every")
+        result = run(choc, d, "--set", traj, "--set", "run.collisions=1000000000",
+                     "--set", "run.time=1e9")
+        refused(result, d, "output.trajectory.every")
+        # Fill the disk but for two pages (one for the config, one for the outputs): the
+        # time series (about 15 kB) cannot be written at the end, the summary could.
+        with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                pass
+        os.truncate(os.path.join(d, "filler"), os.path.getsize(os.path.join(d, "filler")) - 8192)
+        result = run(choc, d, "--set", 'output.timeseries={ path = "s.csv", every = 0.01 }')
+        refused(result, d, "No space left", keep={"filler"})  # and no output at all
+    finally:
+        subprocess.run(["umount", d])
+        os.rmdir(d)
+
+
+def interrupted_summary(d, process, what):
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise Failure(f"choc did not stop within 60 s of a signal during {what}")
+    check(process.returncode == 130, f"{what}: exit {process.returncode}, expected 130; {err!r}")
+    with open(os.path.join(d, "summary.json")) as f:
+        s = json.load(f)
+    check(s["interrupted"] is True, f"{what}: interrupted = {s['interrupted']!r}")
+    check(s["sim_time"] == 0.0, f"{what}: sim_time {s['sim_time']!r}, expected 0")
+    check(s["collisions"] == 0, f"{what}: {s['collisions']} collisions in the measured phase")
+    check(not temporaries(d), f"left {temporaries(d)}")
+    return err
+
+
+def case_signal_equilibration(choc):
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(SMALL.replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"))
+        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        err = interrupted_summary(d, process, "equilibration")
+        check("interrupted during equilibration" in err, f"stderr {err!r}")
+
+
+def case_signal_start_up(choc):
+    """SIGTERM while the start is being built (a large random packing), not a kill."""
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            # (a long equilibration behind it: a start built before the signal still
+            # gives an empty measured phase)
+            f.write(SMALL.replace("count = 100", "count = 400000")
+                    .replace('"hex"', '"random"').replace("0.3", "0.05")
+                    .replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"))
+        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        err = interrupted_summary(d, process, "start-up")
+        check("interrupted during" in err, f"stderr {err!r}")
+
+
+CASES = [
+    ("special files, links, directories", case_special_files),
+    ("a device (root)", case_device),
+    ("name lengths and directories", case_names),
+    ("outputs compared as files", case_same_file),
+    ("temporaries of a killed run", case_stale_temporaries),
+    ("a small file system (root)", case_full_disk),
+    ("a signal during equilibration", case_signal_equilibration),
+    ("a signal during start-up", case_signal_start_up),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    choc = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name, case in CASES:
+        try:
+            case(choc)
+            print(f"ok {name}", flush=True)
+        except Skip as e:
+            print(f"skip {name}: {e}", flush=True)
+        except (Failure, KeyError, OSError, subprocess.TimeoutExpired) as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+// Output files: temporary names, the checks of one path, outputs compared as files, the
+// removal of a dead writer's temporaries, and whole-or-nothing writing.
+#include <choc/errors.hpp>
+#include <choc/io/atomic_file.hpp>
+#include <choc/io/output_paths.hpp>
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using choc::InputError;
+
+namespace {
+
+// A fresh directory, removed with everything in it at the end of a test.
+struct Scratch {
+    fs::path dir;
+    Scratch() {
+        std::string name = (fs::temp_directory_path() / "choc-output-paths-XXXXXX").string();
+        dir = ::mkdtemp(name.data());
+    }
+    ~Scratch() { fs::remove_all(dir); }
+    std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string message(const auto& action) {
+    try {
+        action();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+int entries(const fs::path& dir) {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("the temporary name sits beside the target, hidden, with pid and random part") {
+    const std::string name = choc::temporary_name("out/summary.json", 0xabcdef01u);
+    CHECK(name == "out/.summary.json.choc-" + std::to_string(::getpid()) + "-abcdef01.tmp");
+}
+
+TEST_CASE("check_writable refuses what a rename would destroy or cannot create") {
+    Scratch s;
+    CHECK(message([&] { choc::check_writable(s / "ok.json", "k"); }).empty());
+    fs::create_directory(s / "dir");
+    CHECK(message([&] { choc::check_writable(s / "dir", "k"); }).find("directory") !=
+          std::string::npos);
+    std::ofstream(s / "target") << "x";
+    fs::create_symlink(s / "target", s / "link");
+    CHECK(message([&] { choc::check_writable(s / "link", "k"); }).find("symbolic link") !=
+          std::string::npos);
+    REQUIRE(::mkfifo((s / "fifo").c_str(), 0600) == 0);
+    CHECK(message([&] { choc::check_writable(s / "fifo", "k"); }).find("not a regular file") !=
+          std::string::npos);
+    CHECK(message([&] { choc::check_writable(s / std::string(225, 'a'), "k"); }).empty());
+    CHECK(
+        message([&] { choc::check_writable(s / std::string(226, 'a'), "k"); }).starts_with("k: "));
+    CHECK(message([&] { choc::check_writable(s / "no/x", "k"); }).find("does not exist") !=
+          std::string::npos);
+}
+
+TEST_CASE("outputs are compared as files: resolved directory, identity, inputs") {
+    Scratch s;
+    const std::string a = s / "a.json";
+    const std::string dotted = (s.dir / "." / "a.json").string();
+    CHECK(message([&] {
+              choc::check_outputs({{"x", a}, {"y", dotted}}, {});
+          }).find("is also y") != std::string::npos);
+    std::ofstream(s / "in.toml") << "x";
+    fs::create_hard_link(s / "in.toml", s / "hard.toml");
+    CHECK(message([&] {
+              choc::check_outputs({{"x", s / "hard.toml"}}, {{"in", s / "in.toml"}});
+          }).find("same file as in") != std::string::npos);
+    fs::create_directory_symlink(s.dir, s / "via");
+    CHECK(message([&] {
+              choc::check_outputs({{"x", s / "in.toml"}}, {{"in", s / "via/in.toml"}});
+          }).find("same file as in") != std::string::npos);
+    CHECK(message([&] { choc::check_outputs({{"x", a}, {"y", s / "b.json"}}, {}); }).empty());
+}
+
+TEST_CASE("a dead writer's temporaries are removed, a live one's are kept") {
+    Scratch s;
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0); // now a pid that no longer exists
+    const std::string dead = s / (".o.csv.choc-" + std::to_string(child) + "-00000001.tmp");
+    const std::string live = s / (".o.csv.choc-" + std::to_string(::getpid()) + "-00000002.tmp");
+    const std::string other = s / ".other.choc-1-00000003.tmp";
+    for (const auto& p : {dead, live, other}) std::ofstream(p) << "x";
+    CHECK(choc::remove_stale_temporaries(s / "o.csv") == 1);
+    CHECK(!fs::exists(dead));
+    CHECK(fs::exists(live));
+    CHECK(fs::exists(other));
+}
+
+TEST_CASE("an output appears only when published; unpublished leaves nothing") {
+    Scratch s;
+    {
+        choc::AtomicOutput out(s / "f.csv", "output.f");
+        out.stream() << "row\n";
+        out.finish();
+        CHECK(!fs::exists(s / "f.csv"));
+        CHECK(entries(s.dir) == 1); // the temporary
+    }
+    CHECK(entries(s.dir) == 0);
+    choc::write_file_atomically(s / "f.csv", "done\n", "output.f");
+    std::ifstream in(s / "f.csv");
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "done");
+    CHECK(entries(s.dir) == 1);
+}
