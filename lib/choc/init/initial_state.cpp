@@ -1,6 +1,7 @@
 #include "initial_state.hpp"
 
 #include "../errors.hpp"
+#include "../io/message_text.hpp"
 #include "../io/xyz.hpp"
 #include "../overlap.hpp"
 #include "ball_volume.hpp"
@@ -14,6 +15,7 @@
 #include <random>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <tuple>
 
 namespace choc {
 
@@ -142,10 +144,10 @@ Vec<D> wrap_into(const Box<D>& box, Vec<D> x) {
 // Positions and species from the last frame of init.from.
 template <int D>
 void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
-    const std::string& path = *c.from;
+    const std::string path = escaped(*c.from);
     const XyzFrame f = [&] {
         try {
-            return read_last_xyz_frame(path);
+            return read_last_xyz_frame(*c.from);
         } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"
             throw InputError(std::string("init.from: ") + e.what());
         }
@@ -185,8 +187,21 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
         if (it == c.species.end())
             throw InputError(fmt::format("init.from: {} has a particle of species \"{}\", which is "
                                          "not among the config's [[species]]",
-                                         path, f.species[i]));
+                                         path, escaped(f.species[i])));
         const auto s = static_cast<std::uint32_t>(it - c.species.begin());
+        // The config's [[species]] fixes radius and mass; a snapshot column that disagrees
+        // beyond round-off (a relative 1e-12; choc writes every digit) means the config
+        // and the snapshot describe different systems: refused rather than one ignored.
+        const auto disagrees = [](double file, double config) {
+            return !(std::abs(file - config) <= 1e-12 * std::abs(config));
+        };
+        for (const auto& [column, values, wanted] :
+             {std::tuple{"radius", &f.radius, it->radius}, {"mass", &f.mass, it->mass}})
+            if (!values->empty() && disagrees((*values)[i], wanted))
+                throw InputError(fmt::format(
+                    "init.from: {}:{}: column {} is {} but species \"{}\" has {} = {} in the "
+                    "config (they must agree to a relative 1e-12)",
+                    path, f.first_line + i, column, (*values)[i], it->name, column, wanted));
         ++found[s];
         Vec<D> x, v;
         for (int a = 0; a < D; ++a) {
