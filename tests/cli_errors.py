@@ -124,6 +124,9 @@ CASES = [
     ("init.from mass disagreeing with the config", config(**RESTART, species=SPECIES_2), [],
      ["init.from: start.xyz:3: column mass is 2 but species \"A\" has mass = 1"],
      {"files": {"start.xyz": XYZ_COLUMNS + "A 5 5 5 1 0 0 0.5 2\nA 1 1 1 -1 0 0 0.5 1\n"}}),
+    ("init.from overlapping beyond the contact tolerance", config(**RESTART, species=SPECIES_2),
+     [], ["init.from: the starting configuration overlaps (largest overlap 1e-08"],
+     {"files": {"start.xyz": xyz("0.1 5 5 1 0 0", "1.09999999 5 5 -1 0 0")}}),
     ("init.from relative to the config's directory", config(**RESTART, species=SPECIES_2), [],
      ["init.from: sub/start.xyz:4: position component 1"],
      {"config": "sub/config.toml",
@@ -468,6 +471,17 @@ def check_good(choc, args=(), n=64):
     return None
 
 
+def check_touching_start(choc):
+    """An init.from pair a rounding (2.2e-16 relative) inside contact starts: the contact
+    tolerance of `choc collide` applies."""
+    text = config(**RESTART, species=SPECIES_2, output='summary = "summary.json"')
+    start = xyz("0.1 5 5 -1 0 0", "1.0999999999999999 5 5 1 0 0")
+    result, files = run_choc(choc, text, [], {"files": {"start.xyz": start}})
+    if result.returncode != 0:
+        return f"exit status {result.returncode}; stderr: {result.stderr!r}"
+    return None if "summary.json" in files else f"no summary.json: {sorted(files)}"
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -480,6 +494,9 @@ def main():
         failed += why is not None
     why = check_good(choc)
     print("ok good tiny run" if why is None else f"FAIL good tiny run: {why}")
+    failed += why is not None
+    why = check_touching_start(choc)
+    print("ok touching init.from start" if why is None else f"FAIL touching init.from start: {why}")
     failed += why is not None
     # the spelling of every message works in --set
     why = check_good(choc, ["--set", "species[0].count=81"], 81)
