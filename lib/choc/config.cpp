@@ -7,6 +7,7 @@
 #include "init/ball_volume.hpp"
 #include "io/message_text.hpp"
 #include "io/toml_file.hpp"
+#include "io/unit_vector.hpp"
 
 #include <toml++/toml.h>
 
@@ -606,15 +607,9 @@ void read_walls(const Section& root, Config& config) {
         }
         auto normal = entry.numbers("normal", config.dimension, false);
         if (!normal) entry.fail("normal", "required key is missing");
-        // Scaled by the largest component first, so that neither [1e300, 1e300] overflows
-        // nor [1e-320, 0] underflows to zero on the way to a unit vector.
-        double largest = 0;
-        for (double x : *normal) largest = std::max(largest, std::abs(x));
-        if (!(largest > 0)) entry.fail("normal", "must not be the zero vector");
-        double length = 0;
-        for (double x : *normal) length += (x / largest) * (x / largest);
-        length = std::sqrt(length);
-        for (double x : *normal) wall.normal.push_back(x / largest / length);
+        const auto unit = unit_vector(*normal);
+        if (!unit) entry.fail("normal", "must not be the zero vector");
+        wall.normal = *unit;
         // A particle leaving through a periodic face comes back on the other side: a wall
         // tilted along that axis would be behind it, so it could pass straight through.
         for (int a = 0; a < config.dimension; ++a)

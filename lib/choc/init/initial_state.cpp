@@ -3,6 +3,7 @@
 #include "../errors.hpp"
 #include "../io/group_file.hpp"
 #include "../io/message_text.hpp"
+#include "../io/unit_vector.hpp"
 #include "../io/xyz.hpp"
 #include "../overlap.hpp"
 #include "ball_volume.hpp"
@@ -93,16 +94,12 @@ void add_walls(Box<D>& box, const Config& c, double diameter) {
             w.point.size() != static_cast<std::size_t>(D))
             throw InputError(fmt::format("walls[{}]: normal and point need {} entries", k, D));
         Wall<D> wall;
-        // load_config gives unit normals already; scaled by the largest component first so
-        // that no other normal overflows or underflows on the way to unit length.
-        double largest = 0.0;
-        for (int a = 0; a < D; ++a)
-            largest = std::max(largest, std::abs(w.normal[static_cast<std::size_t>(a)]));
-        if (!(largest > 0.0) || !std::isfinite(largest))
+        // load_config gives unit normals already; a Config built otherwise is normalised
+        // the same way.
+        const auto unit = unit_vector(w.normal);
+        if (!unit)
             throw InputError(fmt::format("walls[{}].normal: must be a non-zero finite vector", k));
-        for (int a = 0; a < D; ++a)
-            wall.normal[a] = w.normal[static_cast<std::size_t>(a)] / largest;
-        wall.normal *= 1.0 / norm(wall.normal);
+        for (int a = 0; a < D; ++a) wall.normal[a] = (*unit)[static_cast<std::size_t>(a)];
         Vec<D> point;
         for (int a = 0; a < D; ++a) point[a] = w.point[static_cast<std::size_t>(a)];
         wall.offset = dot(point, wall.normal);
