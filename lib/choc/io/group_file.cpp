@@ -8,7 +8,6 @@
 #include "unit_vector.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
