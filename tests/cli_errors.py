@@ -65,9 +65,78 @@ RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
 
 # (case name, config text or None for no config file, extra arguments, any of these
 # strings must appear in the message[, options]). Options: "files", entries created in the
-# run directory before the run ({name: text, or None for a directory}); "memory", an
-# address-space limit in bytes for the run.
+# run directory before the run ({name: text or bytes, or None for a directory}, created in
+# order); "memory", an address-space limit in bytes for the run; "config", where the config
+# file is written and the path given to choc (default config.toml; an absolute path is
+# given as it is, and nothing is written); "ascii": every byte of the message must be
+# printable ASCII (nothing of the input echoed raw).
+SPECIES_2 = 'name = "A"\ncount = 2\nradius = 0.5\nmass = 1.0'
+XYZ_COLUMNS = (
+    '2\nLattice="10 0 0 0 10 0 0 0 10" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 '
+    'pbc="T T T" dimension=3\n'
+)
+MANY_SPECIES = "\n\n[[species]]\n".join(f'name = "S{k}"\ncount = 1' for k in range(1025))
+
 CASES = [
+    # issue 11: extremes that hung (huge radius), broke the arithmetic (masses) or
+    # exhausted memory (species, /dev/zero)
+    ("radius 1e300 (3D, hung)", config(), ["--set", "species.0.radius=1e300"],
+     ["--set: species[0].radius: must be of magnitude within [1e-50, 1e+50]"]),
+    ("radius 1e152 (2D, hung)", config(**WALLED_2D), ["--set", "species.0.radius=1e152"],
+     ["--set: species[0].radius"]),
+    ("mass 1e155 (NaN energies)", config(), ["--set", "species.0.mass=1e155"],
+     ["species[0].mass: must be of magnitude"]),
+    ("mass 1e-162 (reduced mass 0)", config(), ["--set", "species.0.mass=1e-162"],
+     ["species[0].mass: must be of magnitude"]),
+    ("gravity 1e60", config(), ["--set", "field.gravity=[0, 0, 1e60]"], ["field.gravity[2]"]),
+    ("packing fraction giving a huge box", config(),
+     ["--set", "species.0.radius=1e45", "--set", "box.packing_fraction=1e-40"],
+     ["box.packing_fraction: gives a box edge of"]),
+    ("1025 species (pair tables)", config(species=MANY_SPECIES), [],
+     ["species: 1025 species, more than the limit of 1024"]),
+    ("config is /dev/zero", None, [], ["/dev/zero: cannot read file: not a regular file"],
+     {"config": "/dev/zero"}),
+    ("config over 16 MiB", config() + "#" * (17 << 20) + "\n", [],
+     ["config.toml: cannot read file: larger than the limit of 16 MiB"]),
+    ("init.from is /dev/zero", config(**RESTART, species=SPECIES_2),
+     ["--set", "init.from=/dev/zero"], ["/dev/zero: cannot read file: not a regular file"]),
+    # names and raw bytes
+    ("species name with a newline", config(species='name = "A\\nB"\ncount = 108'), [],
+     ["species[0].name: \"A\\x0aB\" is not a valid species name"], {"ascii": True}),
+    ("species name with a right-to-left override",
+     config(species='name = "A\\u202eB"\ncount = 108'), [],
+     ["species[0].name: \"A\\xe2\\x80\\xaeB\" is not a valid species name"], {"ascii": True}),
+    ("species name of 65 characters", config(species='name = "' + "A" * 65 + '"\ncount = 108'),
+     [], ["species[0].name"]),
+    ("binary init.from", config(**RESTART, species=SPECIES_2), [],
+     ["init.from: start.xyz:1: expected the particle count of a frame, found \"\\x1b[31m\\x00"],
+     {"files": {"start.xyz": b"\x1b[31m\x00\xff\xfe garbage\n"}, "ascii": True}),
+    ("unknown key with control characters", config(box='"packing\\u0007" = 0.3'), [],
+     ["config.toml: box.packing\\x07: unknown key"], {"ascii": True}),
+    # issue 11 item 12: the source of a missing key
+    ("--set creates a table without its required key", config(),
+     ["--set", "output.timeseries.every=1"],
+     ["--set: output.timeseries.path: required key is missing"]),
+    # init.from: columns that disagree with the config, paths relative to the config
+    ("init.from radius disagreeing with the config", config(**RESTART, species=SPECIES_2), [],
+     ["init.from: start.xyz:4: column radius is 0.6 but species \"A\" has radius = 0.5"],
+     {"files": {"start.xyz": XYZ_COLUMNS + "A 5 5 5 1 0 0 0.5 1\nA 1 1 1 -1 0 0 0.6 1\n"}}),
+    ("init.from mass disagreeing with the config", config(**RESTART, species=SPECIES_2), [],
+     ["init.from: start.xyz:3: column mass is 2 but species \"A\" has mass = 1"],
+     {"files": {"start.xyz": XYZ_COLUMNS + "A 5 5 5 1 0 0 0.5 2\nA 1 1 1 -1 0 0 0.5 1\n"}}),
+    ("init.from overlapping beyond the contact tolerance", config(**RESTART, species=SPECIES_2),
+     [], ["init.from: the starting configuration overlaps (largest overlap 1e-08"],
+     {"files": {"start.xyz": xyz("0.1 5 5 1 0 0", "1.09999999 5 5 -1 0 0")}}),
+    ("init.from relative to the config's directory", config(**RESTART, species=SPECIES_2), [],
+     ["init.from: sub/start.xyz:4: position component 1"],
+     {"config": "sub/config.toml",
+      "files": {"sub": None, "sub/start.xyz": xyz("5 5 5 1 0 0", "1 nan 1 -1 0 0")}}),
+    ("init.from with --set relative to the working directory",
+     config(**RESTART, species=SPECIES_2), ["--set", "init.from=start.xyz"],
+     ["init.from: start.xyz:4: position component 1"],
+     {"config": "sub/config.toml",
+      "files": {"sub": None, "start.xyz": xyz("5 5 5 1 0 0", "1 nan 1 -1 0 0")}}),
+
     ("missing config file", None, [], ["config.toml"]),
     ("TOML syntax error", config(box="packing_fraction = = 0.3"), [], ["config.toml:4:"]),
     ("unknown key", config(box="packing_fracton = 0.3"), [], ["box.packing_fracton"]),
@@ -326,21 +395,24 @@ def run_choc(choc, text, args, options=None):
     def limit_memory():
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
+    config_name = options.get("config", "config.toml")
     with tempfile.TemporaryDirectory(prefix="choc-cli-") as directory:
-        if text is not None:
-            with open(os.path.join(directory, "config.toml"), "w") as f:
-                f.write(text)
         for name, content in given.items():
             if content is None:
                 os.mkdir(os.path.join(directory, name))
             else:
-                with open(os.path.join(directory, name), "w") as f:
+                with open(os.path.join(directory, name),
+                          "wb" if isinstance(content, bytes) else "w") as f:
                     f.write(content)
+        if text is not None and not os.path.isabs(config_name):
+            with open(os.path.join(directory, config_name), "w") as f:
+                f.write(text)
         result = subprocess.run(
-            [choc, "run", "config.toml", "--quiet"] + args,
+            [choc, "run", config_name, "--quiet"] + args,
             cwd=directory,
             capture_output=True,
             text=True,
+            errors="replace",
             timeout=60,
             preexec_fn=limit_memory if memory else None,
         )
@@ -372,6 +444,8 @@ def check_bad(choc, text, args, names, options=None):
         return f"expected one stderr line, got {len(lines)}: {result.stderr!r}"
     if not lines[0].startswith("choc: error:"):
         return f"stderr does not start with 'choc: error:': {lines[0]!r}"
+    if options and options.get("ascii") and not all(" " <= c <= "~" for c in lines[0]):
+        return f"message holds bytes that are not printable ASCII: {lines[0]!r}"
     if not any(name in lines[0] for name in names):
         return f"message names none of {names}: {lines[0]!r}"
     if files:
@@ -397,6 +471,17 @@ def check_good(choc, args=(), n=64):
     return None
 
 
+def check_touching_start(choc):
+    """An init.from pair a rounding (2.2e-16 relative) inside contact starts: the contact
+    tolerance of `choc collide` applies."""
+    text = config(**RESTART, species=SPECIES_2, output='summary = "summary.json"')
+    start = xyz("0.1 5 5 -1 0 0", "1.0999999999999999 5 5 1 0 0")
+    result, files = run_choc(choc, text, [], {"files": {"start.xyz": start}})
+    if result.returncode != 0:
+        return f"exit status {result.returncode}; stderr: {result.stderr!r}"
+    return None if "summary.json" in files else f"no summary.json: {sorted(files)}"
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -409,6 +494,9 @@ def main():
         failed += why is not None
     why = check_good(choc)
     print("ok good tiny run" if why is None else f"FAIL good tiny run: {why}")
+    failed += why is not None
+    why = check_touching_start(choc)
+    print("ok touching init.from start" if why is None else f"FAIL touching init.from start: {why}")
     failed += why is not None
     # the spelling of every message works in --set
     why = check_good(choc, ["--set", "species[0].count=81"], 81)

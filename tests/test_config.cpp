@@ -327,7 +327,7 @@ TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path"
     check_rejected(minimal,
                    "output.timeseries.path: \"summary.json\" is the same file as output.summary",
                    {"output.timeseries={path=\"summary.json\", every=1}"});
-    check_rejected(minimal, "species[0].name: \"A,B\" must not contain a comma",
+    check_rejected(minimal, "species[0].name: \"A,B\" is not a valid species name",
                    {"species[0].name=\"A,B\"", "output.histogram=h.csv"});
     check_rejected(minimal, "output.rdf: needs a periodic box",
                    {"output.rdf=g.csv", "box.boundary=wall"});
@@ -481,7 +481,9 @@ TEST_CASE("output.trajectory.every: finite, and at most a million frames over ru
                    "--set: output.trajectory.every: run.time = 10 / every = 1e-06 gives "
                    "10000000 frames, more than the limit of 1000000",
                    {"output.trajectory.path=t.xyz", "output.trajectory.every=1e-6"});
-    check_rejected(minimal, "output.trajectory.every: run.time = 10 / every = 1e-300 gives ",
+    check_rejected(minimal, "output.trajectory.every: run.time = 10 / every = 1e-40 gives ",
+                   {"output.trajectory={path=\"t.xyz\", every=1e-40}"});
+    check_rejected(minimal, "output.trajectory.every: must be of magnitude within [1e-50, 1e+50]",
                    {"output.trajectory={path=\"t.xyz\", every=1e-300}"});
     check_rejected(minimal, "output.trajectory.every: must be a finite number",
                    {"output.trajectory={path=\"t.xyz\", every=inf}"});
@@ -552,4 +554,68 @@ TEST_CASE("init.region: random placement within a box") {
                    "init.region.high: required key is missing");
     check_rejected(random + "region = { low = [0, 1, 2], high = [3, 4, 5], mid = 1 }\n",
                    "init.region.mid: unknown key");
+}
+
+TEST_CASE("numbers: 0 or of magnitude within [1e-50, 1e50]") {
+    // The bounds themselves are accepted, just beyond them refused, on every kind of key.
+    for (const char* set : {"species.0.mass=1e50", "species.0.mass=1e-50", "run.time=1e50",
+                            "field.gravity=[0, 0, -1e-50]", "collisions.tc=0"})
+        CHECK(error_of(minimal, {set}).empty());
+    const std::string bound = "must be of magnitude within [1e-50, 1e+50]";
+    check_rejected(minimal, "--set: species[0].mass: " + bound, {"species.0.mass=1.0000001e50"});
+    check_rejected(minimal, "--set: species[0].mass: " + bound, {"species.0.mass=1e-162"});
+    check_rejected(minimal, "species[0].radius: " + bound, {"species.0.radius=1e300"});
+    check_rejected(minimal, "species[0].temperature: " + bound, {"species.0.temperature=1e51"});
+    check_rejected(minimal, "field.gravity[1]: " + bound, {"field.gravity=[0, -1e-60, 0]"});
+    check_rejected(minimal, "collisions.epsilon: " + bound, {"collisions.epsilon=1e-60"});
+    check_rejected(minimal, "box.size[0]: " + bound, {"box.size=[1e60, 1, 1]"});
+    // Wall normals are directions, normalised: exempt (see the normal tests above).
+}
+
+TEST_CASE("the box implied by box.packing_fraction is bounded before anything is sized") {
+    // 100 spheres of radius 1e45 at packing fraction 1e-40: edge ~ (4e137 / 1e-40)^(1/3),
+    // about 7e58, beyond 1e50.
+    check_rejected(minimal, "box.packing_fraction: gives a box edge of",
+                   {"species.0.radius=1e45", "box.packing_fraction=1e-40"});
+    // (The lower bound cannot be reached: the edge is at least about 1.6 radii, and radii
+    // are at least 1e-50.)
+    CHECK(error_of(minimal, {"species.0.radius=1e40"}).empty());
+}
+
+TEST_CASE("species names: 1 to 64 of A-Z a-z 0-9 _ - . +") {
+    for (const char* name : {"A", "Na+", "big_1", "x-2.5",
+                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"})
+        CHECK(error_of(minimal, {std::string("species.0.name=\"") + name + "\""}).empty());
+    check_rejected(minimal, "species[0].name: \"A\\x0aB\" is not a valid species name",
+                   {"species.0.name=\"A\\nB\""});
+    check_rejected(minimal, "species[0].name: \"\\xe2\\x80\\xae\" is not a valid",
+                   {"species.0.name=\"\\u202e\""});
+    check_rejected(minimal, "species[0].name: \"A B\" is not a valid", {"species.0.name=\"A B\""});
+    check_rejected(minimal, "species[0].name: \"" + std::string(65, 'a') + "\" is not a valid",
+                   {"species.0.name=\"" + std::string(65, 'a') + "\""});
+}
+
+TEST_CASE("at most 1024 species (the engine's pair tables are quadratic in their number)") {
+    auto mixture = [](int n) {
+        std::string text = "[box]\npacking_fraction = 0.1\n[run]\ntime = 1\n";
+        for (int k = 0; k < n; ++k)
+            text += "[[species]]\nname = \"S" + std::to_string(k) + "\"\ncount = 1\n";
+        return text;
+    };
+    CHECK(error_of(mixture(1024)).empty());
+    check_rejected(mixture(1025), "test.toml: species: 1025 species, more than the limit of 1024");
+}
+
+TEST_CASE("a key missing from a table that --set created is blamed on --set") {
+    check_rejected(minimal, "--set: output.timeseries.path: required key is missing",
+                   {"output.timeseries.every=1"});
+    // The table is in the file: the file lacks the key.
+    check_rejected(minimal + "[output.timeseries]\nevery = 1\n",
+                   "test.toml: output.timeseries.path: required key is missing");
+}
+
+TEST_CASE("messages escape what the user wrote") {
+    check_rejected(minimal + "[init]\nlattice = \"\\u001b[31m\"\n",
+                   "init.lattice: unknown lattice \"\\x1b[31m\"");
+    check_rejected(minimal, "--set \\x1b: expected KEY=VALUE", {"\x1b"});
 }

@@ -4,12 +4,16 @@
 #include "config.hpp"
 
 #include "errors.hpp"
+#include "init/ball_volume.hpp"
+#include "io/message_text.hpp"
 #include "io/toml_file.hpp"
+#include "io/unit_vector.hpp"
 
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -31,11 +35,33 @@ constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
 // Most trajectory frames a run may write (run.time / output.trajectory.every).
 constexpr double max_frames = 1e6;
 
-// Shortest text that reads back as the same double.
+// Most species: the engine keeps per-pair tables (contact distances, their squares,
+// restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
+// 2 GB. A mixture with more kinds of particle than this is better described otherwise.
+constexpr std::size_t max_species = 1024;
+
+// Every dimensional number of a config (lengths, masses, temperatures, times, rates,
+// gravity) is 0 or of magnitude within [1e-50, 1e50]. The run multiplies and divides such
+// numbers (kinetic energy m v^2 with v^2 = kT / m, reduced masses m1 m2 / (m1 + m2),
+// volumes r^D N / phi, g t^2, v t): any product or quotient of up to six of them stays
+// within 1e+-300, finite and non-zero in double precision (which ends near 1.8e308 and
+// 2.2e-308). Beyond it, masses of 1e155 gave NaN energies and masses of 1e-162 a reduced
+// mass of 0 (no collision did anything).
+constexpr double min_magnitude = 1e-50, max_magnitude = 1e50;
+
+// Species names: they head CSV columns and XYZ type fields and appear in messages, so
+// only characters that need no quoting anywhere.
+constexpr std::size_t max_name_length = 64;
+bool valid_name(std::string_view name) {
+    if (name.empty() || name.size() > max_name_length) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+               c == '+';
+    });
+}
+
 std::string show(double x) {
-    char buffer[32];
-    auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
-    return std::string(buffer, result.ptr);
+    return number_text(x);
 }
 
 // A whole count held in a double: digits while they are exact, else the shortest form.
@@ -91,15 +117,27 @@ class Context {
         : file_(std::move(file)), overridden_(std::move(overridden)) {}
 
     [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-        throw InputError(source_of(key) + ": " + key + ": " + what);
+        throw InputError(escaped(source_of(key)) + ": " + escaped(key) + ": " + what);
     }
 
-    double number(const toml::node& node, const std::string& key) const {
-        if (auto integer = node.value_exact<std::int64_t>()) return static_cast<double>(*integer);
-        auto x = node.value_exact<double>();
-        if (!x) fail(key, "expected a number, got " + show(node));
-        if (!std::isfinite(*x)) fail(key, "must be a finite number, got " + show(node));
-        return *x;
+    // A finite number; `bounded`: 0 or of magnitude within [min_magnitude, max_magnitude].
+    double number(const toml::node& node, const std::string& key, bool bounded = true) const {
+        double x = 0;
+        if (auto integer = node.value_exact<std::int64_t>()) {
+            x = static_cast<double>(*integer);
+        } else {
+            auto real = node.value_exact<double>();
+            if (!real) fail(key, "expected a number, got " + show(node));
+            if (!std::isfinite(*real)) fail(key, "must be a finite number, got " + show(node));
+            x = *real;
+        }
+        if (bounded && x != 0 && !(std::abs(x) >= min_magnitude && std::abs(x) <= max_magnitude))
+            fail(key, "must be of magnitude within [" + show(min_magnitude) + ", " +
+                          show(max_magnitude) +
+                          "] (or 0 where 0 is allowed) so that products of config values stay "
+                          "within double precision, got " +
+                          show(x));
+        return x;
     }
 
     std::int64_t integer(const toml::node& node, const std::string& key) const {
@@ -118,8 +156,8 @@ class Context {
         return *x;
     }
 
-    std::vector<double> numbers(const toml::node& node, const std::string& key,
-                                std::size_t size) const {
+    std::vector<double> numbers(const toml::node& node, const std::string& key, std::size_t size,
+                                bool bounded = true) const {
         const toml::array* array = node.as_array();
         if (!array)
             fail(key,
@@ -129,9 +167,14 @@ class Context {
                           std::to_string(array->size()));
         std::vector<double> values;
         for (std::size_t i = 0; i < size; ++i)
-            values.push_back(number(*array->get(i), key + "[" + std::to_string(i) + "]"));
+            values.push_back(number(*array->get(i), key + "[" + std::to_string(i) + "]", bounded));
         return values;
     }
+
+    bool from_override(const std::string& key) const { return source_of(key) == "--set"; }
+
+    // The directory that relative input paths written in the file are relative to.
+    std::string base_directory;
 
   private:
     std::string source_of(const std::string& key) const {
@@ -205,10 +248,12 @@ class Section {
         return *value;
     }
 
-    std::optional<std::vector<double>> numbers(std::string_view name, int size) const {
+    // `bounded` false only for directions (wall normals), which are normalised.
+    std::optional<std::vector<double>> numbers(std::string_view name, int size,
+                                               bool bounded = true) const {
         const toml::node* node = get(name);
         if (!node) return std::nullopt;
-        return context_->numbers(*node, key(name), static_cast<std::size_t>(size));
+        return context_->numbers(*node, key(name), static_cast<std::size_t>(size), bounded);
     }
 
     Section table(std::string_view name) const {
@@ -301,15 +346,19 @@ std::optional<std::vector<KeyElement>> split_key(const std::string& dotted) {
 
 // Applies one "dotted.key=value" to the tree and returns the key as messages spell it
 // ("species[0].count").
-std::string apply_override(toml::table& root, const std::string& text) {
+// Tables that the override created (absent from the file) go to `created`: a key missing
+// from such a table is the override's omission, not the file's.
+std::string apply_override(toml::table& root, const std::string& text,
+                           std::vector<std::string>& created) {
     auto equals = text.find('=');
     std::string dotted = equals == std::string::npos ? "" : trim(text.substr(0, equals));
     auto path = split_key(dotted);
     auto empty = [](const KeyElement& element) { return element.text.empty(); };
     if (!path || path->empty() || std::any_of(path->begin(), path->end(), empty))
-        throw InputError("--set " + text + ": expected KEY=VALUE");
+        throw InputError("--set " + escaped(text) + ": expected KEY=VALUE");
     auto fail = [&](const std::string& what) {
-        throw InputError("--set: " + dotted + ": " + what);
+        // Every part of `what` but our own words is the user's text.
+        throw InputError("--set: " + escaped(dotted) + ": " + escaped(what));
     };
 
     // A TOML value if it parses as one, else the raw text, so `init.lattice=sc` works.
@@ -336,7 +385,10 @@ std::string apply_override(toml::table& root, const std::string& text) {
                 value.visit([&](auto& v) { table->insert_or_assign(element, std::move(v)); });
             } else {
                 node = table->get(element);
-                if (!node) node = &table->insert(element, toml::table{}).first->second;
+                if (!node) {
+                    node = &table->insert(element, toml::table{}).first->second;
+                    created.push_back(shown);
+                }
             }
         } else if (toml::array* array = node->as_array()) {
             std::size_t index = 0;
@@ -365,9 +417,9 @@ std::string apply_override(toml::table& root, const std::string& text) {
 void check_readable(const Context& context, const std::string& key, const std::string& path) {
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
-        context.fail(key, "cannot read file \"" + path + "\": is a directory");
+        context.fail(key, "cannot read file \"" + escaped(path) + "\": is a directory");
     if (::access(path.c_str(), R_OK) != 0)
-        context.fail(key, "cannot read file \"" + path + "\": " + std::strerror(errno));
+        context.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
 }
 
 std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
@@ -406,7 +458,7 @@ void read_box(const Section& root, Config& config) {
     auto is_periodic = [&](const toml::node& axis, const std::string& key) {
         std::string kind = context.string(axis, key);
         if (kind != "periodic" && kind != "wall")
-            context.fail(key, "must be \"periodic\" or \"wall\", got \"" + kind + "\"");
+            context.fail(key, "must be \"periodic\" or \"wall\", got \"" + escaped(kind) + "\"");
         return kind == "periodic";
     };
     if (const toml::array* axes = node->as_array()) {
@@ -430,11 +482,19 @@ void read_species(const Section& root, Config& config) {
     if (!node || (node->is_array() && node->as_array()->empty()))
         root.fail("species", "at least one [[species]] table is required");
     std::set<std::string> names;
+    if (node->is_array() && node->as_array()->size() > max_species)
+        root.fail("species", std::to_string(node->as_array()->size()) +
+                                 " species, more than the limit of " + std::to_string(max_species) +
+                                 " (the engine keeps tables over every pair of species)");
     std::uint64_t total = 0;
     for (const Section& entry : root.tables("species")) {
         entry.allow({"name", "count", "radius", "mass", "temperature"});
         SpeciesConfig species;
         species.name = entry.required_string("name");
+        if (!valid_name(species.name))
+            entry.fail("name",
+                       "\"" + escaped(species.name) + "\" is not a valid species name: use 1 to " +
+                           std::to_string(max_name_length) + " ASCII letters, digits and _ - . +");
         if (!names.insert(species.name).second)
             entry.fail("name", "duplicate species name \"" + species.name + "\"");
         auto count = entry.integer("count", 1);
@@ -454,6 +514,23 @@ void read_species(const Section& root, Config& config) {
     }
 }
 
+// The cubic (square) box that box.packing_fraction implies, edge (sum_i v_i / phi)^(1/D),
+// checked against the same bounds as a given box.size before anything is sized from it:
+// with huge radii the volume overflowed to inf and the lattice was never filled (a hang).
+void check_derived_box(const Section& root, const Config& config) {
+    if (!config.packing_fraction) return;
+    double volume = 0.0;
+    for (const auto& s : config.species)
+        volume += static_cast<double>(s.count) *
+                  (config.dimension == 3 ? ball_volume<3>(s.radius) : ball_volume<2>(s.radius));
+    const double edge = std::pow(volume / *config.packing_fraction, 1.0 / config.dimension);
+    if (!(edge >= min_magnitude && edge <= max_magnitude))
+        root.table("box").fail("packing_fraction",
+                               "gives a box edge of " + show(edge) + ", outside [" +
+                                   show(min_magnitude) + ", " + show(max_magnitude) +
+                                   "]; use other radii, counts or packing fraction");
+}
+
 void read_collisions(const Section& root, Config& config) {
     Section collisions = root.table("collisions");
     collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "on_collapse", "pair"});
@@ -465,11 +542,12 @@ void read_collisions(const Section& root, Config& config) {
     if (config.contact_gap > 0.01)
         collisions.fail("contact_gap", "must be at most 0.01 (a fraction of the contact "
                                        "distance), got " +
-                                           std::to_string(config.contact_gap));
+                                           show(config.contact_gap));
     config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
     if (auto mode = collisions.string("on_collapse")) {
         if (*mode != "stop" && *mode != "tc")
-            collisions.fail("on_collapse", "expected \"stop\" or \"tc\", got \"" + *mode + "\"");
+            collisions.fail("on_collapse",
+                            "expected \"stop\" or \"tc\", got \"" + escaped(*mode) + "\"");
         config.tc_on_collapse = *mode == "tc";
         if (config.tc_on_collapse && config.tc <= 0)
             collisions.fail("on_collapse", "\"tc\" switches the TC model on at a collapse: it "
@@ -484,7 +562,8 @@ void read_collisions(const Section& root, Config& config) {
             std::string name = pair.required_string(side);
             auto known = [&](const SpeciesConfig& s) { return s.name == name; };
             const auto it = std::find_if(config.species.begin(), config.species.end(), known);
-            if (it == config.species.end()) pair.fail(side, "no species is named \"" + name + "\"");
+            if (it == config.species.end())
+                pair.fail(side, "no species is named \"" + escaped(name) + "\"");
             index[k] = static_cast<std::uint32_t>(it - config.species.begin());
         }
         const auto e = pair.number("restitution", Range::unit_closed);
@@ -526,17 +605,11 @@ void read_walls(const Section& root, Config& config) {
             config.walls.push_back(wall);
             continue;
         }
-        auto normal = entry.numbers("normal", config.dimension);
+        auto normal = entry.numbers("normal", config.dimension, false);
         if (!normal) entry.fail("normal", "required key is missing");
-        // Scaled by the largest component first, so that neither [1e300, 1e300] overflows
-        // nor [1e-320, 0] underflows to zero on the way to a unit vector.
-        double largest = 0;
-        for (double x : *normal) largest = std::max(largest, std::abs(x));
-        if (!(largest > 0)) entry.fail("normal", "must not be the zero vector");
-        double length = 0;
-        for (double x : *normal) length += (x / largest) * (x / largest);
-        length = std::sqrt(length);
-        for (double x : *normal) wall.normal.push_back(x / largest / length);
+        const auto unit = unit_vector(*normal);
+        if (!unit) entry.fail("normal", "must not be the zero vector");
+        wall.normal = *unit;
         // A particle leaving through a periodic face comes back on the other side: a wall
         // tilted along that axis would be behind it, so it could pass straight through.
         for (int a = 0; a < config.dimension; ++a)
@@ -571,10 +644,10 @@ void read_init(const Section& root, Config& config) {
     if (!allowed.contains(config.lattice)) {
         const auto& other = three_d ? lattices_2d : lattices_3d;
         std::string message = other.contains(config.lattice)
-                                  ? "\"" + config.lattice + "\" is a " + (three_d ? "2D" : "3D") +
-                                        " lattice, but dimension is " +
+                                  ? "\"" + escaped(config.lattice) + "\" is a " +
+                                        (three_d ? "2D" : "3D") + " lattice, but dimension is " +
                                         std::to_string(config.dimension) + ";"
-                                  : "unknown lattice \"" + config.lattice + "\";";
+                                  : "unknown lattice \"" + escaped(config.lattice) + "\";";
         init.fail("lattice",
                   message + (three_d ? " use fcc, sc or random" : " use hex, square or random"));
     }
@@ -596,13 +669,20 @@ void read_init(const Section& root, Config& config) {
     }
     config.velocities = init.string("velocities").value_or("maxwell");
     if (config.velocities != "maxwell" && config.velocities != "fixed_speed")
-        init.fail("velocities",
-                  "must be \"maxwell\" or \"fixed_speed\", got \"" + config.velocities + "\"");
+        init.fail("velocities", "must be \"maxwell\" or \"fixed_speed\", got \"" +
+                                    escaped(config.velocities) + "\"");
     config.temperature = init.number("temperature", Range::positive).value_or(1.0);
     config.seed = static_cast<std::uint64_t>(init.integer("seed", 0).value_or(1));
     config.from = init.string("from");
     if (config.from) {
         if (config.from->empty()) init.fail("from", "must not be empty");
+        // A relative path written in the file is relative to the file's directory (the
+        // config and its snapshot travel together); one given with --set is relative to
+        // the working directory, like any path typed on a command line.
+        const std::string& base = init.context().base_directory;
+        if (!base.empty() && !init.context().from_override(init.key("from")) &&
+            std::filesystem::path(*config.from).is_relative())
+            config.from = (std::filesystem::path(base) / *config.from).string();
         check_readable(init.context(), init.key("from"), *config.from);
     }
 }
@@ -645,17 +725,6 @@ void read_output(const Section& root, Config& config) {
         *target = output.string(name);
         if (*target && (*target)->empty()) output.fail(name, "must not be empty");
     }
-    // Species names head CSV columns (temperature_<name>, density_<name>).
-    if (config.timeseries || config.histogram || config.velocity_histogram)
-        for (std::size_t k = 0; k < config.species.size(); ++k)
-            if (config.species[k].name.find_first_of(",\"") != std::string::npos)
-                root.fail("species[" + std::to_string(k) + "].name",
-                          "\"" + config.species[k].name +
-                              "\" must not contain a comma or a quote: it names a CSV column of "
-                              "output." +
-                              (config.timeseries  ? "timeseries"
-                               : config.histogram ? "histogram"
-                                                  : "velocity_histogram"));
     if (config.rdf &&
         std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
         output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "
@@ -690,13 +759,17 @@ std::vector<std::pair<std::string, std::string>> output_paths(const Config& conf
     return paths;
 }
 
-Config parse_config(const std::string& toml_text, const std::string& source,
-                    const std::vector<std::string>& overrides) {
+namespace {
+
+Config parse(const std::string& toml_text, const std::string& source,
+             const std::vector<std::string>& overrides, const std::string& base_directory) {
     toml::table document = parse_toml(toml_text, source);
     std::vector<std::string> overridden;
-    for (const auto& text : overrides) overridden.push_back(apply_override(document, text));
+    for (const auto& text : overrides)
+        overridden.push_back(apply_override(document, text, overridden));
 
     Context context(source, overridden);
+    context.base_directory = base_directory;
     Section root(context, &document, "");
     root.allow(
         {"dimension", "box", "species", "collisions", "walls", "field", "init", "run", "output"});
@@ -710,6 +783,7 @@ Config parse_config(const std::string& toml_text, const std::string& source,
     read_init(root, config); // first: init.from relaxes the [box] rules
     read_box(root, config);
     read_species(root, config);
+    check_derived_box(root, config);
     read_collisions(root, config);
     read_walls(root, config);
     read_field(root, config);
@@ -718,8 +792,17 @@ Config parse_config(const std::string& toml_text, const std::string& source,
     return config;
 }
 
+} // namespace
+
+Config parse_config(const std::string& toml_text, const std::string& source,
+                    const std::vector<std::string>& overrides) {
+    return parse(toml_text, source, overrides, "");
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
-    return parse_config(read_text_file(path), path, overrides);
+    // "" for a config in the working directory: its relative paths need no prefix.
+    const std::string directory = std::filesystem::path(path).parent_path().string();
+    return parse(read_text_file(path), path, overrides, directory);
 }
 
 } // namespace choc

@@ -1,6 +1,9 @@
 #include "initial_state.hpp"
 
 #include "../errors.hpp"
+#include "../io/group_file.hpp"
+#include "../io/message_text.hpp"
+#include "../io/unit_vector.hpp"
 #include "../io/xyz.hpp"
 #include "../overlap.hpp"
 #include "ball_volume.hpp"
@@ -14,6 +17,7 @@
 #include <random>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
+#include <tuple>
 
 namespace choc {
 
@@ -90,16 +94,12 @@ void add_walls(Box<D>& box, const Config& c, double diameter) {
             w.point.size() != static_cast<std::size_t>(D))
             throw InputError(fmt::format("walls[{}]: normal and point need {} entries", k, D));
         Wall<D> wall;
-        // load_config gives unit normals already; scaled by the largest component first so
-        // that no other normal overflows or underflows on the way to unit length.
-        double largest = 0.0;
-        for (int a = 0; a < D; ++a)
-            largest = std::max(largest, std::abs(w.normal[static_cast<std::size_t>(a)]));
-        if (!(largest > 0.0) || !std::isfinite(largest))
+        // load_config gives unit normals already; a Config built otherwise is normalised
+        // the same way.
+        const auto unit = unit_vector(w.normal);
+        if (!unit)
             throw InputError(fmt::format("walls[{}].normal: must be a non-zero finite vector", k));
-        for (int a = 0; a < D; ++a)
-            wall.normal[a] = w.normal[static_cast<std::size_t>(a)] / largest;
-        wall.normal *= 1.0 / norm(wall.normal);
+        for (int a = 0; a < D; ++a) wall.normal[a] = (*unit)[static_cast<std::size_t>(a)];
         Vec<D> point;
         for (int a = 0; a < D; ++a) point[a] = w.point[static_cast<std::size_t>(a)];
         wall.offset = dot(point, wall.normal);
@@ -142,10 +142,10 @@ Vec<D> wrap_into(const Box<D>& box, Vec<D> x) {
 // Positions and species from the last frame of init.from.
 template <int D>
 void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
-    const std::string& path = *c.from;
+    const std::string path = escaped(*c.from);
     const XyzFrame f = [&] {
         try {
-            return read_last_xyz_frame(path);
+            return read_last_xyz_frame(*c.from);
         } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"
             throw InputError(std::string("init.from: ") + e.what());
         }
@@ -185,8 +185,21 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
         if (it == c.species.end())
             throw InputError(fmt::format("init.from: {} has a particle of species \"{}\", which is "
                                          "not among the config's [[species]]",
-                                         path, f.species[i]));
+                                         path, escaped(f.species[i])));
         const auto s = static_cast<std::uint32_t>(it - c.species.begin());
+        // The config's [[species]] fixes radius and mass; a snapshot column that disagrees
+        // beyond round-off (a relative 1e-12; choc writes every digit) means the config
+        // and the snapshot describe different systems: refused rather than one ignored.
+        const auto disagrees = [](double file, double config) {
+            return !(std::abs(file - config) <= 1e-12 * std::abs(config));
+        };
+        for (const auto& [column, values, wanted] :
+             {std::tuple{"radius", &f.radius, it->radius}, {"mass", &f.mass, it->mass}})
+            if (!values->empty() && disagrees((*values)[i], wanted))
+                throw InputError(fmt::format(
+                    "init.from: {}:{}: column {} is {} but species \"{}\" has {} = {} in the "
+                    "config (they must agree to a relative 1e-12)",
+                    path, f.first_line + i, column, (*values)[i], it->name, column, wanted));
         ++found[s];
         Vec<D> x, v;
         for (int a = 0; a < D; ++a) {
@@ -308,8 +321,11 @@ InitialState<D> make_initial_state(const Config& config) {
         ++(is_segment ? segment : plane);
     }
 
+    // A snapshot may hold pairs at contact, whose written coordinates put them a rounding
+    // (~1e-16 relative) inside it: the same relative contact tolerance as `choc collide`
+    // (default_contact_tolerance, 1e-9) counts them as touching. Generated starts have gaps.
     const double overlap = max_overlap(st.box, st.particles, 0.0);
-    if (overlap > 0.0)
+    if (overlap > (config.from ? default_contact_tolerance : 0.0))
         throw InputError(fmt::format("{}: the starting configuration overlaps (largest overlap "
                                      "{:.3g} of a contact distance){}",
                                      key, overlap,

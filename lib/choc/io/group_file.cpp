@@ -3,10 +3,11 @@
 #include "group_file.hpp"
 
 #include "../errors.hpp"
+#include "message_text.hpp"
 #include "toml_file.hpp"
+#include "unit_vector.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -17,8 +18,7 @@ namespace choc {
 namespace {
 
 std::string shortest(double x) {
-    char text[32];
-    return std::string(text, std::to_chars(text, text + sizeof text, x).ptr);
+    return number_text(x);
 }
 
 // Reads the keys of one table; `where` is its name in messages ("" for the top level,
@@ -32,7 +32,7 @@ class TableReader {
         return where_.empty() ? std::string(name) : where_ + "." + std::string(name);
     }
     [[noreturn]] void fail(std::string_view name, const std::string& what) const {
-        throw InputError(source_ + ": " + key(name) + ": " + what);
+        throw InputError(escaped(source_) + ": " + escaped(key(name)) + ": " + what);
     }
 
     void only(std::initializer_list<std::string_view> known) const {
@@ -88,7 +88,7 @@ class TableReader {
         for (std::size_t i = 0; i < array->size(); ++i) {
             const std::string entry = key(name) + "[" + std::to_string(i) + "]";
             const toml::table* table = array->get(i)->as_table();
-            if (!table) throw InputError(source_ + ": " + entry + ": expected a table");
+            if (!table) throw InputError(escaped(source_) + ": " + entry + ": expected a table");
             read(TableReader(source_, *table, entry));
         }
     }
@@ -100,10 +100,11 @@ class TableReader {
         if (!x) {
             std::ostringstream got;
             got << node.type();
-            throw InputError(source_ + ": " + name + ": expected a number, got a " + got.str());
+            throw InputError(escaped(source_) + ": " + name + ": expected a number, got a " +
+                             got.str());
         }
         if (!std::isfinite(*x))
-            throw InputError(source_ + ": " + name + ": must be a finite number");
+            throw InputError(escaped(source_) + ": " + name + ": must be a finite number");
         return *x;
     }
 
@@ -113,21 +114,6 @@ class TableReader {
 };
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-// A unit vector along `v`, scaled by its largest component first so that neither huge
-// nor tiny components overflow or underflow on the way.
-std::vector<double> unit(std::vector<double> v, const TableReader& entry, std::string_view name) {
-    double largest = 0.0;
-    for (double x : v) largest = std::max(largest, std::abs(x));
-    if (!(largest > 0.0)) entry.fail(name, "must not be the zero vector");
-    double length = 0.0;
-    for (double& x : v) {
-        x /= largest;
-        length += x * x;
-    }
-    for (double& x : v) x /= std::sqrt(length);
-    return v;
-}
 
 } // namespace
 
@@ -168,7 +154,9 @@ GroupFile parse_group_file(const std::string& toml_text, const std::string& sour
     root.each("walls", [&](const TableReader& entry) {
         entry.only({"normal", "point", "restitution"});
         GroupFileWall wall;
-        wall.normal = unit(entry.vector("normal", d), entry, "normal");
+        const auto normal = unit_vector(entry.vector("normal", d));
+        if (!normal) entry.fail("normal", "must not be the zero vector");
+        wall.normal = *normal;
         wall.point = entry.vector("point", d);
         wall.restitution =
             entry.number_in("restitution", 0, false, 1, false).value_or(group.restitution);

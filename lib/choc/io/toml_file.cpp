@@ -1,25 +1,37 @@
 #include "toml_file.hpp"
 
 #include "../errors.hpp"
+#include "message_text.hpp"
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <sys/stat.h>
 
 namespace choc {
 
 std::string read_text_file(const std::string& path) {
-    std::error_code error;
-    if (std::filesystem::is_directory(path, error))
-        throw InputError(path + ": cannot read file: is a directory");
+    const std::string name = escaped(path);
+    // Only a regular file of bounded size: /dev/zero, a FIFO or a terminal would be read
+    // for ever (or until memory runs out), a directory cannot be read at all.
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+        throw InputError(name + ": cannot read file: " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) throw InputError(name + ": cannot read file: is a directory");
+    if (!S_ISREG(info.st_mode))
+        throw InputError(name + ": cannot read file: not a regular file (a device, FIFO or "
+                                "socket)");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot read file: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw InputError(path + ": cannot read file: read error");
-    return text.str();
+    if (!in) throw InputError(name + ": cannot read file: " + std::strerror(errno));
+    // Read one byte past the limit, so that a file that grew since stat is caught too.
+    std::string text(max_input_bytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) throw InputError(name + ": cannot read file: read error");
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_input_bytes)
+        throw InputError(name + ": cannot read file: larger than the limit of " +
+                         std::to_string(max_input_bytes >> 20) + " MiB for an input file");
+    return text;
 }
 
 toml::table parse_toml(const std::string& text, const std::string& source) {
@@ -27,8 +39,8 @@ toml::table parse_toml(const std::string& text, const std::string& source) {
         return toml::parse(text, source);
     } catch (const toml::parse_error& error) {
         const auto& where = error.source().begin;
-        throw InputError(source + ":" + std::to_string(where.line) + ":" +
-                         std::to_string(where.column) + ": " + std::string(error.description()));
+        throw InputError(escaped(source) + ":" + std::to_string(where.line) + ":" +
+                         std::to_string(where.column) + ": " + escaped(error.description()));
     }
 }
 

@@ -5,11 +5,17 @@
 
 #include <toml++/toml.h>
 
+#include <cstddef>
 #include <string>
 
 namespace choc {
 
-// Throws InputError "PATH: cannot read file: why" (missing, a directory, unreadable).
+// Largest input file read (a config or group file): a few thousand lines are a large
+// config; 16 MiB is far beyond any, and small next to memory.
+constexpr std::size_t max_input_bytes = std::size_t{16} << 20;
+
+// Throws InputError "PATH: cannot read file: why" (missing, a directory, not a regular
+// file, larger than max_input_bytes, unreadable).
 std::string read_text_file(const std::string& path);
 
 // Throws InputError "SOURCE:LINE:COLUMN: description" on a syntax error.

@@ -14,6 +14,7 @@
 #include "xyz.hpp"
 
 #include "../errors.hpp"
+#include "message_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <sys/stat.h>
 
 namespace choc {
 
@@ -64,8 +66,13 @@ namespace {
 
 class Reader {
   public:
-    explicit Reader(const std::string& path) : path_(path), in_(path) {
-        if (!in_) throw InputError(path + ": cannot open the file for reading");
+    explicit Reader(const std::string& path) : path_(escaped(path)) {
+        // A device or FIFO (/dev/zero) would be read for ever: regular files only.
+        struct stat info {};
+        if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+            throw InputError(path_ + ": cannot read file: not a regular file");
+        in_.open(path);
+        if (!in_) throw InputError(path_ + ": cannot open the file for reading");
     }
 
     // Next line; false at the end of the file.
@@ -83,7 +90,8 @@ class Reader {
         line_no_ = line_no;
     }
     [[noreturn]] void fail(const std::string& what) const {
-        throw InputError(fmt::format("{}:{}: {}", path_, line_no_, what));
+        // `what` quotes the file's own bytes: escaped, so none reach the terminal raw.
+        throw InputError(fmt::format("{}:{}: {}", path_, line_no_, escaped(what)));
     }
 
   private:
@@ -199,8 +207,9 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
 
     // Column of each property: name:type:columns triples.
     const auto props = kv.count("Properties") ? kv["Properties"] : "species:S:1:pos:R:3";
-    std::size_t columns = 0, name_col = 0, pos_col = 0, velo_col = 0;
-    bool has_name = false, has_type = false, has_pos = false, has_velo = false;
+    std::size_t columns = 0, name_col = 0, pos_col = 0, velo_col = 0, radius_col = 0, mass_col = 0;
+    bool has_name = false, has_type = false, has_pos = false, has_velo = false, has_radius = false,
+         has_mass = false;
     std::string_view rest = props;
     while (!rest.empty()) {
         std::array<std::string_view, 3> part;
@@ -220,6 +229,10 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
             pos_col = columns, has_pos = true;
         else if (part[0] == "velo" && part[1] == "R" && *width == 3)
             velo_col = columns, has_velo = true;
+        else if (part[0] == "radius" && part[1] == "R" && *width == 1)
+            radius_col = columns, has_radius = true;
+        else if (part[0] == "mass" && part[1] == "R" && *width == 1)
+            mass_col = columns, has_mass = true;
         columns += *width;
     }
     if (!has_name || !has_pos || !has_velo)
@@ -238,6 +251,9 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
             x[a] = finite(r, words[pos_col + a], fmt::format("position component {}", a));
             v[a] = finite(r, words[velo_col + a], fmt::format("velocity component {}", a));
         }
+        if (i == 0) f.first_line = r.line_no();
+        if (has_radius) f.radius.push_back(finite(r, words[radius_col], "radius"));
+        if (has_mass) f.mass.push_back(finite(r, words[mass_col], "mass"));
         f.species.emplace_back(words[name_col]);
         f.position.push_back(x);
         f.velocity.push_back(v);
@@ -270,7 +286,7 @@ XyzFrame read_last_xyz_frame(const std::string& path) {
                                    "announced, the file ends first",
                                    *n));
     }
-    if (!last_n) throw InputError(path + ": no frame found (the file is empty)");
+    if (!last_n) throw InputError(escaped(path) + ": no frame found (the file is empty)");
     r.seek(last_pos, last_line);
     r.next(line);
     return parse_frame(r, *last_n);

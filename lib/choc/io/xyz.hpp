@@ -34,6 +34,10 @@ struct XyzFrame {
     double time = 0.0;
     std::vector<std::string> species; // per particle
     std::vector<std::array<double, 3>> position, velocity;
+    // The radius:R:1 and mass:R:1 columns when present (empty otherwise), and the file
+    // line of particle 0, so that a disagreement with the config names its line.
+    std::vector<double> radius, mass;
+    std::size_t first_line = 0;
 };
 
 // Last frame of an extended XYZ file written by choc. Throws InputError naming the file
