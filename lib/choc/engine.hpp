@@ -966,7 +966,7 @@ class Engine {
             for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
             const double disc = b * b - vv * c[m];
             const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
-            const double reached = (c[m] <= -2.0 * b * horizon) & (disc >= 0.0) ? t : never;
+            const double reached = ((c[m] <= -2.0 * b * horizon) & (disc >= 0.0)) ? t : never;
             dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
         }
         take_earliest(i, candidate, dt.data(), k);
