@@ -510,3 +510,244 @@ TEST_CASE("group rule: one solver reused across groups of different sizes") {
         CHECK(again.impulses == fresh.impulses);
     }
 }
+
+// ---- Large groups: the sparse Delassus solve (group_rule.hpp, sparse_ldlt.hpp) ----------
+//
+// Sparse against dense. Both solve the same full-rank system backward stably, so their
+// answers differ by at most kappa times the backward error (~1e-13 of the scale, above).
+// kappa is that of the Delassus matrix A = J M^-1 J^T (the dense system's is of the
+// same order): for a chain of K equal discs it is the path graph's ~4 K^2 / pi^2 ~ 2e4
+// at K = 200, masses spread over [0.1, 10] multiply it by at most 100. So `agree` =
+// 1e-7 of the speed scale bounds the difference with margin, and still catches any
+// error in the sparse assembly (a wrong sign or entry moves velocities by O(V)). The
+// active-set decisions (impulse < -1e-9 P) are the same on both paths unless an impulse
+// falls within 1e-7 of that threshold; the seeded cases below do not.
+namespace {
+
+constexpr double agree = 1e-7;
+
+GroupTolerances dense_only() {
+    GroupTolerances t;
+    t.sparse_from = std::numeric_limits<std::size_t>::max();
+    return t;
+}
+GroupTolerances sparse_always() {
+    GroupTolerances t;
+    t.sparse_from = 2;
+    return t;
+}
+
+// A striker hitting a chain of n touching bodies, each the previous one's neighbour at a
+// random angle within `bend` of the line (0: collinear); random masses in [0.1, 10] or
+// all 1; optionally a wall behind the last body.
+template <int D>
+Group<D> chain(RandomVectors& rnd, int n, double bend, bool masses, bool wall, double e) {
+    Group<D> g;
+    Vec<D> x{};
+    Vec<D> axis{};
+    axis[0] = 1.0;
+    for (int k = 0; k <= n; ++k) {
+        if (k > 0) {
+            Vec<D> step = axis + rnd.unit<D>() * bend;
+            x += step * (2.0 / norm(step));
+        }
+        g.positions.push_back(x);
+        Vec<D> v{};
+        if (k == 0) v[0] = 1.0;
+        g.bodies.push_back({v, masses ? std::pow(10.0, rnd.uniform(-1.0, 1.0)) : 1.0});
+        if (k > 0)
+            g.contacts.push_back(contact_between(g, static_cast<std::uint32_t>(k),
+                                                 static_cast<std::uint32_t>(k - 1), e));
+    }
+    if (wall) {
+        g.positions.push_back(x + axis);
+        g.bodies.push_back({Vec<D>{}, wall_mass});
+        GroupContact<D> c;
+        c.a = static_cast<std::uint32_t>(n);
+        c.b = static_cast<std::uint32_t>(n + 1);
+        c.normal = axis * -1.0;
+        c.restitution = e;
+        g.contacts.push_back(c);
+    }
+    return g;
+}
+
+// Unit discs/spheres on a simple square/cubic lattice of side `side` (spacing 2: every
+// nearest neighbour touches, so the contact graph has cycles), random velocities; walls
+// along the faces x = min and x = max if asked. Full rank: the contacts along one axis
+// constrain only that velocity component, and along one line of the lattice they are
+// the independent differences of its bodies.
+template <int D>
+Group<D> lattice(RandomVectors& rnd, int side, bool walls, double e) {
+    Group<D> g;
+    const int count = D == 2 ? side * side : side * side * side;
+    auto index = [&](std::array<int, 3> c) {
+        return static_cast<std::uint32_t>(c[0] + side * (c[1] + side * c[2]));
+    };
+    for (int i = 0; i < count; ++i) {
+        std::array<int, 3> c{i % side, (i / side) % side, D == 3 ? i / (side * side) : 0};
+        Vec<D> x;
+        for (int a = 0; a < D; ++a) x[a] = 2.0 * c[static_cast<std::size_t>(a)];
+        g.positions.push_back(x);
+        g.bodies.push_back({rnd.vec<D>(1.0), std::pow(10.0, rnd.uniform(-0.5, 0.5))});
+    }
+    for (int i = 0; i < count; ++i) {
+        std::array<int, 3> c{i % side, (i / side) % side, D == 3 ? i / (side * side) : 0};
+        for (int a = 0; a < D; ++a) {
+            auto d = c;
+            if (++d[static_cast<std::size_t>(a)] >= side) continue;
+            g.contacts.push_back(contact_between(g, index(d), index(c), e));
+        }
+        if (walls && (c[0] == 0 || c[0] == side - 1)) {
+            g.positions.push_back(g.positions[static_cast<std::size_t>(i)]);
+            g.bodies.push_back({Vec<D>{}, wall_mass});
+            GroupContact<D> w;
+            w.a = static_cast<std::uint32_t>(i);
+            w.b = static_cast<std::uint32_t>(g.bodies.size() - 1);
+            w.normal[0] = c[0] == 0 ? 1.0 : -1.0;
+            w.restitution = e;
+            g.contacts.push_back(w);
+        }
+    }
+    return g;
+}
+
+// n unit discs on a circle, each touching its two neighbours: one closed loop of n
+// contacts (2n unknown velocity components: full rank), falling inwards or at random.
+Group<2> ring(RandomVectors& rnd, int n, bool inwards, double e) {
+    Group<2> g;
+    const double pi = std::acos(-1.0);
+    const double radius = 1.0 / std::sin(pi / n); // neighbours 2 apart
+    for (int k = 0; k < n; ++k) {
+        const double a = 2.0 * pi * k / n;
+        g.positions.push_back(Vec<2>{{radius * std::cos(a), radius * std::sin(a)}});
+        g.bodies.push_back({inwards ? g.positions.back() * (-1.0 / radius) : rnd.vec<2>(1.0), 1.0});
+    }
+    for (int k = 0; k < n; ++k)
+        g.contacts.push_back(contact_between(g, static_cast<std::uint32_t>(k),
+                                             static_cast<std::uint32_t>((k + 1) % n), e));
+    return g;
+}
+
+// n unit discs on a triangular lattice (rows of `side`): about 3 contacts per disc
+// against 2 velocity components, so the all-active system is rank-deficient.
+Group<2> triangular(RandomVectors& rnd, int side, double e) {
+    Group<2> g;
+    for (int r = 0; r < side; ++r)
+        for (int c = 0; c < side; ++c) {
+            g.positions.push_back(Vec<2>{{2.0 * c + (r % 2), std::sqrt(3.0) * r}});
+            g.bodies.push_back({rnd.vec<2>(1.0), 1.0});
+        }
+    for (std::uint32_t i = 0; i < g.positions.size(); ++i)
+        for (std::uint32_t j = 0; j < i; ++j)
+            if (std::abs(norm(g.positions[i] - g.positions[j]) - 2.0) < 1e-12)
+                g.contacts.push_back(contact_between(g, i, j, e));
+    return g;
+}
+
+template <int D>
+void check_agree(const Group<D>& g, const GroupResult<D>& sparse, const GroupResult<D>& dense) {
+    const double V = speed_scale(g), P = V * heaviest(g);
+    REQUIRE(sparse.fallback == dense.fallback);
+    for (std::size_t i = 0; i < g.bodies.size(); ++i) {
+        CAPTURE(i);
+        CHECK(norm(sparse.velocities[i] - dense.velocities[i]) <= agree * V);
+    }
+    // Impulses agree where they are unique (no dependent contacts).
+    if (!dense.singular)
+        for (std::size_t k = 0; k < g.contacts.size(); ++k) {
+            CAPTURE(k);
+            CHECK(norm(sparse.impulses[k] - dense.impulses[k]) <= agree * P);
+        }
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("group rule: sparse and dense solves agree on medium groups", DT,
+                   std::integral_constant<int, 2>, std::integral_constant<int, 3>) {
+    constexpr int D = DT::value;
+    RandomVectors rnd(91 + D);
+    std::vector<Group<D>> groups;
+    for (int trial = 0; trial < 4; ++trial) {
+        const int n = 50 + 50 * trial; // 50 .. 200 contacts
+        const double e = trial % 2 ? 1.0 : rnd.uniform(0.0, 1.0);
+        groups.push_back(chain<D>(rnd, n, 0.0, false, false, e));
+        groups.push_back(chain<D>(rnd, n, 0.3, true, trial % 2 == 0, e));
+        groups.push_back(random_tree<D>(rnd, n, trial % 2 == 1, trial % 2 == 0));
+    }
+    groups.push_back(lattice<D>(rnd, D == 2 ? 8 : 4, false, 1.0));
+    groups.push_back(lattice<D>(rnd, D == 2 ? 9 : 5, true, 0.7));
+    int sparse_solves = 0, compared = 0;
+    for (std::size_t t = 0; t < groups.size(); ++t) {
+        CAPTURE(t);
+        const Group<D>& g = groups[t];
+        const auto sparse = resolve_group<D>(g.bodies, g.contacts, sparse_always());
+        const auto dense = resolve_group<D>(g.bodies, g.contacts, dense_only());
+        CHECK(dense.sparse_solves == 0);
+        sparse_solves += sparse.sparse_solves;
+        check_laws(g, sparse);
+        check_agree(g, sparse, dense);
+        ++compared;
+    }
+    CHECK(compared == 14);
+    CHECK(sparse_solves >= 14); // the sparse path did the work, not the dense fallback
+}
+
+TEST_CASE("group rule: sparse solve on rings and singular piles") {
+    RandomVectors rnd(97);
+    for (const int n : {40, 120}) {
+        for (const bool inwards : {true, false}) {
+            CAPTURE(n);
+            CAPTURE(inwards);
+            const Group<2> g = ring(rnd, n, inwards, inwards ? 0.8 : 1.0);
+            const auto sparse = resolve_group<2>(g.bodies, g.contacts, sparse_always());
+            const auto dense = resolve_group<2>(g.bodies, g.contacts, dense_only());
+            CHECK(sparse.sparse_solves > 0);
+            check_laws(g, sparse);
+            check_agree(g, sparse, dense);
+            if (inwards) // all approach, symmetric: every disc leaves at -0.8 its speed
+                for (std::size_t k = 0; k < g.bodies.size(); ++k)
+                    CHECK(norm(sparse.velocities[k] + g.bodies[k].velocity * 0.8) <=
+                          agree * speed_scale(g));
+        }
+    }
+    // Triangular piles: the all-active system is singular; the sparse factorisation
+    // refuses it (vanishing pivot) and the dense elimination answers, as before.
+    int fell_back = 0;
+    for (const int side : {6, 8}) {
+        CAPTURE(side);
+        const Group<2> g = triangular(rnd, side, 1.0);
+        REQUIRE(g.contacts.size() > 2 * g.bodies.size());
+        const auto sparse = resolve_group<2>(g.bodies, g.contacts, sparse_always());
+        const auto dense = resolve_group<2>(g.bodies, g.contacts, dense_only());
+        fell_back += sparse.solves - sparse.sparse_solves;
+        check_laws(g, sparse);
+        check_agree(g, sparse, dense);
+    }
+    CHECK(fell_back > 0); // some active set was singular and went to the dense path
+}
+
+TEST_CASE_TEMPLATE("group rule: large groups by the sparse solve obey every law", DT,
+                   std::integral_constant<int, 2>, std::integral_constant<int, 3>) {
+    constexpr int D = DT::value;
+    RandomVectors rnd(101 + D);
+    std::vector<Group<D>> groups;
+    groups.push_back(chain<D>(rnd, 5000, 0.0, false, false, 1.0));
+    groups.push_back(chain<D>(rnd, 2000, 0.2, true, true, 0.6));
+    for (std::size_t t = 0; t < groups.size(); ++t) {
+        CAPTURE(t);
+        const Group<D>& g = groups[t];
+        const auto out = resolve_group<D>(g.bodies, g.contacts); // default threshold
+        CHECK(out.sparse_solves == out.solves);
+        CHECK_FALSE(out.fallback);
+        check_laws(g, out);
+    }
+    // The straight elastic chain of equal masses: one solve of the whole chain; momentum
+    // 1 and energy 1/2 are shared so that every contact separates at -u (Newton's
+    // cradle's simultaneous form). The striker's momentum ends in the chain.
+    const Group<D>& straight = groups[0];
+    const auto out = resolve_group<D>(straight.bodies, straight.contacts);
+    Vec<D> p{};
+    for (const auto& v : out.velocities) p += v;
+    CHECK(std::abs(p[0] - 1.0) <= tight * 5000);
+}

@@ -1,0 +1,146 @@
+// A sparse symmetric positive definite solver for the large collision groups: reverse
+// Cuthill–McKee ordering (Boost.Graph) and an envelope (variable-band, "skyline") LDL^T
+// factorisation. Used by the group rule (group_rule.hpp) on the Delassus matrix
+// A = J M^-1 J^T of a group's active contacts, whose entry (k, l) is non-zero only when
+// contacts k and l share a finite-mass body.
+//
+// Why an envelope factorisation. Cholesky (or LDL^T) without pivoting creates fill only
+// inside the envelope: entry (i, j), j < i, of L can be non-zero only if some A_ik != 0
+// with k <= j (George & Liu, "Computer Solution of Large Sparse Positive Definite
+// Systems", 1981, thm 4.1.1). So storing each row from its first non-zero to the
+// diagonal holds the whole factor with no symbolic phase. The cost is sum_i b_i^2 for row
+// widths b_i. Reverse Cuthill–McKee, a breadth-first numbering from a peripheral vertex,
+// keeps the widths small on the contact graphs of discs and spheres: a chain or a tree
+// of contacts has widths of order 1 (O(K) work), a 2D pile of K contacts widths of order
+// sqrt(K) (O(K^2) work), a 3D pile K^(2/3); against O(K^3) for the dense elimination.
+//
+// Why no pivoting. For a symmetric positive definite A, LDL^T without pivoting is
+// backward stable (the pivots are Schur complements, 0 < d_i <= A_ii, and |L_ij| d_j^1/2
+// <= A_ii^1/2: no growth; Higham, "Accuracy and Stability of Numerical Algorithms",
+// 2nd ed., §10.1). A is only semidefinite when the active contacts' normals are linearly
+// dependent (more contacts than degrees of freedom, closed loops of walls): then some
+// Schur complement is zero in exact arithmetic and rounding noise in practice. The pivot
+// test below refuses such a matrix (d_i <= tolerance A_ii), and the caller solves it
+// with the dense elimination, which decides the numerical rank with full pivoting and
+// gives the basic solution.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/cuthill_mckee_ordering.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace choc {
+
+class SparseLdlt {
+  public:
+    // Starts an n x n symmetric matrix with the given off-diagonal pattern: each pair
+    // (i, j), i != j, listed once or more, in either order. Orders the unknowns and sizes
+    // the envelope; entries are then added with add(), all zero until then.
+    void reset(std::size_t n, const std::vector<std::pair<std::size_t, std::size_t>>& pattern) {
+        n_ = n;
+        using Graph =
+            boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                  boost::property<boost::vertex_color_t, boost::default_color_type,
+                                                  boost::property<boost::vertex_degree_t, int>>>;
+        Graph graph(n);
+        for (const auto& [i, j] : pattern)
+            if (i != j) boost::add_edge(i, j, graph);
+        // Boost writes the Cuthill–McKee order; filling it from the back reverses it
+        // (RCM: the same envelope size or smaller, George & Liu §4.3).
+        order_.assign(n, 0);
+        boost::cuthill_mckee_ordering(graph, order_.rbegin(), get(boost::vertex_color, graph),
+                                      boost::make_degree_map(graph));
+        position_.assign(n, 0);
+        for (std::size_t p = 0; p < n; ++p) position_[order_[p]] = p;
+
+        // first_[p]: the first column stored in row p (its first non-zero, or p).
+        first_.assign(n, 0);
+        for (std::size_t p = 0; p < n; ++p) first_[p] = p;
+        for (const auto& [i, j] : pattern) {
+            const std::size_t p = position_[i], q = position_[j];
+            const std::size_t row = std::max(p, q), col = std::min(p, q);
+            first_[row] = std::min(first_[row], col);
+        }
+        start_.assign(n + 1, 0);
+        for (std::size_t p = 0; p < n; ++p) start_[p + 1] = start_[p] + (p - first_[p] + 1);
+        envelope_.assign(start_[n], 0.0);
+        diagonal_.assign(n, 0.0);
+    }
+
+    std::size_t size() const { return n_; }
+    // Entries stored (the envelope, diagonal included): the memory, and a cost measure.
+    std::size_t envelope_size() const { return start_.empty() ? 0 : start_[n_]; }
+
+    // A_ij += value, in the caller's numbering; (i, j) must be in the pattern or i == j.
+    // Give each off-diagonal entry once, as (i, j) or (j, i): only the lower half is kept.
+    void add(std::size_t i, std::size_t j, double value) {
+        const std::size_t p = position_[i], q = position_[j];
+        const std::size_t row = std::max(p, q), col = std::min(p, q);
+        at(row, col) += value;
+    }
+
+    // Factorises A = L D L^T in place. False if a pivot d_i falls to tolerance * A_ii or
+    // below: the matrix is singular to that relative accuracy (see the top).
+    bool factorize(double relative_tolerance) {
+        for (std::size_t i = 0; i < n_; ++i) {
+            diagonal_[i] = at(i, i);
+            const std::size_t fi = first_[i];
+            // Row i, left to right: g_ij = L_ij d_j = A_ij - sum_{k<j} g_ik L_jk, where
+            // g_ik is kept in row i until the row is done and L_jk is row j's final value.
+            for (std::size_t j = fi; j < i; ++j) {
+                const std::size_t from = std::max(fi, first_[j]);
+                double g = at(i, j);
+                const double* ri = &at(i, from);
+                const double* rj = &at(j, from);
+                for (std::size_t k = 0; k < j - from; ++k) g -= ri[k] * rj[k];
+                at(i, j) = g;
+            }
+            // d_i = A_ii - sum_j g_ij^2 / d_j, and L_ij = g_ij / d_j.
+            double d = at(i, i);
+            for (std::size_t j = fi; j < i; ++j) {
+                const double l = at(i, j) / at(j, j);
+                d -= at(i, j) * l;
+                at(i, j) = l;
+            }
+            if (!(d > relative_tolerance * diagonal_[i])) return false;
+            at(i, i) = d;
+        }
+        return true;
+    }
+
+    // Solves A x = b after factorize(); b and x in the caller's numbering.
+    void solve(const std::vector<double>& b, std::vector<double>& x) {
+        work_.resize(n_);
+        for (std::size_t p = 0; p < n_; ++p) work_[p] = b[order_[p]];
+        // L y = b, forward: y_i = b_i - sum_j L_ij y_j.
+        for (std::size_t i = 0; i < n_; ++i) {
+            double y = work_[i];
+            for (std::size_t j = first_[i]; j < i; ++j) y -= at(i, j) * work_[j];
+            work_[i] = y;
+        }
+        // D z = y, then L^T x = z backward: x_i is final once rows > i are done; its
+        // column of L^T is row i of L.
+        for (std::size_t i = 0; i < n_; ++i) work_[i] /= at(i, i);
+        for (std::size_t i = n_; i-- > 0;) {
+            const double xi = work_[i];
+            for (std::size_t j = first_[i]; j < i; ++j) work_[j] -= at(i, j) * xi;
+        }
+        x.resize(n_);
+        for (std::size_t p = 0; p < n_; ++p) x[order_[p]] = work_[p];
+    }
+
+  private:
+    double& at(std::size_t row, std::size_t col) {
+        return envelope_[start_[row] + (col - first_[row])];
+    }
+
+    std::size_t n_ = 0;
+    std::vector<std::size_t> order_, position_; // order_[p] = unknown at position p
+    std::vector<std::size_t> first_, start_;
+    std::vector<double> envelope_, diagonal_, work_;
+};
+
+} // namespace choc
