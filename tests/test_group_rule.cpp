@@ -668,15 +668,15 @@ TEST_CASE_TEMPLATE("group rule: sparse and dense solves agree on medium groups",
     constexpr int D = DT::value;
     RandomVectors rnd(91 + D);
     std::vector<Group<D>> groups;
-    for (int trial = 0; trial < 4; ++trial) {
-        const int n = 50 + 50 * trial; // 50 .. 200 contacts
+    for (int trial = 0; trial < 3; ++trial) {
+        const int n = 50 + 25 * trial; // 50 .. 100 contacts: the dense solve is the cost
         const double e = trial % 2 ? 1.0 : rnd.uniform(0.0, 1.0);
         groups.push_back(chain<D>(rnd, n, 0.0, false, false, e));
         groups.push_back(chain<D>(rnd, n, 0.3, true, trial % 2 == 0, e));
         groups.push_back(random_tree<D>(rnd, n, trial % 2 == 1, trial % 2 == 0));
     }
     groups.push_back(lattice<D>(rnd, D == 2 ? 8 : 4, false, 1.0));
-    groups.push_back(lattice<D>(rnd, D == 2 ? 9 : 5, true, 0.7));
+    groups.push_back(lattice<D>(rnd, D == 2 ? 7 : 4, true, 0.7));
     int sparse_solves = 0, compared = 0;
     for (std::size_t t = 0; t < groups.size(); ++t) {
         CAPTURE(t);
@@ -689,8 +689,8 @@ TEST_CASE_TEMPLATE("group rule: sparse and dense solves agree on medium groups",
         check_agree(g, sparse, dense);
         ++compared;
     }
-    CHECK(compared == 14);
-    CHECK(sparse_solves >= 14); // the sparse path did the work, not the dense fallback
+    CHECK(compared == 11);
+    CHECK(sparse_solves >= 11); // the sparse path did the work, not the dense fallback
 }
 
 TEST_CASE("group rule: sparse solve on rings and singular piles") {
