@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 using choc::CollapseWatch;
 
@@ -53,4 +54,20 @@ TEST_CASE("inactive (elastic) watches never stop, and a restarted count starts a
     watch.check(1.0, 1u << 16);
     // the tally was reset (a new phase): no strike for the apparent jump backwards
     CHECK_NOTHROW(watch.check(1.0, 10));
+}
+
+TEST_CASE("the collapse message gives the time in full, not six fixed decimals") {
+    CollapseWatch watch(true);
+    std::uint64_t events = 0;
+    watch.check(0.0, events);
+    std::string message;
+    try {
+        for (int k = 0; k < 40; ++k) {
+            events += 1u << 16;
+            watch.check(3e-7, events); // the clock stands at 3e-7 ("0.000000" before)
+        }
+    } catch (const choc::InputError& e) {
+        message = e.what();
+    }
+    CHECK(message.find("at t = 3e-07") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include "box.hpp"
 #include "errors.hpp"
 #include "huge_pages.hpp"
+#include "io/message_text.hpp"
 #include "predict.hpp"
 #include "vec.hpp"
 
@@ -87,9 +88,9 @@ class Cells {
         for (int a = 0; a < D; ++a) {
             n_[a] = static_cast<int>(cells_along(a));
             if (box.periodic[a] && box.length[a] < 3 * min_width)
-                throw InputError("box: periodic edge " + std::to_string(box.length[a]) +
+                throw InputError("box: periodic edge " + number_text(box.length[a]) +
                                  " is shorter than three largest diameters (" +
-                                 std::to_string(3 * min_width) + "); use a larger box");
+                                 number_text(3 * min_width) + "); use a larger box");
             width_[a] = box.length[a] / n_[a];
             divide_[a] = FastDivisor(static_cast<std::uint32_t>(n_[a]));
             length_[a] = box.length[a];

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "errors.hpp"
+#include "io/message_text.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -57,20 +58,20 @@ class CollapseWatch {
             strikes_ = 0;
             return;
         }
-        const std::string what = "inelastic collapse at t = " + std::to_string(time) +
+        const std::string what = "inelastic collapse at t = " + number_text(time) +
                                  ": the clock has stopped while collisions go on without end "
                                  "(a Zeno sequence). ";
         // TC switched on at a collapse cannot restart particles that had already come to
         // rest against a wall under a field: their elastic bounces take no time either.
         if (switched_at_)
-            throw InputError("collisions.on_collapse: " + what +
-                             "The TC model, switched on at the collapse at t = " +
-                             std::to_string(*switched_at_) +
-                             ", did not end it (particles at rest against a wall cannot bounce "
-                             "again); set collisions.tc from the start (on_collapse = \"stop\")");
+            throw InputError(
+                "collisions.on_collapse: " + what +
+                "The TC model, switched on at the collapse at t = " + number_text(*switched_at_) +
+                ", did not end it (particles at rest against a wall cannot bounce "
+                "again); set collisions.tc from the start (on_collapse = \"stop\")");
         if (tc_ > 0.0)
             throw InputError("collisions.tc: " + what + "The TC model is on with tc = " +
-                             std::to_string(tc_) + "; a larger tc would prevent it");
+                             number_text(tc_) + "; a larger tc would prevent it");
         throw InputError(inelastic_ + ": " + what +
                          "Set collisions.tc > 0 (the TC model) to prevent it, with "
                          "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
