@@ -259,7 +259,8 @@ def check_frames(path, n, every, count):
 
 
 def no_partials(directory):
-    left = [f for f in os.listdir(directory) if "partial" in f]
+    # a run's temporaries are ".<name>.choc-<pid>-<hex>.tmp" (README "Output files")
+    left = [f for f in os.listdir(directory) if ".choc-" in f and f.endswith(".tmp")]
     check(not left, f"left behind {left}")
 
 

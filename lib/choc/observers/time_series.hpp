@@ -24,7 +24,8 @@ struct TimeSeriesRow {
 
 class TimeSeries {
   public:
-    TimeSeries(const std::string& path, const std::vector<std::string>& species) : out_(path) {
+    TimeSeries(const std::string& path, const std::vector<std::string>& species)
+        : out_(path, "output.timeseries.path") {
         out_.stream() << "time,collisions_per_particle,temperature";
         for (const auto& name : species) out_.stream() << ",temperature_" << name;
         out_.stream() << ",Z,kurtosis,ks_distance,H,msd\n";
