@@ -56,13 +56,38 @@ double ball_volume(double r) {
 // The largest packing fraction whose cubic box keeps every edge >= 3 largest diameters
 // (the engine's periodic minimum), for the given species.
 template <int D>
-double fitting_fraction(const choc::Config& c) {
-    double volume = 0.0, diameter = 0.0;
-    for (const auto& s : c.species) {
+double particle_volume(const choc::Config& c) {
+    double volume = 0.0;
+    for (const auto& s : c.species)
         volume += static_cast<double>(s.count) * ball_volume<D>(s.radius);
-        diameter = std::max(diameter, 2.0 * s.radius);
-    }
-    return volume / std::pow(3.0 * diameter, D);
+    return volume;
+}
+
+template <int D>
+double fitting_fraction(const choc::Config& c) {
+    double diameter = 0.0;
+    for (const auto& s : c.species) diameter = std::max(diameter, 2.0 * s.radius);
+    return particle_volume<D>(c) / std::pow(3.0 * diameter, D);
+}
+
+// The edge of the cubic box the packing fraction will give (known exactly only after
+// realise); features placed relative to it stay valid for any edge.
+template <int D>
+double expected_edge(const choc::Config& c) {
+    const double v = particle_volume<D>(c) / *c.packing_fraction;
+    return D == 2 ? std::sqrt(v) : std::pow(v, 1.0 / D);
+}
+
+// A 2D segment with random ends, one largest diameter (1) clear of periodic faces, as the
+// config demands.
+inline choc::WallConfig random_segment(const choc::Config& c, std::mt19937_64& rng, double edge) {
+    choc::WallConfig w;
+    for (auto* end : {&w.from, &w.to})
+        for (int a = 0; a < 2; ++a) {
+            const double margin = c.periodic[static_cast<std::size_t>(a)] ? 1.0 : 0.0;
+            end->push_back(uniform(rng, margin, edge - margin));
+        }
+    return w;
 }
 
 // N particles split over `kinds` species: the first of radius 0.5 and mass 1, the others
@@ -216,10 +241,7 @@ System<D> walls(std::uint64_t seed, int n) {
     c.wall_restitution = restitution();
     // the box edge is only known after realise; the corner planes are placed relative to
     // an estimate of it (any edge fraction is valid: the planes just cut smaller corners)
-    double volume = 0.0;
-    for (const auto& s : c.species)
-        volume += static_cast<double>(s.count) * detail::ball_volume<D>(s.radius);
-    const double edge = std::pow(volume / *c.packing_fraction, 1.0 / D);
+    const double edge = detail::expected_edge<D>(c);
     std::vector<int> walled;
     for (int a = 0; a < D; ++a)
         if (!c.periodic[static_cast<std::size_t>(a)]) walled.push_back(a);
@@ -244,19 +266,10 @@ inline System<2> segments(std::uint64_t seed, int n) {
     const double top = std::min(0.3, detail::fitting_fraction<2>(c));
     // segments take room: a box a bit larger than the packing fraction says
     c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
-    double volume = 0.0;
-    for (const auto& s : c.species)
-        volume += static_cast<double>(s.count) * detail::ball_volume<2>(s.radius);
-    const double edge = std::sqrt(volume / *c.packing_fraction);
+    const double edge = detail::expected_edge<2>(c);
     const int count = 1 + static_cast<int>(rng() % 4);
     for (int k = 0; k < count; ++k) {
-        choc::WallConfig w;
-        for (auto* end : {&w.from, &w.to})
-            for (int a = 0; a < 2; ++a) {
-                // one largest diameter (1) clear of periodic faces, as the config demands
-                const double margin = c.periodic[static_cast<std::size_t>(a)] ? 1.0 : 0.0;
-                end->push_back(detail::uniform(rng, margin, edge - margin));
-            }
+        choc::WallConfig w = detail::random_segment(c, rng, edge);
         w.restitution = detail::coin(rng) ? 1.0 : detail::uniform(rng, 0.7, 1.0);
         if (w.restitution < 1.0) c.tc = 1e-3;
         c.walls.push_back(w);
@@ -284,20 +297,9 @@ System<D> gravity(std::uint64_t seed, int n) {
     c.gravity[0] = g * detail::uniform(rng, -0.2, 0.2);
     if (D == 3 && detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
     if constexpr (D == 2) {
-        double volume = 0.0;
-        for (const auto& s : c.species)
-            volume += static_cast<double>(s.count) * detail::ball_volume<2>(s.radius);
-        const double edge = std::sqrt(volume / *c.packing_fraction);
+        const double edge = detail::expected_edge<2>(c);
         const int count = static_cast<int>(rng() % 3);
-        for (int k = 0; k < count; ++k) {
-            choc::WallConfig w;
-            for (auto* end : {&w.from, &w.to})
-                for (int a = 0; a < 2; ++a) {
-                    const double margin = c.periodic[static_cast<std::size_t>(a)] ? 1.0 : 0.0;
-                    end->push_back(detail::uniform(rng, margin, edge - margin));
-                }
-            c.walls.push_back(w);
-        }
+        for (int k = 0; k < count; ++k) c.walls.push_back(detail::random_segment(c, rng, edge));
     }
     c.lattice = "random";
     System<D> s = detail::realise<D>(c, rng);
