@@ -204,33 +204,33 @@ def interrupted_summary(d, process, what):
     return err
 
 
-def case_signal_equilibration(choc):
+def signal_during(choc, config_text, delay, sig, phase):
+    """Runs config_text, sends sig after delay seconds; the stderr of the interrupted run."""
     with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
         with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(SMALL.replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"))
+            f.write(config_text)
         process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(1.0)
-        process.send_signal(signal.SIGINT)
-        err = interrupted_summary(d, process, "equilibration")
-        check("interrupted during equilibration" in err, f"stderr {err!r}")
+        time.sleep(delay)
+        process.send_signal(sig)
+        return interrupted_summary(d, process, phase)
+
+
+def case_signal_equilibration(choc):
+    err = signal_during(choc, SMALL.replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"),
+                        1.0, signal.SIGINT, "equilibration")
+    check("interrupted during equilibration" in err, f"stderr {err!r}")
 
 
 def case_signal_start_up(choc):
     """SIGTERM while the start is being built (a large random packing), not a kill."""
-    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            # (a long equilibration behind it: a start built before the signal still
-            # gives an empty measured phase)
-            f.write(SMALL.replace("count = 100", "count = 400000")
-                    .replace('"hex"', '"random"').replace("0.3", "0.05")
-                    .replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"))
-        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(0.3)
-        process.send_signal(signal.SIGTERM)
-        err = interrupted_summary(d, process, "start-up")
-        check("interrupted during" in err, f"stderr {err!r}")
+    # (a long equilibration behind it: a start built before the signal still gives an
+    # empty measured phase)
+    text = (SMALL.replace("count = 100", "count = 400000")
+            .replace('"hex"', '"random"').replace("0.3", "0.05")
+            .replace("time = 1.0", "time = 1.0\nequilibrate = 1e12"))
+    err = signal_during(choc, text, 0.3, signal.SIGTERM, "start-up")
+    check("interrupted during" in err, f"stderr {err!r}")
 
 
 CASES = [
