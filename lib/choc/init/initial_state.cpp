@@ -212,6 +212,8 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
                                              "last frame) is at {} on axis {}, outside the "
                                              "walled box [0, {}]",
                                              path, i, x[a], a, box.length[a]));
+            // Bounded like config numbers: with the mass (config) also within 1e50, m v^2
+            // and its sum over every particle stay finite.
             for (const auto& [what, value] : {std::pair{"position", x[a]}, {"velocity", v[a]}})
                 if (!within_magnitude(value))
                     throw InputError(fmt::format(
