@@ -201,10 +201,13 @@ CASES = [
         {"files": {"start.xyz": xyz("5 5 5 inf 0 0", "1 1 1 -1 0 0")}},
     ),
     (
-        "kinetic energy overflowing in init.from",
+        "init.from velocity beyond 1e50",
         config(**RESTART, species='name = "A"\ncount = 2'),
         [],
-        ["init.from: start.xyz: particle 1"],
+        [
+            "init.from: start.xyz:4: particle 1 (counting from 0 in the last frame): velocity "
+            "component 0 must be of magnitude within [1e-50, 1e+50]"
+        ],
         {"files": {"start.xyz": xyz("5 5 5 1 0 0", "1 1 1 1e200 0 0")}},
     ),
     (

@@ -85,11 +85,58 @@ TEST_CASE("collide file: keys are checked strictly") {
     CHECK(error_of("speed = 1\n" + good).starts_with("g.toml: speed: unknown key"));
     CHECK(error_of(good + "spin = 1\n").starts_with("g.toml: bodies[1].spin: unknown key"));
     CHECK(error_of("dimension = 2.0\n" + body("[0.0, 0.0]", "[1.0, 0.0]"))
-              .starts_with("g.toml: dimension: must be the integer 2 or 3"));
-    CHECK(error_of("tolerance = 1\n" + good).starts_with("g.toml: tolerance: must be in [0, 1)"));
+              .starts_with("g.toml: dimension: expected an integer, got float 2.0"));
+    CHECK(error_of("dimension = 4\n" + good.substr(14)) ==
+          "g.toml: dimension: must be 2 or 3, got 4");
+    CHECK(error_of("tolerance = 1\n" + good) ==
+          "g.toml: tolerance: must be >= 0 and below 1, got 1");
+    CHECK(collide_text("tolerance = 0\n" + good).contacts.size() == 1);
+    CHECK(error_of("restitution = 2\n" + good) ==
+          "g.toml: restitution: must be between 0 and 1, got 2");
+    CHECK(error_of(good.substr(0, good.size() - 11) + "mass = 0.0\n") ==
+          "g.toml: bodies[1].mass: must be > 0, got 0");
+    CHECK(error_of("dimension = 2\n" + body("[0.0, 0.0]", "[1.0, \"abc\"]")) ==
+          "g.toml: bodies[0].velocity[1]: expected a number, got string 'abc'");
+    CHECK(error_of("dimension = 2\n" + body("[0.0, 0.0, 0.0]", "[1.0, 0.0]")) ==
+          "g.toml: bodies[0].position: expected 2 numbers (one per axis), got 3");
     CHECK(error_of("dimension = 2\n[[bodies]]\nposition = [0.0, 0.0]\nvelocity = [0.0, 0.0]\n"
                    "mass = 1.0\n")
               .starts_with("g.toml: bodies[0].radius: required key is missing"));
     CHECK(error_of("dimension = 2\nbodies = 3\n").starts_with("g.toml: bodies: expected an array"));
     CHECK(error_of("dimension = 2\n").starts_with("g.toml: bodies: at least one"));
+}
+
+TEST_CASE("collide file: numbers are 0 or of magnitude within [1e-50, 1e50], as in the config") {
+    const std::string second = body("[2.0, 0.0]", "[0.0, 0.0]");
+    const std::string rule = "must be of magnitude within [1e-50, 1e+50] (or 0 where 0 is "
+                             "allowed) so that products of group-file values stay within double "
+                             "precision, got ";
+    // One disc touching `second`, with the given radius and mass.
+    auto first = [&](const std::string& radius, const std::string& mass) {
+        return "dimension = 2\n[[bodies]]\nposition = [0.0, 0.0]\nvelocity = [1.0, 0.0]\n"
+               "radius = " +
+               radius + "\nmass = " + mass + "\n" + second;
+    };
+    CHECK(error_of(first("1.0", "1e-60")) == "g.toml: bodies[0].mass: " + rule + "1e-60");
+    CHECK(error_of(first("1.0", "1e60")) == "g.toml: bodies[0].mass: " + rule + "1e+60");
+    CHECK(error_of(first("1e51", "1.0")) == "g.toml: bodies[0].radius: " + rule + "1e+51");
+    CHECK(collide_text(first("1.0", "1e50")).contacts.size() == 1);
+    // A velocity whose m v^2 would overflow (before: a check of the kinetic energy).
+    CHECK(error_of("dimension = 2\n" + body("[0.0, 0.0]", "[1e300, 0.0]") + second) ==
+          "g.toml: bodies[0].velocity[0]: " + rule + "1e+300");
+    CHECK(error_of("dimension = 2\n" + body("[0.0, 1e-60]", "[1.0, 0.0]") + second) ==
+          "g.toml: bodies[0].position[1]: " + rule + "1e-60");
+    // 0 is allowed wherever the key's own range allows it.
+    const auto report = collide_text("dimension = 2\n" + body("[0.0, 0.0]", "[1.0, 0.0]") + second);
+    CHECK(report.bodies[1].velocity_after[1] == 0.0);
+
+    // Wall points are bounded; normals are directions, normalised, and not bounded.
+    const std::string disc = "dimension = 2\n" + body("[0.0, 1.0]", "[0.0, -1.0]");
+    const auto floor =
+        collide_text(disc + "[[walls]]\nnormal = [0.0, 1e-60]\npoint = [0.0, 0.0]\n");
+    REQUIRE(floor.contacts.size() == 1);
+    CHECK(floor.contacts[0].normal == std::vector<double>{0.0, 1.0});
+    CHECK(floor.bodies[0].velocity_after == std::vector<double>{0.0, 1.0});
+    CHECK(error_of(disc + "[[walls]]\nnormal = [0.0, 1.0]\npoint = [1e-60, 0.0]\n") ==
+          "g.toml: walls[0].point[0]: " + rule + "1e-60");
 }

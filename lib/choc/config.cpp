@@ -7,6 +7,7 @@
 #include "init/ball_volume.hpp"
 #include "io/message_text.hpp"
 #include "io/toml_file.hpp"
+#include "io/toml_reader.hpp"
 #include "io/unit_vector.hpp"
 
 #include <toml++/toml.h>
@@ -40,15 +41,6 @@ constexpr double max_frames = 1e6;
 // 2 GB. A mixture with more kinds of particle than this is better described otherwise.
 constexpr std::size_t max_species = 1024;
 
-// Every dimensional number of a config (lengths, masses, temperatures, times, rates,
-// gravity) is 0 or of magnitude within [1e-50, 1e50]. The run multiplies and divides such
-// numbers (kinetic energy m v^2 with v^2 = kT / m, reduced masses m1 m2 / (m1 + m2),
-// volumes r^D N / phi, g t^2, v t): any product or quotient of up to six of them stays
-// within 1e+-300, finite and non-zero in double precision (which ends near 1.8e308 and
-// 2.2e-308). Beyond it, masses of 1e155 gave NaN energies and masses of 1e-162 a reduced
-// mass of 0 (no collision did anything).
-constexpr double min_magnitude = 1e-50, max_magnitude = 1e50;
-
 // Species names: they head CSV columns and XYZ type fields and appear in messages, so
 // only characters that need no quoting anywhere.
 constexpr std::size_t max_name_length = 64;
@@ -60,6 +52,8 @@ bool valid_name(std::string_view name) {
     });
 }
 
+using choc::show;
+
 std::string show(double x) {
     return number_text(x);
 }
@@ -69,243 +63,6 @@ std::string count(double x) {
     if (x < 9e15) return std::to_string(static_cast<std::uint64_t>(std::floor(x)));
     return show(x);
 }
-
-std::string type_name(const toml::node& node) {
-    switch (node.type()) {
-    case toml::node_type::table:
-        return "table";
-    case toml::node_type::array:
-        return "array";
-    case toml::node_type::string:
-        return "string";
-    case toml::node_type::integer:
-        return "integer";
-    case toml::node_type::floating_point:
-        return "float";
-    case toml::node_type::boolean:
-        return "boolean";
-    case toml::node_type::date:
-        return "date";
-    case toml::node_type::time:
-        return "time";
-    case toml::node_type::date_time:
-        return "date-time";
-    default:
-        return "nothing";
-    }
-}
-
-// "float 1.5", "string \"abc\"", "a table": what the user wrote, for "got ..." messages.
-std::string show(const toml::node& node) {
-    if (node.is_table()) return "a table";
-    if (node.is_array()) return "an array";
-    std::ostringstream text;
-    node.visit([&](const auto& value) { text << value; });
-    return type_name(node) + " " + text.str();
-}
-
-bool descends(std::string_view child, std::string_view parent) {
-    return child.size() > parent.size() && child.starts_with(parent) &&
-           (child[parent.size()] == '.' || child[parent.size()] == '[');
-}
-
-// Knows where each key came from, so that a message about a key set (or created) by
-// --set says "--set" rather than pointing at a file that does not contain the value.
-class Context {
-  public:
-    Context(std::string file, std::vector<std::string> overridden)
-        : file_(std::move(file)), overridden_(std::move(overridden)) {}
-
-    [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-        throw InputError(escaped(source_of(key)) + ": " + escaped(key) + ": " + what);
-    }
-
-    // A finite number; `bounded`: 0 or of magnitude within [min_magnitude, max_magnitude].
-    double number(const toml::node& node, const std::string& key, bool bounded = true) const {
-        double x = 0;
-        if (auto integer = node.value_exact<std::int64_t>()) {
-            x = static_cast<double>(*integer);
-        } else {
-            auto real = node.value_exact<double>();
-            if (!real) fail(key, "expected a number, got " + show(node));
-            if (!std::isfinite(*real)) fail(key, "must be a finite number, got " + show(node));
-            x = *real;
-        }
-        if (bounded && x != 0 && !(std::abs(x) >= min_magnitude && std::abs(x) <= max_magnitude))
-            fail(key, "must be of magnitude within [" + show(min_magnitude) + ", " +
-                          show(max_magnitude) +
-                          "] (or 0 where 0 is allowed) so that products of config values stay "
-                          "within double precision, got " +
-                          show(x));
-        return x;
-    }
-
-    std::int64_t integer(const toml::node& node, const std::string& key) const {
-        auto x = node.value_exact<std::int64_t>();
-        if (!x) {
-            std::string hint =
-                node.is_floating_point() ? " (write it without a decimal point or exponent)" : "";
-            fail(key, "expected an integer, got " + show(node) + hint);
-        }
-        return *x;
-    }
-
-    std::string string(const toml::node& node, const std::string& key) const {
-        auto x = node.value_exact<std::string>();
-        if (!x) fail(key, "expected a string, got " + show(node));
-        return *x;
-    }
-
-    std::vector<double> numbers(const toml::node& node, const std::string& key, std::size_t size,
-                                bool bounded = true) const {
-        const toml::array* array = node.as_array();
-        if (!array)
-            fail(key,
-                 "expected an array of " + std::to_string(size) + " numbers, got " + show(node));
-        if (array->size() != size)
-            fail(key, "expected " + std::to_string(size) + " numbers (one per axis), got " +
-                          std::to_string(array->size()));
-        std::vector<double> values;
-        for (std::size_t i = 0; i < size; ++i)
-            values.push_back(number(*array->get(i), key + "[" + std::to_string(i) + "]", bounded));
-        return values;
-    }
-
-    bool from_override(const std::string& key) const { return source_of(key) == "--set"; }
-
-    // The directory that relative input paths written in the file are relative to.
-    std::string base_directory;
-
-  private:
-    std::string source_of(const std::string& key) const {
-        for (const auto& set : overridden_)
-            if (set == key || descends(set, key) || descends(key, set)) return "--set";
-        return file_;
-    }
-
-    std::string file_;
-    std::vector<std::string> overridden_;
-};
-
-enum class Range { any, positive, non_negative, unit_open, unit_closed };
-
-// One table of the document (possibly absent) and its dotted name.
-class Section {
-  public:
-    Section(const Context& context, const toml::table* table, std::string prefix)
-        : context_(&context), table_(table), prefix_(std::move(prefix)) {}
-
-    std::string key(std::string_view name) const {
-        return prefix_.empty() ? std::string(name) : prefix_ + "." + std::string(name);
-    }
-    [[noreturn]] void fail(std::string_view name, const std::string& what) const {
-        context_->fail(key(name), what);
-    }
-    const toml::node* get(std::string_view name) const {
-        return table_ ? table_->get(name) : nullptr;
-    }
-    bool has(std::string_view name) const { return get(name) != nullptr; }
-
-    // Checked first in every table, so that a misspelt key is reported as such rather
-    // than as the correct key missing.
-    void allow(std::initializer_list<std::string_view> names) const {
-        if (!table_) return;
-        for (const auto& [name, node] : *table_) {
-            if (std::find(names.begin(), names.end(), name.str()) != names.end()) continue;
-            std::string expected;
-            for (auto known : names)
-                expected += (expected.empty() ? "" : ", ") + std::string(known);
-            fail(name.str(), "unknown key (expected one of: " + expected + ")");
-        }
-    }
-
-    std::optional<double> number(std::string_view name, Range range = Range::any) const {
-        const toml::node* node = get(name);
-        if (!node) return std::nullopt;
-        double x = context_->number(*node, key(name));
-        check(name, x, range);
-        return x;
-    }
-
-    std::optional<std::int64_t> integer(std::string_view name, std::int64_t min) const {
-        const toml::node* node = get(name);
-        if (!node) return std::nullopt;
-        std::int64_t x = context_->integer(*node, key(name));
-        if (x < min) fail(name, "must be >= " + std::to_string(min) + ", got " + std::to_string(x));
-        return x;
-    }
-
-    std::optional<std::string> string(std::string_view name) const {
-        const toml::node* node = get(name);
-        if (!node) return std::nullopt;
-        return context_->string(*node, key(name));
-    }
-
-    std::string required_string(std::string_view name) const {
-        auto value = string(name);
-        if (!value) fail(name, "required key is missing");
-        if (value->empty()) fail(name, "must not be empty");
-        return *value;
-    }
-
-    // `bounded` false only for directions (wall normals), which are normalised.
-    std::optional<std::vector<double>> numbers(std::string_view name, int size,
-                                               bool bounded = true) const {
-        const toml::node* node = get(name);
-        if (!node) return std::nullopt;
-        return context_->numbers(*node, key(name), static_cast<std::size_t>(size), bounded);
-    }
-
-    Section table(std::string_view name) const {
-        const toml::node* node = get(name);
-        if (node && !node->is_table()) fail(name, "expected a table, got " + show(*node));
-        return Section(*context_, node ? node->as_table() : nullptr, key(name));
-    }
-
-    // [[name]] entries, each named "name[i]" in messages.
-    std::vector<Section> tables(std::string_view name) const {
-        std::vector<Section> entries;
-        const toml::node* node = get(name);
-        if (!node) return entries;
-        const toml::array* array = node->as_array();
-        if (!array)
-            fail(name, "expected an array of tables ([[" + key(name) + "]]), got " + show(*node));
-        for (std::size_t i = 0; i < array->size(); ++i) {
-            std::string entry = key(name) + "[" + std::to_string(i) + "]";
-            const toml::node* item = array->get(i);
-            if (!item->is_table()) context_->fail(entry, "expected a table, got " + show(*item));
-            entries.emplace_back(*context_, item->as_table(), entry);
-        }
-        return entries;
-    }
-
-    const Context& context() const { return *context_; }
-
-  private:
-    void check(std::string_view name, double x, Range range) const {
-        switch (range) {
-        case Range::any:
-            return;
-        case Range::positive:
-            if (!(x > 0)) fail(name, "must be > 0, got " + show(x));
-            return;
-        case Range::non_negative:
-            if (!(x >= 0)) fail(name, "must be >= 0, got " + show(x));
-            return;
-        case Range::unit_open:
-            if (!(x > 0 && x < 1))
-                fail(name, "must be between 0 and 1 (exclusive), got " + show(x));
-            return;
-        case Range::unit_closed:
-            if (!(x >= 0 && x <= 1)) fail(name, "must be between 0 and 1, got " + show(x));
-            return;
-        }
-    }
-
-    const Context* context_;
-    const toml::table* table_;
-    std::string prefix_;
-};
 
 std::string trim(std::string_view text) {
     auto begin = text.find_first_not_of(" \t");
@@ -414,12 +171,12 @@ std::string apply_override(toml::table& root, const std::string& text,
     return shown;
 }
 
-void check_readable(const Context& context, const std::string& key, const std::string& path) {
+void check_readable(const KeySource& source, const std::string& key, const std::string& path) {
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
-        context.fail(key, "cannot read file \"" + escaped(path) + "\": is a directory");
+        source.fail(key, "cannot read file \"" + escaped(path) + "\": is a directory");
     if (::access(path.c_str(), R_OK) != 0)
-        context.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
+        source.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
 }
 
 std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
@@ -454,11 +211,11 @@ void read_box(const Section& root, Config& config) {
     config.periodic.assign(dimension, true);
     const toml::node* node = box.get("boundary");
     if (!node) return;
-    const Context& context = box.context();
+    const KeySource& source = box.source();
     auto is_periodic = [&](const toml::node& axis, const std::string& key) {
-        std::string kind = context.string(axis, key);
+        std::string kind = source.string(axis, key);
         if (kind != "periodic" && kind != "wall")
-            context.fail(key, "must be \"periodic\" or \"wall\", got \"" + escaped(kind) + "\"");
+            source.fail(key, "must be \"periodic\" or \"wall\", got \"" + escaped(kind) + "\"");
         return kind == "periodic";
     };
     if (const toml::array* axes = node->as_array()) {
@@ -679,11 +436,11 @@ void read_init(const Section& root, Config& config) {
         // A relative path written in the file is relative to the file's directory (the
         // config and its snapshot travel together); one given with --set is relative to
         // the working directory, like any path typed on a command line.
-        const std::string& base = init.context().base_directory;
-        if (!base.empty() && !init.context().from_override(init.key("from")) &&
+        const std::string& base = init.source().base_directory;
+        if (!base.empty() && !init.source().from_override(init.key("from")) &&
             std::filesystem::path(*config.from).is_relative())
             config.from = (std::filesystem::path(base) / *config.from).string();
-        check_readable(init.context(), init.key("from"), *config.from);
+        check_readable(init.source(), init.key("from"), *config.from);
     }
 }
 
@@ -768,17 +525,14 @@ Config parse(const std::string& toml_text, const std::string& source,
     for (const auto& text : overrides)
         overridden.push_back(apply_override(document, text, overridden));
 
-    Context context(source, overridden);
+    KeySource context(source, overridden);
     context.base_directory = base_directory;
     Section root(context, &document, "");
     root.allow(
         {"dimension", "box", "species", "collisions", "walls", "field", "init", "run", "output"});
     Config config;
     config.source = source;
-    auto dimension = root.integer("dimension", 2).value_or(3);
-    if (dimension != 2 && dimension != 3)
-        root.fail("dimension", "must be 2 or 3, got " + std::to_string(dimension));
-    config.dimension = static_cast<int>(dimension);
+    config.dimension = read_dimension(root, 3);
 
     read_init(root, config); // first: init.from relaxes the [box] rules
     read_box(root, config);
