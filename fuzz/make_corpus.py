@@ -78,8 +78,20 @@ hostile = {
 }
 for name, prefix in hostile.items():
     write("config", name, prefix + small3d)
-# Not seeded: species.0.radius=1e300 hangs lattice placement (issue 11, item 2) until the
-# size checks land; add it here then.
+# The sizes and magnitudes that once hung or broke a run (issue 11, items 2 and 3): a box
+# volume that overflows, masses whose products leave double precision, at and just
+# inside the accepted range.
+extreme = {
+    "huge_radius": sets("species.0.radius=1e300"),
+    "huge_radius_edge": sets("species.0.radius=1e50"),
+    "mass_1e155": sets("species.0.mass=1e155"),
+    "mass_1e-162": sets("species.0.mass=1e-162"),
+    "mass_edge": sets("species.0.mass=1e-50", "species.0.count=4"),
+    "huge_box": sets("box={}", "box.size=[1e300, 1e300, 1e300]"),
+}
+for name, prefix in extreme.items():
+    write("config", name, prefix + small3d)
+write("config", "huge_radius_2d", sets("species.0.radius=1e152") + small2d)
 write("config", "duplicate_key", small3d + "[box]\npacking_fraction = 0.3\n")
 write("config", "duplicate_species_key", small3d.replace("count = 32", "count = 32\ncount = 8"))
 write("config", "syntax_error", small3d.replace("[run]", "[run"))
@@ -95,6 +107,9 @@ write("collide", "nan_velocity", base.replace("velocity = [1.0, 0.0]", "velocity
 write("collide", "inf_mass", base.replace("mass = 1.0", "mass = inf", 1))
 write("collide", "huge_mass", base.replace("mass = 1.0", "mass = 1e300", 1))
 write("collide", "tiny_mass", base.replace("mass = 1.0", "mass = 1e-300", 1))
+write("collide", "huge_radius", base.replace("radius = 1.0", "radius = 1e300"))
+write("collide", "huge_position", base.replace("[-2.0, 0.0]", "[-1e300, 0.0]"))
+write("collide", "tiny_mass_edge", base.replace("mass = 1.0", "mass = 1e-50"))
 write("collide", "zero_radius", base.replace("radius = 1.0", "radius = 0.0", 1))
 write("collide", "bad_type", base.replace("radius = 1.0", 'radius = "one"', 1))
 write("collide", "duplicate_key", base.replace("mass = 1.0", "mass = 1.0\nmass = 2.0", 1))
