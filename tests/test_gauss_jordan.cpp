@@ -9,6 +9,7 @@
 // a lost permutation or a missed row shows up at O(1), far above these bounds.
 #include <doctest/doctest.h>
 
+#include "dense_matrix.hpp"
 #include "random_vectors.hpp"
 
 #include <choc/gauss_jordan.hpp>
@@ -24,7 +25,9 @@ namespace {
 
 constexpr double eps = std::numeric_limits<double>::epsilon();
 
-using Matrix = std::vector<std::vector<double>>;
+using test_matrix::Matrix;
+using test_matrix::max_abs;
+using test_matrix::multiply;
 
 void load(GaussJordan& gj, const Matrix& a, const std::vector<double>& b) {
     gj.reset(a.size());
@@ -32,19 +35,6 @@ void load(GaussJordan& gj, const Matrix& a, const std::vector<double>& b) {
         for (std::size_t j = 0; j < a.size(); ++j) gj.a(i, j) = a[i][j];
         gj.b(i) = b[i];
     }
-}
-
-std::vector<double> multiply(const Matrix& a, const std::vector<double>& x) {
-    std::vector<double> y(a.size(), 0.0);
-    for (std::size_t i = 0; i < a.size(); ++i)
-        for (std::size_t j = 0; j < a.size(); ++j) y[i] += a[i][j] * x[j];
-    return y;
-}
-
-double max_abs(const std::vector<double>& v) {
-    double m = 0.0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
 }
 
 double norm_inf(const Matrix& a) {

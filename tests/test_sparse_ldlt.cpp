@@ -11,6 +11,7 @@
 // random directions, far above it. So the reported rank is exact.
 #include <doctest/doctest.h>
 
+#include "dense_matrix.hpp"
 #include "random_vectors.hpp"
 
 #include <choc/sparse_ldlt.hpp>
@@ -29,7 +30,9 @@ namespace {
 constexpr double eps = std::numeric_limits<double>::epsilon();
 constexpr double pivot_tolerance = 1e-12; // the group rule's GroupTolerances::sparse_pivot
 
-using Matrix = std::vector<std::vector<double>>;
+using test_matrix::Matrix;
+using test_matrix::max_abs;
+using test_matrix::multiply;
 using Pattern = std::vector<std::pair<std::size_t, std::size_t>>;
 
 Pattern pattern_of(const Matrix& a) {
@@ -45,19 +48,6 @@ void load(SparseLdlt& ldlt, const Matrix& a) {
     for (std::size_t i = 0; i < a.size(); ++i)
         for (std::size_t j = 0; j <= i; ++j)
             if (a[i][j] != 0.0) ldlt.add(i, j, a[i][j]);
-}
-
-std::vector<double> multiply(const Matrix& a, const std::vector<double>& x) {
-    std::vector<double> y(a.size(), 0.0);
-    for (std::size_t i = 0; i < a.size(); ++i)
-        for (std::size_t j = 0; j < a.size(); ++j) y[i] += a[i][j] * x[j];
-    return y;
-}
-
-double max_abs(const std::vector<double>& v) {
-    double m = 0.0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
 }
 
 double max_abs(const Matrix& a) {
