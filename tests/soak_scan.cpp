@@ -173,13 +173,17 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic);
 }
 
-// The config of p, its density lowered (x0.8, up to 12 times) while the start is
-// impossible: lattice capacity and the three-diameter periodic edge depend on N and the
-// box shape in ways the draw does not foresee. Everything else stays as drawn.
+// The config of p, its density lowered (x0.8, up to 20 times: the edge grows up to
+// 0.8^(-19/D), 4.1 times in 3D) while the start is impossible: lattice capacity and the
+// three-diameter periodic edge depend on N and the box shape in ways the draw does not
+// foresee (a mixture of a few large and thousands of small spheres on an fcc lattice
+// needs its edge 2.5 times the drawn one: the sites are spaced by N, the contact by the
+// largest diameter). Everything else stays as drawn.
 template <int D>
 void run_case(Params& p, Outcome& out) {
     std::string last_error;
-    for (int attempt = 0; attempt < 12; ++attempt, p.fraction *= 0.8) {
+    constexpr int attempts = 20;
+    for (int attempt = 0; attempt < attempts; ++attempt, p.fraction *= 0.8) {
         out.config = config_text(p);
         std::optional<choc::InitialState<D>> start;
         choc::Config config;
@@ -201,7 +205,8 @@ void run_case(Params& p, Outcome& out) {
             simulate<D>(p, config, std::move(*start), choc::Field<D>(g, config.drag), g, out);
         return;
     }
-    throw Failure("setup", "no possible start after lowering the density 12 times: " + last_error);
+    throw Failure("setup", str("no possible start in ", attempts,
+                               " attempts, each at 0.8 times the density before: ", last_error));
 }
 
 Outcome run(std::uint64_t seed, Params& p) {
