@@ -35,13 +35,14 @@
 // oracle's last sync). An absolute clock would round every event time, and so every
 // advanced position, by half an ulp of t: 2e-12 at t = 2e4, 1e4 times its round-off near
 // t = 1. That difference from the engine, whose particles move on a local clock (its
-// time origin moves every few hundred events), is then amplified by every collision that
-// follows in the segment (a factor of order free path / diameter, up to 45 measured):
-// a particle with six collisions between two syncs took it past the state tolerance
-// (mix2d seed 70824746436409, t = 23221: event times apart by 1e-11, 7e-11, 2e-9, 3e-9,
-// 7e-8, 1.5e-7 along the chain, state 1.9e-6). Both clocks now round by an ulp of the
-// time since a recent origin; what is left of t is the engine's reading of its clock,
-// origin + local time, rounded alike for every particle (oracle_run.hpp's time tolerance).
+// time origin moves every 50 to 500 events here), is then amplified by every collision
+// that follows in the segment (a factor of order free path / diameter, up to 45
+// measured): a particle with six collisions between two syncs took it past the state
+// tolerance (mix2d seed 70824746436409, t = 23221: event times apart by 1e-11, 7e-11,
+// 2e-9, 3e-9, 7e-8, 1.5e-7 along the chain, state 1.9e-6). Both clocks now round by an
+// ulp of the time since a recent origin; what is left of t is the engine's reading of
+// its clock, origin + local time, rounded alike for every particle (oracle_run.hpp's
+// time tolerance).
 //
 // Positions are kept inside the box on periodic axes (wrapped when a particle is
 // advanced, at its collisions and refreshes). Segments are looked at through every image
