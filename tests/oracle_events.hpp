@@ -31,9 +31,6 @@ struct Collision {
     static Collision wall(double t, std::uint32_t i, std::uint32_t w, double speed = 0.0) {
         return {t, true, i, w, speed};
     }
-    bool same_event(const Collision& o) const {
-        return wall_event == o.wall_event && a == o.a && b == o.b;
-    }
     // Two collisions that share a particle do not commute: their order changes the result.
     bool shares_particle(const Collision& o) const {
         auto has = [](const Collision& c, std::uint32_t i) {
@@ -87,16 +84,16 @@ struct MatchResult {
 };
 
 // Pairs each engine event with an unmatched reference event that is the same collision
-// at a time no more than tol(reference event) away, in stream order. Both streams are in
-// time order, so events are reordered only within their tolerances (near-simultaneous
-// events). A collision at round-off approach speed (a touching pair nudged by a group,
-// say) may be seen by one simulation and not the other: such an event, as judged by
+// (as judged by `same`) at a time no more than tol(reference event) away, in stream order. Both
+// streams are in time order, so events are reordered only within their tolerances
+// (near-simultaneous events). A collision at round-off approach speed (a touching pair nudged by a
+// group, say) may be seen by one simulation and not the other: such an event, as judged by
 // `roundoff` (reference events) and `engine_roundoff` (engine events), may go without a
 // partner. Fails at the first other engine event without a partner, or at the first other
 // reference event left behind (more than its tolerance earlier than the engine's present).
-template <class Tolerance, class Roundoff, class EngineRoundoff>
+template <class Same, class Tolerance, class Roundoff, class EngineRoundoff>
 MatchResult match(const std::vector<Collision>& engine, const std::vector<Collision>& ref,
-                  const Tolerance& tol, const Roundoff& roundoff,
+                  const Same& same, const Tolerance& tol, const Roundoff& roundoff,
                   const EngineRoundoff& engine_roundoff) {
     MatchResult out;
     std::vector<std::uint8_t> used(ref.size(), 0);
@@ -127,8 +124,7 @@ MatchResult match(const std::vector<Collision>& engine, const std::vector<Collis
         if (const Collision* r = behind(e.time)) return fail(k, &e, r); // the engine skipped it
         std::size_t m = first;
         for (; m < ref.size() && ref[m].time <= e.time + widest; ++m)
-            if (!used[m] && ref[m].same_event(e) && std::abs(ref[m].time - e.time) <= tol(ref[m]))
-                break;
+            if (!used[m] && same(e, ref[m]) && std::abs(ref[m].time - e.time) <= tol(ref[m])) break;
         if (m == ref.size() || ref[m].time > e.time + widest) {
             if (!engine_roundoff(e)) return fail(k, &e, first < ref.size() ? &ref[first] : nullptr);
             ++out.skipped;

@@ -5,7 +5,8 @@
 // wall times (predict.hpp, trajectory.hpp, segment_time.hpp), the collision rules
 // (collide.hpp, group_rule.hpp, groups.hpp) and the box. None of the engine's scheduling
 // is here: no cells, no runner-up candidate, no batched prediction, no renumbering, no
-// time-origin moves. Instead:
+// time-origin moves within a segment (the clock starts from zero at each restart, below).
+// Instead:
 //
 //   - each particle has ONE planned event, the earliest of: its pairs with every other
 //     particle (all N, nearest image), its walls and segment parts, and a "refresh";
@@ -29,10 +30,24 @@
 // L >= 3 sigma_max, so refresh_distance >= 0.15 sigma_max: refreshes are O(N) each and,
 // even in the smallest box, a handful per free flight.
 //
-// Times are absolute; positions are kept inside the box on periodic axes (wrapped when a
-// particle is advanced, at its collisions and refreshes). Segments are looked at through
-// every image of the particle (a particle planned just inside one face may reach a
-// segment near the opposite face through the periodic boundary).
+// Times. The interface (restart, run_until, position, velocity, the log, ambiguous_since)
+// speaks absolute time; inside, the clock counts from the last restart (origin_, the
+// oracle's last sync). An absolute clock would round every event time, and so every
+// advanced position, by half an ulp of t: 2e-12 at t = 2e4, 1e4 times its round-off near
+// t = 1. That difference from the engine, whose particles move on a local clock (its
+// time origin moves every 50 to 500 events here), is then amplified by every collision
+// that follows in the segment (a factor of order free path / diameter, up to 45
+// measured): a particle with six collisions between two syncs took it past the state
+// tolerance (mix2d seed 70824746436409, t = 23221: event times apart by 1e-11, 7e-11,
+// 2e-9, 3e-9, 7e-8, 1.5e-7 along the chain, state 1.9e-6). Both clocks now round by an
+// ulp of the time since a recent origin; what is left of t is the engine's reading of
+// its clock, origin + local time, rounded alike for every particle (oracle_run.hpp's
+// time tolerance).
+//
+// Positions are kept inside the box on periodic axes (wrapped when a particle is
+// advanced, at its collisions and refreshes). Segments are looked at through every image
+// of the particle (a particle planned just inside one face may reach a segment near the
+// opposite face through the periodic boundary).
 #pragma once
 
 #include <choc/box.hpp>
@@ -81,8 +96,9 @@ class ReferenceSim {
     }
 
     // Starts from `state` (positions and velocities at absolute time t; time stamps are
-    // ignored). Collision counters, the TC clocks and the last partners are kept: they
-    // describe the history, which the oracle matched event by event.
+    // ignored), on a clock that reads zero at t. Collision counters, the TC clocks and
+    // the last partners are kept: they describe the history, which the oracle matched
+    // event by event.
     void restart(const choc::Particles<D>& state, double t) {
         const std::size_t n = state.size();
         if (p_.size() != n) {
@@ -92,11 +108,14 @@ class ReferenceSim {
             plan_.assign(n, {});
             member_.assign(n, 0);
         }
-        now_ = t;
+        // The clock starts again from zero at t (see origin_); the TC clocks move with it.
+        for (double& c : last_collision_) c -= t - origin_;
+        origin_ = t;
+        now_ = 0.0;
         for (std::uint32_t i = 0; i < n; ++i) {
             p_[i] = state.state[i];
             p_[i].x = box_.wrap(p_[i].x);
-            p_[i].t = t;
+            p_[i].t = 0.0;
         }
         calendar_.clear();
         ambiguous_since_ = never;
@@ -108,6 +127,7 @@ class ReferenceSim {
     // False if it gave up after `budget` events (no progress: endless events at one
     // instant, say), the state then being valid at now().
     bool run_until(double t, std::uint64_t budget = std::numeric_limits<std::uint64_t>::max()) {
+        t -= origin_;
         for (std::uint64_t k = 0; !calendar_.empty() && calendar_.begin()->first <= t; ++k) {
             if (k == budget) return false;
             now_ = calendar_.begin()->first;
@@ -116,11 +136,15 @@ class ReferenceSim {
         now_ = t;
         return true;
     }
-    double now() const { return now_; }
+    double now() const { return origin_ + now_; }
 
     // Positions and velocities at absolute time t (no event after now in between).
-    Vec<D> position(std::uint32_t i, double t) const { return motion_.position(p_[i], t); }
-    Vec<D> velocity(std::uint32_t i, double t) const { return motion_.velocity(p_[i], t); }
+    Vec<D> position(std::uint32_t i, double t) const {
+        return motion_.position(p_[i], t - origin_);
+    }
+    Vec<D> velocity(std::uint32_t i, double t) const {
+        return motion_.velocity(p_[i], t - origin_);
+    }
     std::size_t size() const { return p_.size(); }
 
     // Gap (centre distance minus contact distance) and normal approach speed, now, of
@@ -319,7 +343,7 @@ class ReferenceSim {
         choc::binary_collision(r, p_[i].v, p_[j].v, mass(i), mass(j), pair_restitution(i, j));
         collided(i);
         collided(j);
-        log_.push_back(Collision::pair(now_, i, j, speed));
+        log_.push_back(Collision::pair(origin_ + now_, i, j, speed));
         last_partner_[i] = j;
         last_partner_[j] = i;
     }
@@ -332,7 +356,7 @@ class ReferenceSim {
         tc_ambiguous(i, speed);
         choc::wall_collision(plane, p_[i].v, mass(i));
         collided(i);
-        log_.push_back(Collision::wall(now_, i, w, speed));
+        log_.push_back(Collision::wall(origin_ + now_, i, w, speed));
         last_partner_[i] = none;
     }
 
@@ -488,13 +512,14 @@ class ReferenceSim {
         for (std::size_t n = 0; n < contacts.size(); ++n) {
             if (norm2(result.impulses[n]) == 0.0) continue;
             const choc::ContactPair& c = contacts_[component.contacts[n]];
-            log_.push_back(c.wall ? Collision::wall(now_, c.a, c.b, speed[n])
-                                  : Collision::pair(now_, c.a, c.b, speed[n]));
+            log_.push_back(c.wall ? Collision::wall(origin_ + now_, c.a, c.b, speed[n])
+                                  : Collision::pair(origin_ + now_, c.a, c.b, speed[n]));
         }
     }
 
     void ambiguous(double normal_speed) {
-        if (std::abs(normal_speed) <= band_) ambiguous_since_ = std::min(ambiguous_since_, now_);
+        if (std::abs(normal_speed) <= band_)
+            ambiguous_since_ = std::min(ambiguous_since_, origin_ + now_);
     }
 
     // Is particle i's TC choice now (a collision at approach speed u) within the time
@@ -504,9 +529,9 @@ class ReferenceSim {
     void tc_ambiguous(std::uint32_t i, double u) {
         if (settings_.tc <= 0.0 || last_collision_[i] == -never) return;
         const double uncertainty =
-            2.0 * length_band_ / std::max(std::abs(u), band_) + 1e-12 * std::abs(now_);
+            2.0 * length_band_ / std::max(std::abs(u), band_) + 1e-12 * std::abs(origin_ + now_);
         if (std::abs(now_ - last_collision_[i] - settings_.tc) <= uncertainty)
-            ambiguous_since_ = std::min(ambiguous_since_, now_);
+            ambiguous_since_ = std::min(ambiguous_since_, origin_ + now_);
     }
 
     // ---- properties ------------------------------------------------------------------
@@ -542,14 +567,15 @@ class ReferenceSim {
     Motion motion_;
     std::vector<double> restitution_;
     double refresh_distance_ = 0.0;
-    double band_ = 0.0, length_band_ = 0.0, ambiguous_since_ = never;
+    double band_ = 0.0, length_band_ = 0.0, ambiguous_since_ = never; // absolute
 
-    std::vector<choc::ParticleState<D>> p_; // at their own time stamps (absolute)
+    std::vector<choc::ParticleState<D>> p_; // at their own time stamps (since origin_)
     std::vector<Planned> plan_;
     std::set<std::pair<double, std::uint32_t>> calendar_;
     std::vector<std::uint32_t> last_partner_;
-    std::vector<double> last_collision_;
-    double now_ = 0.0;
+    std::vector<double> last_collision_; // since origin_ (negative: before the restart)
+    double origin_ = 0.0;                // absolute time of the clock's zero: the last restart
+    double now_ = 0.0;                   // since origin_
 
     std::vector<std::uint32_t> bodies_; // of the simultaneous step being built
     std::vector<std::uint8_t> member_;
