@@ -1,4 +1,4 @@
-// The `choc` command line (SPEC.md): parses arguments, runs, and turns every failure into
+// The `choc` command line (docs/REFERENCE.md): parses arguments, runs, and turns every failure into
 // one `choc: error:` line with exit status 2 (bad input) or 1 (internal failure).
 #include "choc/collide_file.hpp"
 #include "choc/config.hpp"
@@ -85,8 +85,8 @@ void print_results(const choc::Summary& s, const std::string& summary_path) {
 }
 
 // Log lines written while the input is still being checked are held back: if it turns out
-// bad, the one `choc: error:` line is all that reaches stderr (SPEC.md). Once the run has
-// started they are printed, and later lines go straight to stderr.
+// bad, the one `choc: error:` line is all that reaches stderr (docs/REFERENCE.md, exit status).
+// Once the run has started they are printed, and later lines go straight to stderr.
 class HeldBackSink : public spdlog::sinks::base_sink<std::mutex> {
   public:
     void release() {
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
         "collide", "Resolve one group of simultaneous collisions described by a TOML file");
     collide_command->add_option("GROUP", collide_args.group_path, "TOML group file")->required();
     collide_command->add_flag("--json", collide_args.json,
-                              "Print the result as JSON (SPEC.md) instead of a table");
+                              "Print the result as JSON (docs/REFERENCE.md) instead of a table");
     collide_command
         ->add_option("--plot", collide_args.plot_path,
                      "Draw the bodies and velocities before and after to PATH (.png or .svg)")

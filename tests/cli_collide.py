@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`choc collide` keeps the promises of SPEC.md ("One collision group"): the three-disc
+"""`choc collide` keeps the promises of docs/REFERENCE.md (the collision-group file and its output): the three-disc
 examples of data/collide give their exact velocities through --json, the table and the
 plots are written, and bad input fails cleanly (status 2, one `choc: error:` line naming
 the key or file, no plot file left behind).

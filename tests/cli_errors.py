@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bad input to `choc run` must fail cleanly (SPEC.md, exit status): status 2, exactly
+"""Bad input to `choc run` must fail cleanly (docs/REFERENCE.md, exit status): status 2, exactly
 one stderr line starting `choc: error:` that names the key or file, and no output file
 left behind. One good tiny run must succeed.
 

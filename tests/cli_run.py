@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Good runs of `choc run` keep the promises of SPEC.md: every summary key present,
+"""Good runs of `choc run` keep the promises of docs/REFERENCE.md: every summary key present,
 energy and momentum conserved, no overlaps, the counts and rates consistent with each
 other, the same seed giving the same summary, --set/--summary/--quiet doing what they
 say, trajectory frames at the right times, restarts from a frame that are exact, hard
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-# Every key of the SPEC.md summary table; the values that are objects with their keys.
+# Every key of the summary table of docs/REFERENCE.md; the values that are objects with their keys.
 SUMMARY_KEYS = [
     "choc_version", "dimension", "N", "packing_fraction", "sim_time", "collisions",
     "wall_collisions", "events", "wall_seconds", "collisions_per_second", "kinetic_energy",
@@ -472,7 +472,7 @@ def case_measurements(choc, root):
 
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
         s = run_and_load(choc, d, config(SMALL_2D))
-        check(s["diffusion"] is None, "2D diffusion must be null (SPEC.md)")
+        check(s["diffusion"] is None, "2D diffusion must be null (docs/REFERENCE.md)")
         check(s["velocity_distribution"] is not None, "2D velocity_distribution is null")
 
 
@@ -507,7 +507,7 @@ def main():
             print(f"FAIL {name}: {e}", flush=True)
             failed += 1
         except (KeyError, TypeError, ValueError, IndexError) as e:
-            print(f"FAIL {name}: summary or frame not as SPEC.md says: {e!r}", flush=True)
+            print(f"FAIL {name}: summary or frame not as docs/REFERENCE.md says: {e!r}", flush=True)
             failed += 1
     return 1 if failed else 0
 

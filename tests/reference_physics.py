@@ -1,4 +1,4 @@
-"""The reference physics of PHYSICS.md, in reduced units sigma = m = kT = 1 unless given:
+"""The reference physics of docs/PHYSICS.md, in reduced units sigma = m = kT = 1 unless given:
 equations of state, Enskog collision rate, Maxwell-Boltzmann. Used by tests/validate.py
 and data/studies/plot.py; plain floats (numpy users wrap them with numpy.vectorize).
 """
@@ -38,7 +38,7 @@ def henderson(phi):
 
 
 def z_reference(d, fraction):
-    """The accurate equation of state of PHYSICS.md for dimension d."""
+    """The accurate equation of state of docs/PHYSICS.md for dimension d."""
     return hansen_goos(fraction) if d == 3 else kolafa_rottner(fraction)
 
 

@@ -195,7 +195,8 @@ TEST_CASE("engine matches a brute-force simulator event by event") {
 // Each collision conserves both to ~1e-16 relative; errors add up like a random walk over
 // 1e5 collisions (~1e-16 * sqrt(1e5) ~ 3e-14), so 1e-10 has a wide margin yet catches any
 // real loss. Overlaps: contact distances are exact up to round-off of positions O(1e-15)
-// amplified by free flight between events; 1e-9 is the contract of SPEC/issue.
+// amplified by free flight between events; 1e-9 is the tolerance of the runtime overlap
+// check (audit.hpp, README "Every run checks itself").
 template <int D>
 void long_run(int per_axis, double L, std::uint64_t collisions) {
     const auto p = lattice_gas<D>(per_axis, L, {{"A", 0.5, 1.0}}, false, 11);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""choc with dissipation and fields against PHYSICS.md, through the command line.
+"""choc with dissipation and fields against docs/PHYSICS.md, through the command line.
 
     python3 tests/validate_dissipation.py CHOC_EXECUTABLE quick|full
 
@@ -98,7 +98,7 @@ class Run:
 
 # --- Haff's law, per collision -------------------------------------------------------
 
-# Haff (PHYSICS.md): per collision per particle ln T falls by (1 - e^2)/d. It follows from
+# Haff (docs/PHYSICS.md, "Inelastic gases"): per collision per particle ln T falls by (1 - e^2)/d. It follows from
 # the binary rule alone: a collision loses (1 - e^2) mu u_n^2 / 2 with mu = m/2, and with a
 # Maxwellian the collision-weighted <u_n^2> is 4 kT/m, so each collision takes (1 - e^2) kT
 # from d N kT / 2, and one collision per particle is N/2 collisions. No collision frequency,

@@ -10,7 +10,7 @@ scale, coloured by their kinetic energy relative to the frame's mean (log scale)
 cold discs dark, fast ones bright, so the dense cold clusters of a cooling granular gas
 stand out. With SERIES.csv a second panel shows the temperature against collisions per
 particle, with --restitution E beside Haff's per-collision law ln T = -(1 - e^2) c / 2
-(PHYSICS.md); with --gravity G a third panel shows the density profile n(y), averaged
+(docs/PHYSICS.md); with --gravity G a third panel shows the density profile n(y), averaged
 over all frames, beside exp(-m g y / kT). A box wider than 2.5 times its height is drawn
 only up to x = 2.5 Ly. Needs Debian's python3-matplotlib and python3-numpy (hence
 /usr/bin/python3).

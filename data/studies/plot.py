@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-# The reference physics (PHYSICS.md) lives beside the validation that uses it too.
+# The reference physics (docs/PHYSICS.md) lives beside the validation that uses it too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 import reference_physics as ref  # noqa: E402
 

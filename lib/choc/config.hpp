@@ -1,4 +1,4 @@
-// A run's configuration: the TOML file of SPEC.md, with `--set` overrides applied,
+// A run's configuration: the TOML file of docs/REFERENCE.md, with `--set` overrides applied,
 // checked and resolved into plain values. Everything here is validated by load_config:
 // the rest of the library can trust it.
 #pragma once

@@ -1,4 +1,4 @@
-// The event loop of exact binary EDMD (DESIGN.md §1):
+// The event loop of exact binary EDMD (docs/ARCHITECTURE.md, "The event loop"):
 //
 //   pop the particle with the earliest scheduled event (time t)
 //     pair, partner's counter changed  -> stale: take the runner-up if it is still valid,
@@ -55,7 +55,8 @@ namespace choc {
 struct EngineSettings {
     double restitution = 1.0; // particle–particle normal restitution e
     // Events no more than `epsilon` apart in time are resolved together as one group
-    // (DESIGN.md §1). 0: classic binary EDMD, one pair at a time.
+    // (docs/ARCHITECTURE.md, "Simultaneous collisions"). 0: classic binary EDMD, one pair
+    // at a time.
     double epsilon = 0.0;
     // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
     // (a wall: its radius) that is not separating joins the group as a touching contact.

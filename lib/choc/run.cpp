@@ -465,7 +465,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         throw *violation;
     }
     // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
-    // as 1/t and D does not exist (SPEC.md), and walls confine the walk.
+    // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), and walls confine
+    // the walk.
     phase.finish(final);
     if (D == 3 && !has_walls)
         if (auto diffusion = phase.displacement().diffusion()) {

@@ -1,4 +1,4 @@
-// Free flight between events (DESIGN.md §3), exact, for every particle alike:
+// Free flight between events (docs/PHYSICS.md, "Fields"), exact, for every particle alike:
 //
 //   Ballistic:    x(τ) = x0 + v0 τ                      v(τ) = v0
 //   Field, γ = 0: x(τ) = x0 + v0 τ + g τ²/2            v(τ) = v0 + g τ

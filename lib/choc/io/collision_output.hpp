@@ -1,4 +1,4 @@
-// What `choc collide` prints: a table for people, or the JSON of SPEC.md for scripts.
+// What `choc collide` prints: a table for people, or the JSON of docs/REFERENCE.md for scripts.
 #pragma once
 
 #include "../collide_file.hpp"
@@ -10,9 +10,10 @@ namespace choc {
 // Velocities before and after per body, impulses per contact, kinetic energies.
 std::string collision_table(const CollisionReport& report);
 
-// SPEC.md: { "bodies": [ { "velocity_before", "velocity_after" } ... ], "contacts": [ { "a",
-// "b", "impulse" } ... ], "kinetic_energy": { "before", "after" } }. A wall contact has
-// "wall": w in place of "b" (beyond SPEC, which has no walls in group files).
+// The JSON of docs/REFERENCE.md:
+//     { "bodies": [ { "velocity_before", "velocity_after" } ... ],
+//       "contacts": [ { "a", "b", "impulse" } ... ], "kinetic_energy": { "before", "after" } }
+// A wall contact has "wall": w (an index into the group file's walls) in place of "b".
 std::string collision_json(const CollisionReport& report);
 
 } // namespace choc

@@ -1,4 +1,4 @@
-// The collision-group file of `choc collide` (SPEC.md, "One collision group"): bodies at
+// The collision-group file of `choc collide` (docs/REFERENCE.md, "Collision-group file"): bodies at
 // (or within the contact tolerance of) contact, and optional plane walls. Read strictly:
 // every error is an InputError naming the file and the key.
 #pragma once

@@ -1,4 +1,5 @@
-// The summary of SPEC.md with nlohmann::ordered_json, so that keys keep the table's order.
+// The summary of docs/REFERENCE.md with nlohmann::ordered_json, so that keys keep the
+// table's order.
 #include "summary.hpp"
 
 #include "atomic_file.hpp"
@@ -60,9 +61,9 @@ std::string summary_json(const Summary& s) {
             : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
-    // Beyond SPEC's table: true when SIGINT/SIGTERM stopped the run before its end.
+    // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
-    // Beyond SPEC's table: false (with the reason) when a runtime invariant broke.
+    // False (with the reason) when a runtime invariant broke.
     j["valid"] = s.valid;
     j["violation"] = s.violation ? Json(*s.violation) : Json(nullptr);
     return j.dump(2);

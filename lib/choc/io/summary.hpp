@@ -1,4 +1,4 @@
-// The run summary of SPEC.md as JSON. Every key is always written; a quantity the run
+// The run summary of docs/REFERENCE.md as JSON. Every key is always written; a quantity the run
 // cannot define is null.
 #pragma once
 
@@ -40,7 +40,7 @@ struct Summary {
     std::optional<std::string> violation; // which invariant, when, which particles
 };
 
-// The JSON text (pretty-printed, keys as in SPEC.md, "choc_version" included).
+// The JSON text (pretty-printed, keys as in docs/REFERENCE.md, "choc_version" included).
 std::string summary_json(const Summary& summary);
 
 // Writes summary_json atomically. Throws InputError naming the path on failure.

@@ -1,4 +1,4 @@
-// The Maxwell–Boltzmann distribution of speeds in d = 2 or 3 dimensions (PHYSICS.md), for
+// The Maxwell–Boltzmann distribution of speeds in d = 2 or 3 dimensions (docs/PHYSICS.md), for
 // particles of mass m at temperature kT. With the thermal speed s = sqrt(kT / m) and
 // x = v / s:
 //   3D  density f(v) = 4 pi v^2 (m / 2 pi kT)^(3/2) exp(-m v^2 / 2 kT)

@@ -1,6 +1,6 @@
 // The radial distribution function g(r) of a periodic box, averaged over snapshots
 // (output.rdf). Its value at contact links to the pressure: Z = 1 + 4 eta g(sigma) in 3D,
-// Z = 1 + 2 phi g(sigma) in 2D (PHYSICS.md).
+// Z = 1 + 2 phi g(sigma) in 2D (docs/PHYSICS.md, "Contact value of g(r)").
 //
 // For N particles at number density n = N / V, with h_b the number of pairs whose
 // minimum-image distance falls in the shell [r_b, r_b + dr), summed over S snapshots,

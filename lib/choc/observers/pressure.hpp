@@ -1,4 +1,4 @@
-// Pressure from the collision virial (PHYSICS.md), with a block-average error bar.
+// Pressure from the collision virial (docs/PHYSICS.md), with a block-average error bar.
 //
 // One block of the measured phase holds its collision virial W = sum r_ij . dp_i and its
 // kinetic energy integral K = integral KE dt. Since N kT t = (2/d) K,

@@ -1,5 +1,6 @@
 // How far the velocities are from Maxwell–Boltzmann, from one snapshot:
-// kurtosis, Kolmogorov–Smirnov distance and Boltzmann's H (README "Velocity distribution").
+// kurtosis, Kolmogorov–Smirnov distance and Boltzmann's H (docs/PHYSICS.md, "Velocity
+// distribution").
 //
 // Mixtures: in equilibrium every species' velocity components are Gaussian with variance
 // kT / m_s, so the mass-scaled velocity w = sqrt(m_s) v has the same distribution,
