@@ -316,6 +316,25 @@ def case_restart(choc, root):
               f"{second['packing_fraction']!r}")
 
 
+def case_at_rest(choc, root):
+    """Every particle at rest (a start read from a frame with zero velocities): nothing
+    collides, and the velocity distribution, undefined at kT = 0, is null."""
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        lines = ["4", 'Lattice="20 0 0 0 20 0 0 0 1" '
+                 "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 "
+                 'pbc="T T F" dimension=2']
+        lines += [f"A {x} {y} 0 0 0 0 0.5 1" for x, y in [(2.5, 5), (7.5, 5), (5, 10), (10, 10)]]
+        with open(os.path.join(d, "rest.xyz"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        summary = run_and_load(choc, d, config(
+            SMALL_2D, box='size = [20.0, 20.0]\nboundary = "periodic"',
+            species='name = "A"\ncount = 4\nradius = 0.5\nmass = 1.0',
+            init='from = "rest.xyz"', run="time = 1.0"))
+        check(summary["collisions"] == 0, f"{summary['collisions']} collisions at rest")
+        check(summary["velocity_distribution"] is None,
+              f"velocity_distribution {summary['velocity_distribution']!r}, expected null")
+
+
 def case_walls(choc, root):
     """Hard walls: wall collisions happen, no pressure (not measured with walls), energy
     conserved, no overlaps."""
@@ -485,6 +504,7 @@ CASES = [
     ("trajectory frames", case_trajectory),
     ("trajectory frames across rebasing", case_trajectory_long),
     ("restart from a frame is exact", case_restart),
+    ("all at rest: no velocity distribution", case_at_rest),
     ("hard walls", case_walls),
     ("time-limited run", case_time_limit),
     ("example configs", case_examples),

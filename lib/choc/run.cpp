@@ -456,8 +456,12 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     const auto velocities = speed_sample(final);
     const auto stats = velocity_stats(velocities);
-    s.ks_distance = stats.ks_distance;
-    s.kurtosis = stats.kurtosis;
+    // Every particle at rest: kT = 0, there is no Maxwell–Boltzmann to compare with, and
+    // the statistics come out NaN; the summary's "velocity_distribution" is then null.
+    if (std::isfinite(stats.ks_distance) && std::isfinite(stats.kurtosis)) {
+        s.ks_distance = stats.ks_distance;
+        s.kurtosis = stats.kurtosis;
+    }
     if (violation) { // none of the measurements can be trusted: only the summary says so
         s.valid = false;
         s.violation = violation->what();
