@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 const char* const run_footer = R"(
@@ -201,6 +203,7 @@ int main(int argc, char** argv) {
         if (summary_path) choc::check_writable(*summary_path, "--summary");
         choc::RunOptions options;
         options.quiet = quiet;
+        options.terminal = isatty(STDERR_FILENO) != 0;
         options.summary_path = summary_path;
         options.started = [&] { sink->release(); };
         choc::Summary summary = choc::run_simulation(config, options);

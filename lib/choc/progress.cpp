@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <unistd.h>
 
 namespace choc {
 
@@ -19,10 +18,10 @@ std::string duration(double seconds) {
 
 } // namespace
 
-Progress::Progress(bool enabled, std::optional<double> end_time,
+Progress::Progress(bool enabled, bool terminal, std::optional<double> end_time,
                    std::optional<std::uint64_t> end_collisions)
-    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), end_time_(end_time),
-      end_collisions_(end_collisions), start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : enabled_(enabled), tty_(terminal), end_time_(end_time), end_collisions_(end_collisions),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::update(double sim_time, std::uint64_t collisions) {
     if (!enabled_) return;

@@ -10,8 +10,9 @@ namespace choc {
 
 class Progress {
   public:
-    // `end_time` and `end_collisions` are the run's stopping criteria (for the ETA).
-    Progress(bool enabled, std::optional<double> end_time,
+    // `end_time` and `end_collisions` are the run's stopping criteria (for the ETA);
+    // `terminal`: stderr is a terminal (RunOptions::terminal).
+    Progress(bool enabled, bool terminal, std::optional<double> end_time,
              std::optional<std::uint64_t> end_collisions);
     void update(double sim_time, std::uint64_t collisions);
     void finish();

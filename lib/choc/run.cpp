@@ -112,7 +112,7 @@ class MeasuredPhase {
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
                   CollapseWatch& watch, const Particles<D>& initial)
         : engine_(engine), config_(config), watch_(watch),
-          progress_(!options.quiet, config.run_time, config.run_collisions),
+          progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(), initial, engine.time()) {
         start_ = engine.time();
         end_ = config.run_time ? start_ + *config.run_time : never;

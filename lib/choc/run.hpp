@@ -11,7 +11,10 @@
 namespace choc {
 
 struct RunOptions {
-    bool quiet = false;                      // no progress line
+    bool quiet = false; // no progress line
+    // stderr is a terminal: the progress line rewrites itself every second (else a line
+    // every ten seconds). The program decides; the library knows nothing of terminals.
+    bool terminal = false;
     std::optional<std::string> summary_path; // overrides output.summary
     // Called once the start is built and checked, before the first event: from then on
     // the run is under way (the app releases log lines it held back until then).
