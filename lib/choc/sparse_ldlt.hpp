@@ -102,7 +102,7 @@ class SparseLdlt {
     std::size_t factorize(double relative_tolerance) {
         matrix_ = envelope_; // kept for the residual check of solve()
         dropped_.assign(n_, false);
-        std::size_t rank = n_;
+        rank_ = n_;
         for (std::size_t i = 0; i < n_; ++i) {
             diagonal_[i] = at(i, i);
             const std::size_t fi = first_[i];
@@ -131,12 +131,12 @@ class SparseLdlt {
             }
             if (!(d > relative_tolerance * diagonal_[i])) {
                 dropped_[i] = true;
-                --rank;
+                --rank_;
                 d = 0.0;
             }
             at(i, i) = d;
         }
-        return rank;
+        return rank_;
     }
 
     // Solves A x = b after factorize(), b and x in the caller's numbering: the solution
@@ -160,8 +160,7 @@ class SparseLdlt {
         }
         x.resize(n_);
         for (std::size_t p = 0; p < n_; ++p) x[order_[p]] = work_[p];
-        return std::find(dropped_.begin(), dropped_.end(), true) == dropped_.end() ||
-               solves(b, tolerance);
+        return rank_ == n_ || solves(b, tolerance);
     }
 
   private:
@@ -191,7 +190,7 @@ class SparseLdlt {
                            [&](double r) { return std::abs(r) <= floor; });
     }
 
-    std::size_t n_ = 0;
+    std::size_t n_ = 0, rank_ = 0;
     std::vector<std::size_t> order_, position_; // order_[p] = unknown at position p
     std::vector<std::size_t> first_, start_;
     std::vector<double> envelope_, matrix_, diagonal_, work_, residual_;
