@@ -1,14 +1,13 @@
 // The `choc` command line (docs/REFERENCE.md): parses arguments, runs, and turns every failure into
 // one `choc: error:` line with exit status 2 (bad input) or 1 (internal failure).
-#include "choc/collide_file.hpp"
-#include "choc/config.hpp"
+#include "choc/collide/collide_file.hpp"
+#include "choc/collide/collision_output.hpp"
+#include "choc/collide/collision_plot.hpp"
+#include "choc/collide/group_file.hpp"
 #include "choc/errors.hpp"
-#include "choc/interrupt.hpp"
-#include "choc/io/atomic_file.hpp"
-#include "choc/io/collision_output.hpp"
-#include "choc/io/collision_plot.hpp"
-#include "choc/io/group_file.hpp"
-#include "choc/run.hpp"
+#include "choc/run/config.hpp"
+#include "choc/run/interrupt.hpp"
+#include "choc/run/run.hpp"
 #include "choc_version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -200,7 +199,6 @@ int main(int argc, char** argv) {
         choc::Config config = choc::load_config(config_path, sets);
         particles = 0;
         for (const auto& species : config.species) *particles += species.count;
-        if (summary_path) choc::check_writable(*summary_path, "--summary");
         choc::RunOptions options;
         options.quiet = quiet;
         options.terminal = isatty(STDERR_FILENO) != 0;

@@ -5,9 +5,9 @@
 // A documented input error (choc::InputError) is a normal outcome. Anything else is a
 // finding: a crash, a sanitizer report, another exception, a hang (-timeout) or a huge
 // allocation (-rss_limit_mb / -malloc_limit_mb).
-#include "choc/collide_file.hpp"
-#include "choc/errors.hpp"
-#include "choc/io/group_file.hpp"
+#include <choc/collide/collide_file.hpp>
+#include <choc/collide/group_file.hpp>
+#include <choc/errors.hpp>
 
 #include <spdlog/spdlog.h>
 

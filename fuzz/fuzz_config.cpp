@@ -9,9 +9,9 @@
 // A documented input error (choc::InputError) is a normal outcome. Anything else is a
 // finding: a crash, a sanitizer report, another exception, a hang (-timeout) or a huge
 // allocation (-rss_limit_mb / -malloc_limit_mb).
-#include "choc/config.hpp"
-#include "choc/errors.hpp"
-#include "choc/init/initial_state.hpp"
+#include <choc/errors.hpp>
+#include <choc/init/initial_state.hpp>
+#include <choc/run/config.hpp>
 
 #include <spdlog/spdlog.h>
 

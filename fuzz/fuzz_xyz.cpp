@@ -5,8 +5,8 @@
 // A documented input error (choc::InputError) is a normal outcome. Anything else is a
 // finding: a crash, a sanitizer report, another exception, a hang (-timeout) or a huge
 // allocation (-rss_limit_mb / -malloc_limit_mb).
-#include "choc/errors.hpp"
-#include "choc/io/xyz.hpp"
+#include <choc/errors.hpp>
+#include <choc/io/xyz.hpp>
 
 #include <spdlog/spdlog.h>
 

@@ -16,9 +16,9 @@
 #include "oracle_systems.hpp"
 #include "reference_sim.hpp"
 
-#include <choc/calendar.hpp>
-#include <choc/engine.hpp>
-#include <choc/overlap.hpp>
+#include <choc/kernel/calendar.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/overlap.hpp>
 
 #include <cmath>
 #include <cstdint>

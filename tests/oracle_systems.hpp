@@ -9,10 +9,10 @@
 // that many collisions happen at exactly the same instant.
 #pragma once
 
-#include <choc/config.hpp>
-#include <choc/engine_settings.hpp>
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
+#include <choc/run/config.hpp>
+#include <choc/run/engine_settings.hpp>
 
 #include <algorithm>
 #include <array>

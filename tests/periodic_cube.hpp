@@ -1,7 +1,7 @@
 // A cubic box periodic on every axis, for the observer tests.
 #pragma once
 
-#include <choc/box.hpp>
+#include <choc/kernel/box.hpp>
 
 inline choc::Box<3> periodic_cube(double edge) {
     choc::Box<3> box;

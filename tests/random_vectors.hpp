@@ -1,7 +1,7 @@
 // Seeded random numbers and vectors for the tests: uniform components, uniform directions.
 #pragma once
 
-#include <choc/vec.hpp>
+#include <choc/kernel/vec.hpp>
 
 #include <cstdint>
 #include <random>

@@ -50,15 +50,15 @@
 // opposite face through the periodic boundary).
 #pragma once
 
-#include <choc/box.hpp>
-#include <choc/collide.hpp>
-#include <choc/engine.hpp> // EngineSettings only: the oracle's engine takes the same ones
-#include <choc/group_rule.hpp>
-#include <choc/groups.hpp>
-#include <choc/particles.hpp>
-#include <choc/predict.hpp>
-#include <choc/segment_time.hpp>
-#include <choc/trajectory.hpp>
+#include <choc/kernel/box.hpp>
+#include <choc/kernel/collide.hpp>
+#include <choc/kernel/contact_graph.hpp>
+#include <choc/kernel/engine.hpp> // EngineSettings only: the oracle's engine takes the same ones
+#include <choc/kernel/group_rule.hpp>
+#include <choc/kernel/motions.hpp>
+#include <choc/kernel/particles.hpp>
+#include <choc/kernel/predict.hpp>
+#include <choc/kernel/segment_time.hpp>
 
 #include "oracle_events.hpp"
 

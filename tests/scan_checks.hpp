@@ -2,8 +2,8 @@
 // looks at every collision as it happens, and the end-of-run checks on a snapshot.
 #pragma once
 
-#include <choc/box.hpp>
-#include <choc/particles.hpp>
+#include <choc/kernel/box.hpp>
+#include <choc/kernel/particles.hpp>
 
 #include <cmath>
 #include <cstdint>

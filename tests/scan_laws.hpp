@@ -4,8 +4,8 @@
 
 #include "scan_checks.hpp"
 
-#include <choc/config.hpp>
-#include <choc/tally.hpp>
+#include <choc/kernel/tally.hpp>
+#include <choc/run/config.hpp>
 
 #include <algorithm>
 #include <cmath>

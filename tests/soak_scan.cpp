@@ -18,12 +18,12 @@
 #include "scan_checks.hpp"
 #include "scan_laws.hpp"
 
-#include <choc/config.hpp>
-#include <choc/engine.hpp>
-#include <choc/engine_settings.hpp>
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
-#include <choc/overlap.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/overlap.hpp>
+#include <choc/run/config.hpp>
+#include <choc/run/engine_settings.hpp>
 
 #include <spdlog/spdlog.h>
 

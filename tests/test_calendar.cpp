@@ -4,8 +4,9 @@
 // implementation, so any difference at all is a bug (no tolerance is needed).
 #include <doctest/doctest.h>
 
-#include <choc/calendar.hpp>
-#include <choc/reference_calendar.hpp>
+#include "boost_calendars.hpp"
+#include "reference_calendar.hpp"
+#include <choc/kernel/calendar.hpp>
 
 #include <cmath>
 #include <cstdint>

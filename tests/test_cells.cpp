@@ -1,6 +1,6 @@
 // The linked-cell grid: neighbour lists and their periodic shifts, the layer of new
 // neighbours after a crossing, membership bookkeeping, and cell-crossing times.
-#include <choc/cells.hpp>
+#include <choc/kernel/cells.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // The inelastic-collapse watch: stops a Zeno sequence, leaves healthy runs alone.
-#include <choc/collapse_watch.hpp>
 #include <choc/errors.hpp>
+#include <choc/run/collapse_watch.hpp>
 
 #include <doctest/doctest.h>
 

@@ -12,9 +12,9 @@
 
 #include "random_vectors.hpp"
 
-#include <choc/box.hpp>
-#include <choc/collide.hpp>
-#include <choc/vec.hpp>
+#include <choc/kernel/box.hpp>
+#include <choc/kernel/collide.hpp>
+#include <choc/kernel/vec.hpp>
 
 #include <cmath>
 #include <limits>

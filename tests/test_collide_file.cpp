@@ -2,9 +2,9 @@
 // they split into groups (a shared wall joins nothing), and the errors that name keys.
 #include <doctest/doctest.h>
 
-#include <choc/collide_file.hpp>
+#include <choc/collide/collide_file.hpp>
+#include <choc/collide/group_file.hpp>
 #include <choc/errors.hpp>
-#include <choc/io/group_file.hpp>
 
 #include <cmath>
 #include <string>

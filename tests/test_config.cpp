@@ -1,7 +1,7 @@
 // parse_config / load_config: values and defaults, one test per kind of bad input (each
 // message must name the key), and --set overrides.
-#include "choc/config.hpp"
-#include "choc/errors.hpp"
+#include <choc/errors.hpp>
+#include <choc/run/config.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,9 @@
 // The event loop against a brute-force oracle, and the conservation laws over long runs.
-#include <choc/calendar.hpp>
-#include <choc/engine.hpp>
-#include <choc/overlap.hpp>
-#include <choc/reference_calendar.hpp>
+#include "boost_calendars.hpp"
+#include "reference_calendar.hpp"
+#include <choc/kernel/calendar.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/overlap.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // The engine under gravity and drag (Engine<D, Cal, Field<D>>): a ball bouncing on a
 // floor, energy bookkeeping in a gas under gravity, and a gas cooled by drag alone.
-#include <choc/engine.hpp>
-#include <choc/overlap.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/overlap.hpp>
 
 #include <doctest/doctest.h>
 

@@ -12,7 +12,7 @@
 #include "dense_matrix.hpp"
 #include "random_vectors.hpp"
 
-#include <choc/gauss_jordan.hpp>
+#include <choc/kernel/gauss_jordan.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -7,10 +7,10 @@
 // build type or the sanitizers. A change that alters trajectories (a different round-off
 // in a prediction, another tie-break in the calendar) changes them: update the constants
 // below and say why in the commit message.
-#include <choc/config.hpp>
-#include <choc/engine.hpp>
-#include <choc/engine_settings.hpp>
 #include <choc/init/initial_state.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/run/config.hpp>
+#include <choc/run/engine_settings.hpp>
 
 #include <doctest/doctest.h>
 

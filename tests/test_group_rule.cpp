@@ -14,8 +14,8 @@
 
 #include "random_vectors.hpp"
 
-#include <choc/collide.hpp>
-#include <choc/group_rule.hpp>
+#include <choc/kernel/collide.hpp>
+#include <choc/kernel/group_rule.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 
 #include "random_vectors.hpp"
 
-#include <choc/groups.hpp>
+#include <choc/kernel/contact_graph.hpp>
 
 #include <cstdint>
 #include <map>

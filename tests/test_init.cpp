@@ -5,7 +5,7 @@
 #include <choc/init/ball_volume.hpp>
 #include <choc/init/initial_state.hpp>
 #include <choc/io/xyz.hpp>
-#include <choc/overlap.hpp>
+#include <choc/kernel/overlap.hpp>
 
 #include <chrono>
 #include <cmath>

@@ -16,9 +16,9 @@
 
 #include "random_vectors.hpp"
 
-#include <choc/box.hpp>
-#include <choc/predict.hpp>
-#include <choc/vec.hpp>
+#include <choc/kernel/box.hpp>
+#include <choc/kernel/predict.hpp>
+#include <choc/kernel/vec.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // Segments (2D finite walls with end points): contact times against brute-force stepping
 // under every motion, grazing the end points, sliding over an end, and the engine with
 // interior segments conserving energy without overlaps.
-#include <choc/engine.hpp>
 #include <choc/init/random_packing.hpp>
-#include <choc/overlap.hpp>
-#include <choc/segment_time.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/overlap.hpp>
+#include <choc/kernel/segment_time.hpp>
 
 #include <doctest/doctest.h>
 

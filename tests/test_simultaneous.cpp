@@ -1,9 +1,9 @@
 // Simultaneous collisions in the kernel (collisions.epsilon > 0): the three-disc example
 // of the seed model, agreement with the group rule, and conservation on a lattice start
 // where many collisions happen at exactly the same instant.
-#include <choc/engine.hpp>
-#include <choc/group_rule.hpp>
-#include <choc/overlap.hpp>
+#include <choc/kernel/engine.hpp>
+#include <choc/kernel/group_rule.hpp>
+#include <choc/kernel/overlap.hpp>
 
 #include <doctest/doctest.h>
 

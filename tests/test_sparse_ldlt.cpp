@@ -14,7 +14,7 @@
 #include "dense_matrix.hpp"
 #include "random_vectors.hpp"
 
-#include <choc/sparse_ldlt.hpp>
+#include <choc/kernel/sparse_ldlt.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Free flight under gravity and drag (trajectory.hpp) against independent references:
 // a Runge–Kutta integration of dv/dt = g − γ v, quadrature of |v|², and first-contact times
 // found by stepping the gap and bisecting.
-#include <choc/trajectory.hpp>
+#include <choc/kernel/motions.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,16 +1,16 @@
-#include "initial_state.hpp"
+#include "choc/init/initial_state.hpp"
 
-#include "../errors.hpp"
-#include "../io/group_file.hpp"
-#include "../io/magnitude.hpp"
-#include "../io/message_text.hpp"
-#include "../io/unit_vector.hpp"
-#include "../io/xyz.hpp"
-#include "../overlap.hpp"
-#include "ball_volume.hpp"
-#include "lattice.hpp"
-#include "random_packing.hpp"
-#include "velocities.hpp"
+#include "choc/collide/group_file.hpp"
+#include "choc/errors.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/init/lattice.hpp"
+#include "choc/init/random_packing.hpp"
+#include "choc/init/velocities.hpp"
+#include "choc/io/magnitude.hpp"
+#include "choc/io/unit_vector.hpp"
+#include "choc/io/xyz.hpp"
+#include "choc/kernel/overlap.hpp"
+#include "choc/message_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "lattice.hpp"
+#include "choc/init/lattice.hpp"
 
-#include "../errors.hpp"
+#include "choc/errors.hpp"
 
 #include <algorithm>
 #include <array>

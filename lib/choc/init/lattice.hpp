@@ -9,8 +9,8 @@
 // With more sites than particles a random subset is kept, so vacancies are scattered.
 #pragma once
 
-#include "../box.hpp"
-#include "../vec.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/vec.hpp"
 
 #include <cstddef>
 #include <random>

@@ -1,8 +1,8 @@
-#include "random_packing.hpp"
+#include "choc/init/random_packing.hpp"
 
-#include "../cells.hpp"
-#include "../errors.hpp"
-#include "ball_volume.hpp"
+#include "choc/errors.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/cells.hpp"
 
 #include <algorithm>
 #include <array>

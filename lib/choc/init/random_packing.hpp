@@ -6,8 +6,8 @@
 // requests above those fail at once). Beyond that it gives up, never hangs.
 #pragma once
 
-#include "../box.hpp"
-#include "../vec.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/vec.hpp"
 
 #include <random>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "velocities.hpp"
+#include "choc/init/velocities.hpp"
 
-#include "../errors.hpp"
+#include "choc/errors.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -13,7 +13,7 @@
 // warning is logged. kT_s = 0 puts the whole species at rest.
 #pragma once
 
-#include "../particles.hpp"
+#include "choc/kernel/particles.hpp"
 
 #include <random>
 #include <string>

@@ -5,9 +5,9 @@
 // file, so a second, named step is needed anyway, and O_TMPFILE is missing on some file
 // systems (older NFS, overlay set-ups). A name that carries the writer's pid is portable,
 // and a later run can tell a dead writer's leftovers from a live run's file.
-#include "atomic_file.hpp"
+#include "choc/io/atomic_file.hpp"
 
-#include "../errors.hpp"
+#include "choc/errors.hpp"
 
 #include <cerrno>
 #include <climits>

@@ -2,7 +2,7 @@
 // file, an init.from snapshot), and the one wording of its message.
 #pragma once
 
-#include "message_text.hpp"
+#include "choc/message_text.hpp"
 
 #include <cmath>
 #include <string>

@@ -1,8 +1,8 @@
 // Up-front checks of a run's set of outputs against each other and its inputs.
-#include "output_paths.hpp"
+#include "choc/io/output_paths.hpp"
 
-#include "../errors.hpp"
-#include "atomic_file.hpp"
+#include "choc/errors.hpp"
+#include "choc/io/atomic_file.hpp"
 
 #include <climits>
 #include <cstdlib>

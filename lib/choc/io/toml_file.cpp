@@ -1,7 +1,7 @@
-#include "toml_file.hpp"
+#include "choc/io/toml_file.hpp"
 
-#include "../errors.hpp"
-#include "message_text.hpp"
+#include "choc/errors.hpp"
+#include "choc/message_text.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
-#include "toml_reader.hpp"
+#include "choc/io/toml_reader.hpp"
 
-#include "../errors.hpp"
-#include "message_text.hpp"
+#include "choc/errors.hpp"
+#include "choc/message_text.hpp"
 
 #include <algorithm>
 #include <sstream>

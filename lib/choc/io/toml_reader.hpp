@@ -3,7 +3,7 @@
 // "SOURCE: KEY: what", with one wording for every input file.
 #pragma once
 
-#include "magnitude.hpp"
+#include "choc/io/magnitude.hpp"
 
 #include <toml++/toml.h>
 

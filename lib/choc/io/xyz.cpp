@@ -11,10 +11,10 @@
 // The reader accepts either name. In 2D z = 0, Lz = 1 (a nonsingular cell for the
 // readers) and the third pbc entry is F. Numbers are written in shortest round-trip form
 // ({fmt} "{}") and read with std::from_chars, so a frame read back is bit-identical.
-#include "xyz.hpp"
+#include "choc/io/xyz.hpp"
 
-#include "../errors.hpp"
-#include "message_text.hpp"
+#include "choc/errors.hpp"
+#include "choc/message_text.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -11,8 +11,8 @@
 // a third pbc entry F.
 #pragma once
 
-#include "../box.hpp"
-#include "../particles.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/particles.hpp"
 
 #include <array>
 #include <ostream>

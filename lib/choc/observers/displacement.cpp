@@ -1,4 +1,4 @@
-#include "displacement.hpp"
+#include "choc/observers/displacement.hpp"
 
 namespace choc {
 

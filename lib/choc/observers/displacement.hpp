@@ -15,9 +15,9 @@
 // independent estimates.
 #pragma once
 
-#include "../box.hpp"
-#include "../particles.hpp"
-#include "standard_error.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/particles.hpp"
+#include "choc/observers/standard_error.hpp"
 
 #include <algorithm>
 #include <cmath>

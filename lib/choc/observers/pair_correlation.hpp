@@ -14,9 +14,9 @@
 // cells r_max wide and all 3^D neighbours this looks at ~3.5 times fewer candidates.
 #pragma once
 
-#include "../box.hpp"
-#include "../init/ball_volume.hpp"
-#include "../particles.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/particles.hpp"
 
 #include <fmt/format.h>
 

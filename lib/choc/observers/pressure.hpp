@@ -5,7 +5,7 @@
 //     Z = 1 + W / (d N kT t) = 1 + W / (2 K).
 #pragma once
 
-#include "standard_error.hpp"
+#include "choc/observers/standard_error.hpp"
 
 #include <cmath>
 

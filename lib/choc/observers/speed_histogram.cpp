@@ -1,6 +1,6 @@
-#include "speed_histogram.hpp"
+#include "choc/observers/speed_histogram.hpp"
 
-#include "maxwell_boltzmann.hpp"
+#include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // temperature: the speeds (output.histogram) and the x component (output.velocity_histogram).
 #pragma once
 
-#include "velocity_distribution.hpp"
+#include "choc/observers/velocity_distribution.hpp"
 
 #include <string>
 #include <vector>

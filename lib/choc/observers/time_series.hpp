@@ -2,8 +2,8 @@
 // (the file appears complete at the end of the run, or not at all).
 #pragma once
 
-#include "../io/atomic_file.hpp"
-#include "velocity_distribution.hpp"
+#include "choc/io/atomic_file.hpp"
+#include "choc/observers/velocity_distribution.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
-#include "velocity_distribution.hpp"
+#include "choc/observers/velocity_distribution.hpp"
 
-#include "../init/ball_volume.hpp"
-#include "maxwell_boltzmann.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 // Gaussians of different widths, which shows up as KS > 0 and a larger kurtosis.
 #pragma once
 
-#include "../particles.hpp"
+#include "choc/kernel/particles.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,0 +1,1122 @@
+// The event loop of exact binary EDMD (docs/ARCHITECTURE.md, "The event loop"):
+//
+//   pop the particle with the earliest scheduled event (time t)
+//     pair, partner's counter changed  -> stale: take the runner-up if it is still valid,
+//                                         else re-predict this particle's pairs; loop
+//     pair                             -> advance both to t, binary rule, re-predict both
+//     wall                             -> advance to t, reflect, re-predict
+//     cell crossing                    -> move to the next cell (wrap on a periodic edge),
+//                                         look at the newly adjacent layer only
+//
+// Every particle keeps its candidate events (the best pair and the runner-up, wall, cell
+// crossing); the calendar holds the earliest of them. Why two pair candidates are enough:
+// a pair (i, j) whose trajectories changed after i's last scan is covered by j's own scan
+// when j changed. For the rest, i keeps a horizon H (the runner-up slot's time, or the
+// wall's if earlier) with the invariant
+//     every pair of i that no scan of i kept comes no earlier than H,
+// since a scan keeps the two earliest pairs and discards only what is later than both, and
+// a later scan (a cell crossing's new layer) only lowers H. The runner-up spares a scan:
+// when the best turns out stale and the runner-up's partner has not moved, the runner-up
+// is i's next pair event as it stands. Promoting it must not raise H: the slot keeps its
+// time with no partner, so the next stale event rescans. (Emptying the slot let a later
+// candidate from a crossing fill it and be promoted past a discarded earlier pair: two
+// particles passed through each other, issue 10.)
+//
+// Prediction cost is memory latency (a cache line per neighbour), so every so often the
+// particles are renumbered in cell order: the cells a scan visits then sit in a few
+// contiguous runs of memory. `id` maps the engine's order back to the caller's.
+#pragma once
+
+#include "choc/kernel/audit.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/calendar.hpp"
+#include "choc/kernel/cells.hpp"
+#include "choc/kernel/collide.hpp"
+#include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/event_log.hpp"
+#include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/motions.hpp"
+#include "choc/kernel/overlap.hpp"
+#include "choc/kernel/particles.hpp"
+#include "choc/kernel/predict.hpp"
+#include "choc/kernel/segment_time.hpp"
+#include "choc/kernel/tally.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace choc {
+
+struct EngineSettings {
+    double restitution = 1.0; // particle–particle normal restitution e
+    // Events no more than `epsilon` apart in time are resolved together as one group
+    // (docs/ARCHITECTURE.md, "Simultaneous collisions"). 0: classic binary EDMD, one pair
+    // at a time.
+    double epsilon = 0.0;
+    // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
+    // (a wall: its radius) that is not separating joins the group as a touching contact.
+    double contact_gap = 1e-9;
+    // The TC model (Luding & McNamara): a collision of a particle that collided less than
+    // `tc` ago is elastic. 0: off. `tc_from_start` false: armed, switched on by enable_tc.
+    double tc = 0.0;
+    bool tc_from_start = true;
+    // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
+    // empty: `restitution` for every pair.
+    std::vector<double> pair_restitution{};
+    // Maintenance (renumbering, moving the time origin, the energy and momentum checks)
+    // every this many events; 0: max(4 N, 65536). Tests make it frequent.
+    std::uint64_t maintain_every = 0;
+};
+
+// Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
+// Log: told of every collision (event_log.hpp); the default keeps nothing.
+template <int D, Calendar Cal = DefaultCalendar, class Motion = Ballistic<D>,
+          class Log = NoEventLog>
+class Engine {
+  public:
+    using Settings = EngineSettings;
+
+    enum class Stop {
+        time,       // reached `until`
+        collisions, // reached the pair-collision limit
+        budget,     // processed the event budget (call again)
+        no_events,  // nothing will ever happen again (every particle at rest, say)
+    };
+
+    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion = {})
+        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
+          motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
+          calendar_(particles_.size()), schedule_(particles_.size()),
+          last_partner_(particles_.size(), none), id_(particles_.size()) {
+        contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+        // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
+        overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
+        if (settings_.tc > 0.0) {
+            last_collision_.assign(particles_.size(), -never);
+            if (settings_.tc_from_start) tc_ = settings_.tc;
+        }
+        const std::size_t species = particles_.table.size();
+        restitution_ = settings_.pair_restitution;
+        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
+        if (restitution_.size() != species * species)
+            throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
+        const auto n = static_cast<std::uint32_t>(particles_.size());
+        for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
+        for (std::uint32_t i = 0; i < n; ++i)
+            cells_.insert(i, cells_.cell_at(particles_.state[i].x));
+        renumber();
+        for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+        stuck_limit_ = 64 * std::uint64_t{particles_.size()} + 1'000'000;
+        momentum_conserved_ =
+            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+        maintain_every_ = settings_.maintain_every > 0
+                              ? settings_.maintain_every
+                              : std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
+        tally_.reset(0.0, kinetic_per_species());
+        ledger_ = ledger();
+    }
+
+    // Processes events in time order while the next one is no later than `until` (an
+    // absolute time), stopping once the measured phase has `collision_limit` pair
+    // collisions or after `budget` events (so the caller can report progress).
+    // After Stop::time every particle's state is valid at `until`.
+    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
+        stopped_at_.reset();
+        for (std::uint64_t k = 0; k < budget; ++k) {
+            const double local_until = until - origin_; // the origin moves at maintenance
+            if (tally_.collisions >= collision_limit) return Stop::collisions;
+            const double t = calendar_.top_time();
+            if (t > local_until || t == never) {
+                if (local_until == never) return Stop::no_events;
+                now_ = local_until;
+                stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
+                return Stop::time;
+            }
+            if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
+            // a run whose clock stands still for ever is stuck, not slow (audit.hpp)
+            if (t > now_)
+                events_at_now_ = 0;
+            else if (++events_at_now_ > stuck_limit_) [[unlikely]]
+                clock_stuck();
+            now_ = t;
+            prefetch_upcoming();
+            process(calendar_.top());
+            if (++since_maintenance_ >= maintain_every_) maintain();
+        }
+        return Stop::budget;
+    }
+
+    // Starts the measured phase: counts, virial and energy integrals from zero.
+    void reset_tally() {
+        tally_.reset(now_, kinetic_per_species());
+        ledger_ = ledger(); // the drag integral starts again from zero
+        collision_energy_since_check_ = 0.0;
+    }
+
+    // The energy and momentum invariants (audit.hpp) now, against the last check; done at
+    // every maintenance step, and by the caller at the end of a run. O(N).
+    void check_conservation() {
+        const Ledger<D> now = ledger();
+        check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
+        ledger_ = now;
+        collision_energy_since_check_ = 0.0;
+    }
+
+    // Largest relative gap (or overlap) a contact may show from round-off (audit.hpp).
+    double contact_tolerance() const { return contact_tolerance_; }
+
+    // Absolute time: exactly the target after a stop at one, so that callers can
+    // compare it with the targets they asked for.
+    double time() const { return stopped_at_ ? *stopped_at_ : origin_ + now_; }
+    // Length of the measured phase so far.
+    double measured_time() const { return now_ - tally_.start; }
+    // Absolute time -> the local clock the particles' time stamps use.
+    double local(double t) const { return t - origin_; }
+
+    const Box<D>& box() const { return box_; }
+    // Particles in the engine's current order (renumbered now and then; see `id`).
+    const Particles<D>& particles() const { return particles_; }
+    // The caller's index of the engine's particle i.
+    std::uint32_t id(std::uint32_t i) const { return id_[i]; }
+    // A copy of the particles in the caller's original order, advanced along free flight
+    // to absolute time `t` and stamped with it (for output; the engine's states are not
+    // touched).
+    Particles<D> snapshot(double t) const {
+        Particles<D> out;
+        out.table = particles_.table;
+        out.state.resize(particles_.size());
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            auto& p = out.state[id_[i]] = particles_.state[i];
+            p.x = motion_.position(p, local(t));
+            p.v = motion_.velocity(p, local(t));
+            p.t = t;
+        }
+        return out;
+    }
+    const Tally& tally() const { return tally_; }
+    Log& event_log() { return log_; }
+
+    // Switches the TC model on (settings.tc, armed but not from the start): the answer to
+    // an inelastic collapse that the caller detected.
+    void enable_tc() { tc_ = settings_.tc; }
+
+    // Time integral of species s's kinetic energy over the measured phase, up to now.
+    // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
+    // added up here, O(N).
+    double kinetic_integral(std::uint32_t s) const {
+        if constexpr (!Motion::has_field) {
+            return tally_.kinetic_integral(s, now_);
+        } else {
+            double k = tally_.kinetic_time[s];
+            for (std::uint32_t i = 0; i < particles_.size(); ++i)
+                if (particles_.state[i].species == s) k += open_flight_kinetic(i);
+            return k;
+        }
+    }
+    // Kinetic energy of species s now.
+    double kinetic(std::uint32_t s) const {
+        if constexpr (!Motion::has_field) {
+            return tally_.kinetic[s];
+        } else {
+            double k = 0.0;
+            for (std::uint32_t i = 0; i < particles_.size(); ++i)
+                if (particles_.state[i].species == s)
+                    k += 0.5 * particles_.mass(i) *
+                         norm2(motion_.velocity(particles_.state[i], now_));
+            return k;
+        }
+    }
+    double kinetic_integral() const {
+        double k = 0.0;
+        for (std::uint32_t s = 0; s < particles_.table.size(); ++s) k += kinetic_integral(s);
+        return k;
+    }
+
+  private:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
+
+    // A predicted pair collision of a particle with `partner`.
+    struct PairCandidate {
+        double time = never;
+        std::uint32_t partner = none; // none: no candidate (see Schedule::runner_up)
+        std::uint32_t count = 0;      // partner's counter when predicted: stale if changed
+    };
+    // A particle's candidate events; the calendar holds the earliest.
+    struct Schedule {
+        PairCandidate pair; // the earliest pair candidate
+        // The next one (another partner). Its time is also the horizon of i's last scans:
+        // every pair they discarded comes no earlier. Once the runner-up has been promoted
+        // to `pair`, the slot keeps that time with partner `none`, since the pairs
+        // discarded behind it are still out there.
+        PairCandidate runner_up;
+        double wall_time = never;
+        std::uint32_t wall = 0;
+        double crossing_time = never;
+        std::int8_t axis = 0, dir = 0;
+        Kind kind = Kind::nothing;
+    };
+
+    using Stencil = typename Cells<D>::Stencil;
+    static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
+    static constexpr int fixed_slots = Cells<D>::usual_slots; // lists copied whole
+
+    // The event after this one is almost always one the calendar already has next in
+    // line (the top's successors; the top itself is about to move later): ask for their
+    // records now, so that they are in cache when their turn comes.
+    // Always inlined: GCC finds a function of nothing but prefetches free of side effects
+    // and deletes the call to it.
+    [[gnu::always_inline]] void prefetch_upcoming() const {
+        if constexpr (requires(const Cal& c, std::uint32_t* out) { c.upcoming(out); }) {
+            std::array<std::uint32_t, 4> next;
+            const std::size_t n = calendar_.upcoming(next.data());
+            for (std::size_t k = 0; k < n; ++k) {
+                __builtin_prefetch(&schedule_[next[k]]);
+                __builtin_prefetch(&particles_.state[next[k]]);
+                cells_.prefetch_place(next[k]);
+                prefetch_calendar(next[k]);
+            }
+        }
+    }
+
+    [[gnu::always_inline]] void prefetch_calendar(std::uint32_t i) const {
+        if constexpr (requires(const Cal& c) { c.prefetch(i); }) calendar_.prefetch(i);
+    }
+
+    void process(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        switch (s.kind) {
+        case Kind::pair:
+            if (stale(i))
+                renew(i);
+            else if (settings_.epsilon > 0.0)
+                resolve_simultaneous(i);
+            else
+                collide_pair(i, s.pair.partner);
+            break;
+        case Kind::wall:
+            if (settings_.epsilon > 0.0)
+                resolve_simultaneous(i);
+            else
+                collide_wall(i, s.wall);
+            break;
+        case Kind::crossing:
+            cross(i);
+            break;
+        case Kind::nothing:
+            break;
+        }
+    }
+
+    // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
+    // when either particle collided less than tc ago.
+    double pair_restitution(std::uint32_t i, std::uint32_t j) const {
+        if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
+        const auto n = particles_.table.size();
+        return restitution_[particles_.state[i].species * n + particles_.state[j].species];
+    }
+    double wall_restitution(std::uint32_t i, std::uint32_t w) const {
+        if (tc_ > 0.0 && recent(i)) return 1.0;
+        return w < box_.walls.size() ? box_.walls[w].restitution
+                                     : box_.segments[(w - box_.walls.size()) / 3].restitution;
+    }
+
+    // Obstacles: the plane walls 0 .. walls.size() - 1, then three per segment (its faces,
+    // its `from` end, its `to` end; segment.hpp). Every contact is met as a plane: a plane
+    // wall as it is, a segment's face or end point as its tangent plane at the contact of
+    // a particle centred at x. Reflection, overlap and the group rule then need nothing
+    // else.
+    Wall<D> obstacle_plane(std::uint32_t w, const Vec<D>& x) const {
+        if (w < box_.walls.size()) return box_.walls[w];
+        const std::uint32_t k = w - static_cast<std::uint32_t>(box_.walls.size());
+        return box_.segments[k / 3].contact_plane(static_cast<int>(k % 3), x);
+    }
+    bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
+    // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
+    void collided(std::uint32_t i) {
+        if (!last_collision_.empty()) last_collision_[i] = now_;
+    }
+
+    bool valid(const PairCandidate& c) const {
+        return particles_.state[c.partner].count == c.count;
+    }
+    bool stale(std::uint32_t i) const { return !valid(schedule_[i].pair); }
+
+    // A pair candidate whose partner has moved since: the runner-up if it still holds
+    // (see the top of this file), else look again.
+    void renew(std::uint32_t i) {
+        ++tally_.stale;
+        Schedule& s = schedule_[i];
+        if (s.runner_up.partner != none && valid(s.runner_up)) {
+            s.pair = s.runner_up;
+            s.runner_up.partner = none; // keeps its time: the horizon of the last scan
+        } else {
+            ++tally_.rescans;
+            s.pair = {}, s.runner_up = {};
+            scan_all_pairs(i);
+        }
+        reschedule(i);
+    }
+
+    // --- Simultaneous collisions (epsilon > 0) ------------------------------------------
+    //
+    // The event at the top (time t) and every valid pair or wall event up to t + epsilon
+    // are taken out of the calendar; with contact_gap > 0, touching pairs and walls that
+    // are not separating join them, transitively. Everything is advanced to t, the contact
+    // graph is split into its connected components (groups.hpp), and each component is
+    // resolved at t: one contact by the binary rule, more by the group rule
+    // (group_rule.hpp). Resolving at the earliest time means the later pairs of the
+    // window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met
+    // in the window change no velocity; they are put back and happen after the group.
+    struct GroupStep {
+        std::vector<std::uint32_t> bodies;   // particles in the step, in order of joining
+        std::vector<std::uint8_t> member;    // per particle: 1 while in `bodies`
+        std::vector<ContactPair> contacts;   // pairs (a, b) and walls (a, wall b)
+        std::vector<std::uint32_t> put_back; // crossings met in the window
+        GroupSolver<D> solver;
+    };
+
+    void resolve_simultaneous(std::uint32_t first) {
+        auto& g = group_;
+        if (g.member.size() != particles_.size()) g.member.assign(particles_.size(), 0);
+        const double until = now_ + settings_.epsilon;
+        take_event(first);
+        while (calendar_.top_time() <= until) {
+            const std::uint32_t k = calendar_.top();
+            const Kind kind = schedule_[k].kind;
+            if (kind == Kind::pair && stale(k)) {
+                renew(k); // predicted from now: its new event may still fall in the window
+            } else if (kind == Kind::pair || kind == Kind::wall) {
+                take_event(k);
+            } else {
+                g.put_back.push_back(k);
+                calendar_.set(k, never);
+            }
+        }
+        for (const std::uint32_t b : g.bodies) advance(b);
+        if (settings_.contact_gap > 0.0)
+            for (std::size_t n = 0; n < g.bodies.size(); ++n) add_touching(g.bodies[n]);
+
+        // One contact (the usual step in a fluid: nothing else within epsilon, nothing
+        // touching) needs no graph.
+        if (g.contacts.size() == 1)
+            resolve_component({{0}, {}});
+        else
+            for (const ContactComponent& c : contact_components(g.contacts)) resolve_component(c);
+
+        for (const std::uint32_t b : g.bodies) {
+            ++particles_.state[b].count;
+            g.member[b] = 0;
+        }
+        for (const std::uint32_t b : g.bodies) predict_all(b);
+        for (const std::uint32_t k : g.put_back) reschedule(k);
+        g.bodies.clear();
+        g.contacts.clear();
+        g.put_back.clear();
+    }
+
+    void join(std::uint32_t b) {
+        if (group_.member[b]) return;
+        group_.member[b] = 1;
+        group_.bodies.push_back(b);
+    }
+
+    void add_contact(std::uint32_t a, std::uint32_t b, bool wall) {
+        for (const ContactPair& c : group_.contacts) // a handful: a scan beats a set
+            if (c.wall == wall && ((c.a == a && c.b == b) || (!wall && c.a == b && c.b == a)))
+                return;
+        group_.contacts.push_back({a, b, wall});
+        join(a);
+        if (!wall) join(b);
+    }
+
+    // k's scheduled pair or wall event joins the step; k leaves the calendar until the
+    // step is done (it is re-predicted then, like every particle of the step).
+    void take_event(std::uint32_t k) {
+        const Schedule& s = schedule_[k];
+        if (s.kind == Kind::pair)
+            add_contact(k, s.pair.partner, false);
+        else
+            add_contact(k, s.wall, true);
+        calendar_.set(k, never);
+    }
+
+    // Contacts of b (advanced to now) within the gap tolerance and not separating. A
+    // particle found here is advanced too, and looked at in turn by the caller's loop.
+    void add_touching(std::uint32_t b) {
+        const auto& pb = particles_.state[b];
+        const double gap = settings_.contact_gap;
+        cells_.around(cells_.cell_of(b), near_);
+        for (int c = 0; c < near_.size; ++c)
+            for (const std::uint32_t* it = cells_.begin(near_.cell[c]);
+                 it != cells_.end(near_.cell[c]); ++it) {
+                const std::uint32_t j = *it;
+                if (j == b) continue;
+                const auto& pj = particles_.state[j];
+                const Vec<D> r = pb.x - near_.shift()[c] - motion_.position(pj, now_);
+                const double sigma = particles_.table.pair_sigma(pb.species, pj.species);
+                if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
+                const Vec<D> v = pb.v - motion_.velocity(pj, now_);
+                if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
+                if (!group_.member[j]) advance(j);
+                add_contact(b, j, false);
+            }
+        const double a = particles_.radius(b);
+        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
+            const auto& wall = box_.walls[w];
+            if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
+            const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
+            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(wall.normal) > 0.0)) continue;
+            add_contact(b, w, true);
+        }
+        // segments: the part nearest to the centre, seen as its tangent plane
+        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
+            const auto& seg = box_.segments[k];
+            if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
+            const int part = seg.nearest_part(pb.x);
+            const Wall<D> plane = seg.contact_plane(part, pb.x);
+            const double u = dot(pb.v, plane.normal);
+            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
+            add_contact(b, static_cast<std::uint32_t>(box_.walls.size() + 3 * k + part), true);
+        }
+    }
+
+    // One connected component at time now: one contact by the closed-form rules, more
+    // by the group rule; the virial, energies and counts go to the tally as for binary
+    // collisions (a contact counts as a collision when its impulse is not zero).
+    void resolve_component(const ContactComponent& component) {
+        auto& g = group_;
+        if (component.contacts.size() == 1) {
+            const ContactPair& c = g.contacts[component.contacts[0]];
+            // a later event of the window, or a touching contact: a gap is allowed
+            if (c.wall)
+                apply_wall(c.a, c.b, false);
+            else
+                apply_pair(c.a, c.b, false);
+            return;
+        }
+        // Bodies: the component's particles, then one infinite-mass body per wall contact.
+        std::vector<GroupBody<D>> bodies;
+        std::vector<GroupContact<D>> contacts;
+        std::vector<Vec<D>> arm; // r = x_a - x_b of each pair contact (virial)
+        auto body_of = [&](std::uint32_t particle) {
+            return static_cast<std::uint32_t>(
+                std::lower_bound(component.bodies.begin(), component.bodies.end(), particle) -
+                component.bodies.begin());
+        };
+        for (const std::uint32_t b : component.bodies)
+            bodies.push_back({particles_.state[b].v, particles_.mass(b)});
+        for (const std::uint32_t k : component.contacts) {
+            const ContactPair& c = g.contacts[k];
+            if (c.wall) {
+                bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
+                const Vec<D>& x = particles_.state[c.a].x;
+                const Wall<D> wall = obstacle_plane(c.b, x);
+                check_wall_contact(c.a, c.b, wall, false);
+                contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
+                                    wall.normal, wall_restitution(c.a, c.b)});
+                arm.push_back({});
+            } else {
+                const Vec<D> r =
+                    box_.minimum_image(particles_.state[c.a].x - particles_.state[c.b].x);
+                contacts.push_back(
+                    {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), pair_restitution(c.a, c.b)});
+                arm.push_back(r);
+                check_pair_contact(c.a, c.b, r, false);
+            }
+        }
+        const GroupResult<D> result = g.solver.resolve(bodies, contacts);
+        ++tally_.groups;
+        if (result.singular) ++tally_.singular_groups;
+        if (result.fallback || result.unresolved) ++tally_.fallback_groups;
+        for (std::size_t n = 0; n < component.bodies.size(); ++n) {
+            const std::uint32_t b = component.bodies[n];
+            auto& p = particles_.state[b];
+            const double m = particles_.mass(b);
+            const double k0 = 0.5 * m * norm2(p.v);
+            p.v = result.velocities[n];
+            kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
+            last_partner_[b] = none;
+        }
+        for (const std::uint32_t b : component.bodies) collided(b);
+        for (std::size_t n = 0; n < contacts.size(); ++n) {
+            if (norm2(result.impulses[n]) == 0.0) continue;
+            const ContactPair& c = g.contacts[component.contacts[n]];
+            if (c.wall) {
+                ++tally_.wall_collisions;
+                log_.wall(origin_ + now_, id_[c.a], c.b);
+            } else {
+                ++tally_.collisions;
+                log_.pair(origin_ + now_, id_[c.a], id_[c.b]);
+                tally_.virial += dot(arm[n], result.impulses[n]);
+            }
+        }
+    }
+
+    // --- Invariants (audit.hpp) ------------------------------------------------------------
+
+    // Pair i, j (advanced to now, r = x_i - x_j) at a collision: never overlapping beyond
+    // round-off, and, when it is the pair's own predicted event, not apart either.
+    void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r, bool at_contact) {
+        const double sigma =
+            particles_.table.pair_sigma(particles_.state[i].species, particles_.state[j].species);
+        const double gap = (norm(r) - sigma) / sigma;
+        tally_.overlap(-gap);
+        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
+            invariant_violated(
+                "contact distance", origin_ + now_,
+                fmt::format("particles {} and {} collide at distance {:.17g}, contact distance "
+                            "{:.17g} (relative gap {:.3g}, tolerance {:.3g})",
+                            id_[i], id_[j], norm(r), sigma, gap, contact_tolerance_));
+    }
+    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall,
+                            bool at_contact) {
+        const double a = particles_.radius(i);
+        const double gap = (wall.distance(particles_.state[i].x) - a) / a;
+        tally_.overlap(-gap);
+        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
+            invariant_violated("contact distance", origin_ + now_,
+                               fmt::format("particle {} meets wall {} at centre distance {:.17g}, "
+                                           "radius {:.17g} (relative gap {:.3g}, tolerance {:.3g})",
+                                           id_[i], w, wall.distance(particles_.state[i].x), a, gap,
+                                           contact_tolerance_));
+    }
+
+    [[gnu::cold, gnu::noinline]] void clock_stuck() const {
+        const std::uint32_t i = calendar_.top();
+        invariant_violated(
+            "progress", origin_ + now_,
+            fmt::format("{} events in a row at this instant (the last of particle "
+                        "{}, {} simultaneous groups so far): the clock cannot move on",
+                        events_at_now_, id_[i], tally_.groups));
+    }
+
+    [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const {
+        const std::uint32_t i = calendar_.top();
+        invariant_violated("event order", origin_ + now_,
+                           fmt::format("the next event (particle {}, at t = {:.17g}) is earlier "
+                                       "than the clock",
+                                       id_[i], origin_ + t));
+    }
+
+    // A scan found i overlapping candidate j beyond the tolerance (c = r.r - sigma^2 < 0).
+    [[gnu::cold, gnu::noinline]] void overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
+                                                   const Vec<D>* shift, const std::uint8_t* from,
+                                                   int k) const {
+        const Vec<D> xi = motion_.position(particles_.state[i], now_);
+        for (int m = 0; m < k; ++m) {
+            const std::uint32_t j = candidate[m];
+            if (j == i) continue;
+            const auto& pj = particles_.state[j];
+            const double r = norm(xi - shift[from[m]] - motion_.position(pj, now_));
+            const double sigma =
+                particles_.table.pair_sigma(particles_.state[i].species, pj.species);
+            if ((sigma - r) / sigma > contact_tolerance_)
+                invariant_violated("overlap", origin_ + now_,
+                                   fmt::format("particles {} and {} overlap: distance {:.17g}, "
+                                               "contact distance {:.17g}",
+                                               id_[i], id_[j], r, sigma));
+        }
+    }
+
+    // Energy (kinetic + potential in the field) and momentum now, with their round-off
+    // scales; the tally's collision energy and the work of drag so far.
+    Ledger<D> ledger() const {
+        Ledger<D> l;
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            const auto& p = particles_.state[i];
+            const double m = particles_.mass(i);
+            const Vec<D> v = motion_.velocity(p, now_);
+            const double k = 0.5 * m * norm2(v);
+            l.energy += k;
+            l.energy_scale += k;
+            l.momentum += v * m;
+            l.momentum_scale += m * norm(v);
+            if constexpr (Motion::has_field) {
+                // potential -m g.x: g.x grows by g_a L_a at each periodic wrap (cross)
+                const double u = -m * dot(motion_.gravity(), motion_.position(p, now_));
+                l.energy += u;
+                l.energy_scale += std::abs(u);
+            }
+        }
+        if constexpr (Motion::has_field) {
+            l.energy += wrapped_potential_;
+            l.energy_scale += std::abs(wrapped_potential_);
+            // drag force -γ m v does work -γ m v² = -2 γ KE per unit time
+            l.drag_work = 2.0 * motion_.drag() * kinetic_integral();
+        }
+        l.collision_energy = collision_energy_since_check_;
+        return l;
+    }
+
+    static double contact_tolerance_for(const Box<D>& box, const SpeciesTable& table) {
+        double longest = 0.0, shortest = never;
+        for (int a = 0; a < D; ++a) longest = std::max(longest, box.length[a]);
+        for (std::size_t a = 0; a < table.size(); ++a)
+            shortest = std::min(shortest, 2.0 * table.species[a].radius);
+        // a coordinate carries round-off of about eps * L; a contact is a few operations on
+        // coordinates, so 64 of those, relative to the smallest contact distance
+        const double round_off = 64.0 * std::numeric_limits<double>::epsilon() * longest / shortest;
+        return std::max(invariant_tolerance, round_off);
+    }
+
+    void collide_pair(std::uint32_t i, std::uint32_t j) {
+        // j's schedule and both cell entries are read only after i's scan: ask now
+        __builtin_prefetch(&schedule_[j]);
+        cells_.prefetch_place(i);
+        cells_.prefetch_place(j);
+        prefetch_calendar(j);
+        advance(i);
+        advance(j);
+        apply_pair(i, j, true);
+        ++particles_.state[i].count;
+        ++particles_.state[j].count;
+        predict_all(i);
+        predict_all(j);
+    }
+
+    // The binary rule on i and j, both advanced to now, and its tally. `at_contact`: the
+    // pair's own predicted collision, so it must be at its contact distance.
+    void apply_pair(std::uint32_t i, std::uint32_t j, bool at_contact) {
+        auto& pi = particles_.state[i];
+        auto& pj = particles_.state[j];
+        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+        check_pair_contact(i, j, r, at_contact);
+
+        const double mi = particles_.mass(i), mj = particles_.mass(j);
+        const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
+        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+        collided(i);
+        collided(j);
+        kinetic_change(pi.species, 0.5 * mi * norm2(pi.v) - ki);
+        kinetic_change(pj.species, 0.5 * mj * norm2(pj.v) - kj);
+        tally_.virial += impulse.virial;
+        ++tally_.collisions;
+        log_.pair(origin_ + now_, id_[i], id_[j]);
+        last_partner_[i] = j;
+        last_partner_[j] = i;
+    }
+
+    void collide_wall(std::uint32_t i, std::uint32_t w) {
+        advance(i);
+        apply_wall(i, w, true);
+        ++particles_.state[i].count;
+        predict_all(i);
+    }
+
+    // Reflection of i, advanced to now, from wall w, and its tally.
+    void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
+        auto& p = particles_.state[i];
+        Wall<D> wall = obstacle_plane(w, p.x);
+        check_wall_contact(i, w, wall, at_contact);
+        const double m = particles_.mass(i);
+        const double k = 0.5 * m * norm2(p.v);
+        wall.restitution = wall_restitution(i, w);
+        wall_collision(wall, p.v, m);
+        collided(i);
+        kinetic_change(p.species, 0.5 * m * norm2(p.v) - k);
+        ++tally_.wall_collisions;
+        log_.wall(origin_ + now_, id_[i], w);
+        last_partner_[i] = none;
+    }
+
+    void cross(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        auto& p = particles_.state[i];
+        bool wrapped = false;
+        const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
+        // Leaving through the top of a periodic axis re-enters at the bottom: the whole
+        // straight trajectory moves by -L (its time stamp need not change).
+        if (wrapped) {
+            p.x[s.axis] -= s.dir * box_.length[s.axis];
+            // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
+            if constexpr (Motion::has_field)
+                wrapped_potential_ -=
+                    particles_.mass(i) * motion_.gravity()[s.axis] * s.dir * box_.length[s.axis];
+        }
+        cells_.move(i, to);
+        ++tally_.crossings;
+
+        // the layer depends on the crossing just made, so take it before the next one
+        cells_.layer(to, s.axis, s.dir, near_);
+        set_crossing(s, next_crossing(to, p));
+        // segment predictions look no further than the cell's edge: look again from here
+        if (!box_.segments.empty()) predict_segments(i);
+        scan_pairs(i, near_);
+        reschedule(i);
+    }
+
+    // After a velocity change: every candidate event of i anew.
+    void predict_all(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        const Vec<D> x = motion_.position(p, now_);
+        const Vec<D> v = motion_.velocity(p, now_);
+        const double a = particles_.radius(i);
+        s.wall_time = never;
+        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
+            const auto& wall = box_.walls[w];
+            const double t = now_ + motion_.first_contact(wall.distance(x) - a, dot(v, wall.normal),
+                                                          motion_.along(wall.normal));
+            if (t < s.wall_time) s.wall_time = t, s.wall = w;
+        }
+        set_crossing(s, next_crossing(cells_.cell_of(i), p));
+        if (!box_.segments.empty()) predict_segments(i);
+        s.pair = {}, s.runner_up = {};
+        scan_all_pairs(i);
+        reschedule(i);
+    }
+
+    // Improves i's wall candidate with the segments (segment_time.hpp). The centre stays in
+    // its cell until its crossing, so a segment out of reach of that cell is skipped, and
+    // curved flights are searched no further than the crossing; `cross` calls this again.
+    void predict_segments(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        ParticleState<D> q = p;
+        q.x = motion_.position(p, now_);
+        q.v = motion_.velocity(p, now_);
+        q.t = 0.0;
+        const double a = particles_.radius(i);
+        const std::uint32_t cell = cells_.cell_of(i);
+        Vec<D> lo, hi;
+        for (int k = 0; k < D; ++k)
+            lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
+        const double reach = a + 1e-9 * (a + (hi[0] - lo[0])); // round-off of the bounds
+        const auto planes = static_cast<std::uint32_t>(box_.walls.size());
+        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
+            const auto& seg = box_.segments[k];
+            if (!seg.may_reach(lo, hi, reach)) continue;
+            auto consider = [&](double dt, int part) {
+                if (now_ + dt < s.wall_time)
+                    s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
+            };
+            consider(face_time(motion_, seg, q, a), Segment<D>::face);
+            const double window = std::min(s.crossing_time, s.wall_time) - now_;
+            for (const int end : {Segment<D>::from_end, Segment<D>::to_end})
+                consider(end_time(motion_, seg.end(end), q, a, window), end);
+        }
+    }
+
+    // Brings particle i to now along its flight. Under a field its kinetic energy changed
+    // along the way: the flight's share of the measured phase goes to the time integral.
+    void advance(std::uint32_t i) {
+        auto& p = particles_.state[i];
+        if constexpr (Motion::has_field) tally_.kinetic_time[p.species] += open_flight_kinetic(i);
+        motion_.advance(p, now_);
+    }
+
+    // ∫ KE dt of particle i's flight from its stamp (or the start of the measured phase,
+    // if later) to now.
+    double open_flight_kinetic(std::uint32_t i) const {
+        const auto& p = particles_.state[i];
+        const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
+        return to > from ? 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to) : 0.0;
+    }
+
+    // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
+    // energy is constant between collisions and the tally integrates it per species; with
+    // one, `advance` integrates each flight instead.
+    void kinetic_change(std::uint32_t s, double dk) {
+        tally_.collision_energy += dk;
+        collision_energy_since_check_ += dk;
+        if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
+    }
+
+    // When particle p, in `cell`, next leaves it. In a field a particle can turn round
+    // and leave through the face behind it, so both faces of every axis are tried.
+    typename Cells<D>::Crossing next_crossing(std::uint32_t cell, const ParticleState<D>& p) const {
+        if constexpr (!Motion::has_field) {
+            return cells_.next_crossing(cell, p.x, p.v, p.t, now_);
+        } else {
+            const Vec<D> x = motion_.position(p, now_), v = motion_.velocity(p, now_);
+            const auto& g = motion_.gravity();
+            typename Cells<D>::Crossing best{never, 0, 0};
+            for (int a = 0; a < D; ++a)
+                for (const int dir : {-1, 1}) {
+                    if (!cells_.open(cell, a, dir)) continue;
+                    const double bound = cells_.bound(cell, a, dir);
+                    // the gap to that face, its rate and acceleration, seen from inside
+                    const double t = now_ + motion_.first_contact(dir * (bound - x[a]), dir * -v[a],
+                                                                  dir * -g[a]);
+                    if (t < best.time) best = {t, a, dir};
+                }
+            return best;
+        }
+    }
+
+    static void set_crossing(Schedule& s, const typename Cells<D>::Crossing& c) {
+        s.crossing_time = c.time;
+        s.axis = static_cast<std::int8_t>(c.axis);
+        s.dir = static_cast<std::int8_t>(c.dir);
+    }
+
+    void scan_all_pairs(std::uint32_t i) {
+        cells_.around(cells_.cell_of(i), near_);
+        scan_pairs(i, near_);
+    }
+
+    // Improves i's pair candidates with the particles of the given cells.
+    //
+    // Two passes: first gather the candidates of every cell and prefetch their records,
+    // so that the cache misses overlap instead of queueing behind each other; then test
+    // them. A cell holds 0 to a few particles, a count the branch predictor cannot guess,
+    // so while the lists are short the gather copies every slot of a list (a fixed
+    // count) and only advances by the number in use.
+    void scan_pairs(std::uint32_t i, const Stencil& near) {
+        std::array<std::uint32_t, batch + fixed_slots> candidate;
+        std::array<std::uint8_t, batch + fixed_slots> from; // which of `near` it is in
+        for (int c = 0; c < near.size; ++c) cells_.prefetch(near.cell[c]);
+        const bool fixed = cells_.slots() == fixed_slots;
+        int k = 0;
+        for (int c = 0; c < near.size; ++c) {
+            const std::uint32_t* begin = cells_.begin(near.cell[c]);
+            const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
+            if (fixed) {
+                if (k + fixed_slots > batch) {
+                    test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                    k = 0;
+                }
+                std::copy_n(begin, fixed_slots, &candidate[k]);
+                std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
+                k += count;
+            } else {
+                for (int q = 0; q < count; ++q) {
+                    if (k == batch) {
+                        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                        k = 0;
+                    }
+                    candidate[k] = begin[q];
+                    from[k++] = static_cast<std::uint8_t>(c);
+                }
+            }
+        }
+        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+    }
+
+    // Candidate m is particle candidate[m], seen through shift[from[m]].
+    void test_batch(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                    const std::uint8_t* from, int k) {
+        for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
+        if constexpr (Motion::has_field)
+            test_pairs_one_by_one(i, shift, candidate, from, k);
+        else
+            test_pairs_batched(i, shift, candidate, from, k);
+    }
+
+    // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
+    // or the wall event's (after which i's velocity changes anyway). Relative to now.
+    double pair_horizon(const Schedule& s) const {
+        return std::min(s.runner_up.time, s.wall_time) - now_;
+    }
+
+    // Merges the candidates' pair times dt[0 .. k) into i's best and runner-up: strictly
+    // earlier wins, so among equal times the first listed does, as in a one-by-one scan.
+    void take_earliest(std::uint32_t i, const std::uint32_t* candidate, const double* dt, int k) {
+        Schedule& s = schedule_[i];
+        double best = std::min(s.pair.time, s.wall_time) - now_, next = pair_horizon(s);
+        for (int m = 0; m < k; ++m) {
+            if (dt[m] >= next) continue;
+            const std::uint32_t j = candidate[m];
+            // A pair that has just collided is at contact, and with e = 0 it may look
+            // approaching by round-off; straight lines cannot meet twice, so skip it.
+            if (dt[m] == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+            const PairCandidate c{now_ + dt[m], j, particles_.state[j].count};
+            if (dt[m] < best) {
+                s.runner_up = s.pair, next = best;
+                s.pair = c, best = dt[m];
+            } else {
+                s.runner_up = c, next = dt[m];
+            }
+        }
+    }
+
+    // Straight flights: pair_time (predict.hpp) for a whole batch without a branch per
+    // candidate. Whether a candidate approaches is a coin toss the branch predictor
+    // loses, so the relative motions are gathered first and every time is then computed
+    // alike, the rejected ones masked to `never` — a loop the compiler vectorises. The
+    // times are those of pair_time to the bit: the same operations in the same order.
+    void test_pairs_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                            const std::uint8_t* from, int k) {
+        const Schedule& s = schedule_[i];
+        const auto& pi = particles_.state[i];
+        const Vec<D> xi = pi.position_at(now_);
+        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
+        const double horizon = pair_horizon(s);
+        alignas(64) std::array<std::array<double, batch>, D> r, v;
+        alignas(64) std::array<double, batch> c, dt;
+        bool overlap = false; // some candidate other than i overlaps beyond the tolerance
+        for (int m = 0; m < k; ++m) {
+            const auto& pj = particles_.state[candidate[m]];
+            const Vec<D> rm = xi - shift[from[m]] - pj.position_at(now_);
+            for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
+            c[m] = norm2(rm) - sigma2[pj.species];
+            overlap |= (c[m] < -overlap_c_ * sigma2[pj.species]) & (candidate[m] != i);
+        }
+        if (overlap) [[unlikely]]
+            overlap_seen(i, candidate, shift, from, k);
+        // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
+        for (int m = 0; m < k; ++m) {
+            double b = 0.0, vv = 0.0;
+            for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
+            const double disc = b * b - vv * c[m];
+            const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
+            const double reached = ((c[m] <= -2.0 * b * horizon) & (disc >= 0.0)) ? t : never;
+            dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
+        }
+        take_earliest(i, candidate, dt.data(), k);
+    }
+
+    void test_pairs_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                               const std::uint8_t* from, int k) {
+        const auto& pi = particles_.state[i];
+        const Vec<D> xi = motion_.position(pi, now_);
+        const Vec<D> vi = motion_.velocity(pi, now_);
+        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
+        const Schedule& s = schedule_[i];
+        const double horizon = pair_horizon(s);
+        std::array<double, batch> dt;
+        for (int m = 0; m < k; ++m) {
+            const auto& pj = particles_.state[candidate[m]];
+            const Vec<D> r = xi - shift[from[m]] - motion_.position(pj, now_);
+            const Vec<D> v = vi - motion_.velocity(pj, now_);
+            dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
+            if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
+                candidate[m] != i) [[unlikely]]
+                overlap_seen(i, candidate, shift, from, k);
+        }
+        take_earliest(i, candidate, dt.data(), k);
+    }
+
+    void reschedule(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        double t = s.pair.time;
+        s.kind = t < never ? Kind::pair : Kind::nothing;
+        if (s.wall_time < t) t = s.wall_time, s.kind = Kind::wall;
+        if (s.crossing_time < t) t = s.crossing_time, s.kind = Kind::crossing;
+        calendar_.set(i, t);
+    }
+
+    void maintain() {
+        since_maintenance_ = 0;
+        check_conservation();
+#ifndef NDEBUG
+        // debug builds: every pair, O(N) with a cell grid
+        Particles<D> at_now = particles_; // max_overlap extrapolates straight lines
+        for (auto& p : at_now.state) p.x = motion_.position(p, now_), p.t = now_;
+        const double worst = max_overlap(box_, at_now, now_);
+        if (worst > contact_tolerance_)
+            invariant_violated("overlap", origin_ + now_,
+                               fmt::format("a pair or wall overlaps by {:.3g}", worst));
+#endif
+        rebase();
+        renumber();
+    }
+
+    // Renumbers the particles in cell order (cells in memory order, i.e. x fastest).
+    // Every per-particle array and every stored index moves with them, and every calendar
+    // entry is set anew. O(N log N), done every `maintain_every_` events: a small fraction.
+    void renumber() {
+        const auto n = static_cast<std::uint32_t>(particles_.size());
+        std::vector<std::uint32_t> order; // order[k] = old index of new particle k
+        order.reserve(n);
+        for (std::uint32_t c = 0; c < cells_.size(); ++c)
+            order.insert(order.end(), cells_.begin(c), cells_.end(c));
+        std::vector<std::uint32_t> renamed(n); // old index -> new index
+        for (std::uint32_t k = 0; k < n; ++k) renamed[order[k]] = k;
+
+        auto permute = [&](auto& v) {
+            auto old = v;
+            for (std::uint32_t k = 0; k < n; ++k) v[k] = old[order[k]];
+        };
+        permute(particles_.state);
+        permute(schedule_);
+        permute(last_partner_);
+        if (!last_collision_.empty()) permute(last_collision_);
+        permute(id_);
+        for (auto& s : schedule_)
+            for (PairCandidate* c : {&s.pair, &s.runner_up})
+                if (c->partner != none) c->partner = renamed[c->partner];
+        for (auto& p : last_partner_)
+            if (p != none) p = renamed[p];
+
+        std::vector<std::uint32_t> cell(n);
+        for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells_.cell_of(order[k]);
+        cells_.clear();
+        for (std::uint32_t k = 0; k < n; ++k) cells_.insert(k, cell[k]);
+
+        // Re-set every entry in place rather than assign a new calendar: Boost 1.74's
+        // pairing_heap move assignment drops the old nodes without freeing them.
+        for (std::uint32_t k = 0; k < n; ++k) reschedule(k);
+    }
+
+    // Moves the time origin to now so that time stamps stay small and `double` keeps
+    // its resolution on long runs. Every stored time shifts by the same amount.
+    void rebase() {
+        const double shift = now_;
+        if (shift == 0.0) return;
+        for (auto& p : particles_.state) p.t -= shift;
+        for (auto& s : schedule_) {
+            s.pair.time -= shift;
+            s.runner_up.time -= shift;
+            s.wall_time -= shift;
+            s.crossing_time -= shift;
+        }
+        for (auto& t : tally_.since) t -= shift;
+        for (auto& t : last_collision_) t -= shift;
+        tally_.start -= shift;
+        calendar_.shift(shift);
+        origin_ += shift;
+        now_ = 0.0;
+    }
+
+    std::vector<double> kinetic_per_species() const {
+        std::vector<double> k(particles_.table.size(), 0.0);
+        for (std::uint32_t i = 0; i < particles_.size(); ++i)
+            k[particles_.state[i].species] +=
+                0.5 * particles_.mass(i) * norm2(motion_.velocity(particles_.state[i], now_));
+        return k;
+    }
+
+    Box<D> box_;
+    Particles<D> particles_;
+    Settings settings_;
+    Motion motion_;
+    Cells<D> cells_;
+    Cal calendar_;
+    FastVector<Schedule> schedule_;
+    std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
+    std::vector<std::uint32_t> id_;           // caller's index of each particle
+    std::vector<double> restitution_;         // e per pair of species, [a * n + b]
+    std::vector<double> last_collision_;      // per particle, when TC is configured
+    double tc_ = 0.0;                         // TC time in force (0: off)
+    // Invariants (audit.hpp): the ledger at the last check; the contact tolerance, and the
+    // overlap it allows in terms of c = r.r - sigma^2: c < -overlap_c_ sigma^2.
+    Ledger<D> ledger_;
+    double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
+    bool momentum_conserved_ = false;
+    // Events at one instant so far, and how many mean the clock is stuck: a lattice start
+    // has every particle colliding at once, with stale renewals and groups, a few events per
+    // particle; 64 per particle and a million more is far beyond any real instant.
+    std::uint64_t events_at_now_ = 0, stuck_limit_ = 0;
+    double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
+    double collision_energy_since_check_ = 0.0;
+    // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
+    // for zero-initialising its shifts (Vec's members are value-initialised).
+    Stencil near_;
+    Tally tally_;
+    Log log_;
+    GroupStep group_;                  // scratch of resolve_simultaneous, kept to reuse its memory
+    double now_ = 0.0;                 // local clock
+    std::optional<double> stopped_at_; // the target of the last run() that stopped at one
+    double origin_ = 0.0;              // absolute time of local zero
+    std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
+};
+
+} // namespace choc

@@ -1,0 +1,25 @@
+// The engine's settings as a config file gives them.
+#pragma once
+
+#include "choc/kernel/engine.hpp"
+#include "choc/run/config.hpp"
+
+namespace choc {
+
+inline EngineSettings engine_settings(const Config& config) {
+    EngineSettings s;
+    s.restitution = config.restitution;
+    if (!config.pair_restitution.empty()) {
+        const std::size_t n = config.species.size();
+        s.pair_restitution.assign(n * n, config.restitution);
+        for (const PairRestitution& p : config.pair_restitution)
+            s.pair_restitution[p.a * n + p.b] = s.pair_restitution[p.b * n + p.a] = p.restitution;
+    }
+    s.epsilon = config.epsilon;
+    s.contact_gap = config.contact_gap;
+    s.tc = config.tc;
+    s.tc_from_start = !config.tc_on_collapse;
+    return s;
+}
+
+} // namespace choc

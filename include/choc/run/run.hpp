@@ -1,0 +1,28 @@
+// One `choc run`: from a Config to the outputs on disk and the summary.
+#pragma once
+
+#include "choc/run/config.hpp"
+#include "choc/run/summary.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace choc {
+
+struct RunOptions {
+    bool quiet = false; // no progress line
+    // stderr is a terminal: the progress line rewrites itself every second (else a line
+    // every ten seconds). The program decides; the library knows nothing of terminals.
+    bool terminal = false;
+    std::optional<std::string> summary_path; // overrides output.summary
+    // Called once the start is built and checked, before the first event: from then on
+    // the run is under way (the app releases log lines it held back until then).
+    std::function<void()> started;
+};
+
+// Sets up, equilibrates, runs and measures; writes the trajectory and the summary.
+// Throws InputError for bad input (before any output file is created).
+Summary run_simulation(const Config& config, const RunOptions& options);
+
+} // namespace choc

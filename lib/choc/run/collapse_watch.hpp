@@ -1,0 +1,94 @@
+// Inelastic collapse: with restitution e < 1 a cluster can collide infinitely often in a
+// finite time (a Zeno sequence), and the clock stops advancing while the event count
+// grows without bound. The run could never finish, so a collapse either stops it with an
+// error instead of hanging, or (collisions.on_collapse = "tc") switches the TC model on,
+// which makes the collisions of recently collided particles elastic and ends the Zeno
+// sequence; a second collapse, with TC on, stops the run.
+//
+// The watch compares the simulated time that passes per event in each chunk of events
+// with the largest such step seen so far: an elastic gas keeps it steady and a cooling
+// gas makes it grow (fewer, slower collisions), while a collapse shrinks it geometrically
+// towards zero. Eight chunks in a row a million times shorter, or with no time passing
+// at all, stop the run.
+#pragma once
+
+#include "choc/errors.hpp"
+#include "choc/message_text.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace choc {
+
+class CollapseWatch {
+  public:
+    // `switch_on_tc`, when given, is called at the first collapse instead of stopping;
+    // `tc` is the TC time configured (0: none) and `inelastic` the key whose restitution
+    // below 1 makes the run inelastic, for the message.
+    explicit CollapseWatch(bool active, std::function<void(double)> switch_on_tc = {},
+                           double tc = 0.0, std::string inelastic = "collisions.restitution")
+        : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc),
+          inelastic_(std::move(inelastic)) {}
+
+    // After a chunk: the absolute time and the number of events processed so far
+    // (any monotone count; a count that went down starts the watch afresh).
+    void check(double time, std::uint64_t events) {
+        if (!active_) return;
+        if (!started_ || events < last_events_) {
+            started_ = true;
+            last_time_ = time;
+            last_events_ = events;
+            return;
+        }
+        const std::uint64_t chunk = events - last_events_;
+        if (chunk < min_chunk) return;
+        const double step = (time - last_time_) / static_cast<double>(chunk);
+        largest_step_ = std::max(largest_step_, step);
+        strikes_ = (time == last_time_ || step < 1e-6 * largest_step_) ? strikes_ + 1 : 0;
+        last_time_ = time;
+        last_events_ = events;
+        if (strikes_ < strikes_to_stop) return;
+        if (switch_on_tc_) {
+            switch_on_tc_(time);
+            switch_on_tc_ = nullptr;
+            switched_at_ = time;
+            strikes_ = 0;
+            return;
+        }
+        const std::string what = "inelastic collapse at t = " + number_text(time) +
+                                 ": the clock has stopped while collisions go on without end "
+                                 "(a Zeno sequence). ";
+        // TC switched on at a collapse cannot restart particles that had already come to
+        // rest against a wall under a field: their elastic bounces take no time either.
+        if (switched_at_)
+            throw InputError(
+                "collisions.on_collapse: " + what +
+                "The TC model, switched on at the collapse at t = " + number_text(*switched_at_) +
+                ", did not end it (particles at rest against a wall cannot bounce "
+                "again); set collisions.tc from the start (on_collapse = \"stop\")");
+        if (tc_ > 0.0)
+            throw InputError("collisions.tc: " + what + "The TC model is on with tc = " +
+                             number_text(tc_) + "; a larger tc would prevent it");
+        throw InputError(inelastic_ + ": " + what +
+                         "Set collisions.tc > 0 (the TC model) to prevent it, with "
+                         "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
+    }
+
+  private:
+    static constexpr std::uint64_t min_chunk = 1u << 16;
+    static constexpr int strikes_to_stop = 8;
+    bool active_;
+    std::function<void(double)> switch_on_tc_;
+    double tc_;
+    std::string inelastic_;
+    std::optional<double> switched_at_; // when switch_on_tc_ was called
+    bool started_ = false;
+    double last_time_ = 0.0, largest_step_ = 0.0;
+    std::uint64_t last_events_ = 0;
+    int strikes_ = 0;
+};
+
+} // namespace choc

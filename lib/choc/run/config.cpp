@@ -1,0 +1,562 @@
+// load_config / parse_config: TOML (toml++) -> Config. The document is first parsed,
+// then the --set overrides are applied to the parsed tree, and only then is the whole
+// tree validated, so an override is checked exactly like a key written in the file.
+#include "choc/run/config.hpp"
+
+#include "choc/errors.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/io/toml_file.hpp"
+#include "choc/io/toml_reader.hpp"
+#include "choc/io/unit_vector.hpp"
+#include "choc/message_text.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <unistd.h>
+
+namespace choc {
+namespace {
+
+// Largest total particle count (over all species).
+constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
+
+// Most trajectory frames a run may write (run.time / output.trajectory.every).
+constexpr double max_frames = 1e6;
+
+// Most species: the engine keeps per-pair tables (contact distances, their squares,
+// restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
+// 2 GB. A mixture with more kinds of particle than this is better described otherwise.
+constexpr std::size_t max_species = 1024;
+
+// Species names: they head CSV columns and XYZ type fields and appear in messages, so
+// only characters that need no quoting anywhere.
+constexpr std::size_t max_name_length = 64;
+bool valid_name(std::string_view name) {
+    if (name.empty() || name.size() > max_name_length) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+               c == '+';
+    });
+}
+
+using choc::show;
+
+std::string show(double x) {
+    return number_text(x);
+}
+
+// A whole count held in a double: digits while they are exact, else the shortest form.
+std::string count(double x) {
+    if (x < 9e15) return std::to_string(static_cast<std::uint64_t>(std::floor(x)));
+    return show(x);
+}
+
+std::string trim(std::string_view text) {
+    auto begin = text.find_first_not_of(" \t");
+    if (begin == std::string_view::npos) return "";
+    auto end = text.find_last_not_of(" \t");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+// One element of an override's key path: a table key, or an array index written either
+// as a dotted element ("species.0") or in brackets ("species[0]", as messages spell it).
+struct KeyElement {
+    std::string text;
+    bool bracketed = false;
+};
+
+// "species[0].radius" -> species, [0], radius; "box.size.1" -> box, size, 1. Empty when
+// the key is malformed (an unclosed bracket, text after "]", a trailing dot).
+std::optional<std::vector<KeyElement>> split_key(const std::string& dotted) {
+    std::vector<KeyElement> path;
+    if (dotted.empty() || dotted.ends_with('.')) return std::nullopt;
+    std::istringstream parts(dotted);
+    for (std::string part; std::getline(parts, part, '.');) {
+        auto bracket = part.find('[');
+        path.push_back({trim(std::string_view(part).substr(0, bracket)), false});
+        while (bracket != std::string::npos) {
+            auto close = part.find(']', bracket);
+            if (close == std::string::npos) return std::nullopt;
+            path.push_back(
+                {trim(std::string_view(part).substr(bracket + 1, close - bracket - 1)), true});
+            std::string after = trim(std::string_view(part).substr(close + 1));
+            if (after.empty()) break;
+            if (after.front() != '[') return std::nullopt;
+            bracket = part.find('[', close + 1);
+        }
+    }
+    return path;
+}
+
+// Applies one "dotted.key=value" to the tree and returns the key as messages spell it
+// ("species[0].count").
+// Tables that the override created (absent from the file) go to `created`: a key missing
+// from such a table is the override's omission, not the file's.
+std::string apply_override(toml::table& root, const std::string& text,
+                           std::vector<std::string>& created) {
+    auto equals = text.find('=');
+    std::string dotted = equals == std::string::npos ? "" : trim(text.substr(0, equals));
+    auto path = split_key(dotted);
+    auto empty = [](const KeyElement& element) { return element.text.empty(); };
+    if (!path || path->empty() || std::any_of(path->begin(), path->end(), empty))
+        throw InputError("--set " + escaped(text) + ": expected KEY=VALUE");
+    auto fail = [&](const std::string& what) {
+        // Every part of `what` but our own words is the user's text.
+        throw InputError("--set: " + escaped(dotted) + ": " + escaped(what));
+    };
+
+    // A TOML value if it parses as one, else the raw text, so `init.lattice=sc` works.
+    std::string raw = trim(std::string_view(text).substr(equals + 1));
+    toml::table parsed;
+    try {
+        parsed = toml::parse(std::string_view("v = " + raw), std::string_view("--set"));
+    } catch (const toml::parse_error&) {
+    }
+    if (parsed.size() != 1 || !parsed.contains("v")) parsed = toml::table{{"v", raw}};
+    toml::node& value = *parsed.get("v");
+
+    toml::node* node = &root;
+    std::string shown;
+    for (std::size_t i = 0; i < path->size(); ++i) {
+        const std::string& element = (*path)[i].text;
+        bool last = i + 1 == path->size();
+        if (toml::table* table = node->as_table()) {
+            if ((*path)[i].bracketed)
+                fail((shown.empty() ? "the top level" : shown) +
+                     " is a table, not an array, so it has no index [" + element + "]");
+            shown += (shown.empty() ? "" : ".") + element;
+            if (last) {
+                value.visit([&](auto& v) { table->insert_or_assign(element, std::move(v)); });
+            } else {
+                node = table->get(element);
+                if (!node) {
+                    node = &table->insert(element, toml::table{}).first->second;
+                    created.push_back(shown);
+                }
+            }
+        } else if (toml::array* array = node->as_array()) {
+            std::size_t index = 0;
+            auto [end, error] =
+                std::from_chars(element.data(), element.data() + element.size(), index);
+            if (error != std::errc{} || end != element.data() + element.size())
+                fail(shown + " is an array: expected an index, got \"" + element + "\"");
+            if (index >= array->size())
+                fail("index " + element + " is out of range: " + shown + " has " +
+                     std::to_string(array->size()) + " entries");
+            shown += "[" + element + "]";
+            if (last) {
+                value.visit(
+                    [&](auto& v) { array->replace(array->cbegin() + index, std::move(v)); });
+            } else {
+                node = array->get(index);
+            }
+        } else {
+            fail(shown + " is " + show(*node) + ", not a table, so it has no key \"" + element +
+                 "\"");
+        }
+    }
+    return shown;
+}
+
+void check_readable(const KeySource& source, const std::string& key, const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        source.fail(key, "cannot read file \"" + escaped(path) + "\": is a directory");
+    if (::access(path.c_str(), R_OK) != 0)
+        source.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
+}
+
+std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
+    if (!output.has(name)) return std::nullopt;
+    Section table = output.table(name);
+    table.allow({"path", "every"});
+    PeriodicOutput result;
+    result.path = table.required_string("path");
+    auto every = table.number("every", Range::positive);
+    if (!every) table.fail("every", "required key is missing");
+    result.every = *every;
+    return result;
+}
+
+void read_box(const Section& root, Config& config) {
+    const int dimension = config.dimension;
+    Section box = root.table("box");
+    box.allow({"packing_fraction", "size", "boundary", "wall_restitution"});
+    config.packing_fraction = box.number("packing_fraction", Range::unit_open);
+    config.wall_restitution = box.number("wall_restitution", Range::unit_closed).value_or(1.0);
+    config.box_size = box.numbers("size", dimension);
+    if (config.box_size)
+        for (int i = 0; i < dimension; ++i)
+            if (!((*config.box_size)[i] > 0))
+                root.fail("box.size[" + std::to_string(i) + "]",
+                          "must be > 0, got " + show((*config.box_size)[i]));
+    if (config.packing_fraction && config.box_size)
+        root.fail("box", "give either packing_fraction or size, not both");
+    if (!config.packing_fraction && !config.box_size && !config.from)
+        root.fail("box", "give packing_fraction or size (or start from a snapshot with init.from)");
+
+    config.periodic.assign(dimension, true);
+    const toml::node* node = box.get("boundary");
+    if (!node) return;
+    const KeySource& source = box.source();
+    auto is_periodic = [&](const toml::node& axis, const std::string& key) {
+        std::string kind = source.string(axis, key);
+        if (kind != "periodic" && kind != "wall")
+            source.fail(key, "must be \"periodic\" or \"wall\", got \"" + escaped(kind) + "\"");
+        return kind == "periodic";
+    };
+    if (const toml::array* axes = node->as_array()) {
+        if (axes->size() != static_cast<std::size_t>(dimension))
+            box.fail("boundary", "expected one entry per axis (" + std::to_string(dimension) +
+                                     "), got " + std::to_string(axes->size()));
+        for (int i = 0; i < dimension; ++i)
+            config.periodic[i] =
+                is_periodic(*axes->get(i), box.key("boundary") + "[" + std::to_string(i) + "]");
+    } else if (node->is_string()) {
+        config.periodic.assign(dimension, is_periodic(*node, box.key("boundary")));
+    } else {
+        box.fail("boundary", "expected \"periodic\", \"wall\" or an array of them (one per "
+                             "axis), got " +
+                                 show(*node));
+    }
+}
+
+void read_species(const Section& root, Config& config) {
+    const toml::node* node = root.get("species");
+    if (!node || (node->is_array() && node->as_array()->empty()))
+        root.fail("species", "at least one [[species]] table is required");
+    std::set<std::string> names;
+    if (node->is_array() && node->as_array()->size() > max_species)
+        root.fail("species", std::to_string(node->as_array()->size()) +
+                                 " species, more than the limit of " + std::to_string(max_species) +
+                                 " (the engine keeps tables over every pair of species)");
+    std::uint64_t total = 0;
+    for (const Section& entry : root.tables("species")) {
+        entry.allow({"name", "count", "radius", "mass", "temperature"});
+        SpeciesConfig species;
+        species.name = entry.required_string("name");
+        if (!valid_name(species.name))
+            entry.fail("name",
+                       "\"" + escaped(species.name) + "\" is not a valid species name: use 1 to " +
+                           std::to_string(max_name_length) + " ASCII letters, digits and _ - . +");
+        if (!names.insert(species.name).second)
+            entry.fail("name", "duplicate species name \"" + species.name + "\"");
+        auto count = entry.integer("count", 1);
+        if (!count) entry.fail("count", "required key is missing");
+        species.count = static_cast<std::uint64_t>(*count);
+        // Particle indices are 32-bit; each count is below 2^63, so the sum cannot wrap
+        // before it is caught here.
+        total += species.count;
+        if (total > max_particles)
+            entry.fail("count", "the total particle count over all species would be " +
+                                    std::to_string(total) + ", more than the limit " +
+                                    std::to_string(max_particles) + " (2^31)");
+        species.radius = entry.number("radius", Range::positive).value_or(species.radius);
+        species.mass = entry.number("mass", Range::positive).value_or(species.mass);
+        species.temperature = entry.number("temperature", Range::positive);
+        config.species.push_back(species);
+    }
+}
+
+// The cubic (square) box that box.packing_fraction implies, edge (sum_i v_i / phi)^(1/D),
+// checked against the same bounds as a given box.size before anything is sized from it:
+// with huge radii the volume overflowed to inf and the lattice was never filled (a hang).
+void check_derived_box(const Section& root, const Config& config) {
+    if (!config.packing_fraction) return;
+    double volume = 0.0;
+    for (const auto& s : config.species)
+        volume += static_cast<double>(s.count) *
+                  (config.dimension == 3 ? ball_volume<3>(s.radius) : ball_volume<2>(s.radius));
+    const double edge = std::pow(volume / *config.packing_fraction, 1.0 / config.dimension);
+    if (!(edge >= min_magnitude && edge <= max_magnitude))
+        root.table("box").fail("packing_fraction",
+                               "gives a box edge of " + show(edge) + ", outside [" +
+                                   show(min_magnitude) + ", " + show(max_magnitude) +
+                                   "]; use other radii, counts or packing fraction");
+}
+
+void read_collisions(const Section& root, Config& config) {
+    Section collisions = root.table("collisions");
+    collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "on_collapse", "pair"});
+    config.restitution = collisions.number("restitution", Range::unit_closed).value_or(1.0);
+    config.epsilon = collisions.number("epsilon", Range::non_negative).value_or(0.0);
+    config.contact_gap =
+        collisions.number("contact_gap", Range::non_negative).value_or(config.contact_gap);
+    // A "touching" pair a percent apart is no longer touching: larger values are a mistake.
+    if (config.contact_gap > 0.01)
+        collisions.fail("contact_gap", "must be at most 0.01 (a fraction of the contact "
+                                       "distance), got " +
+                                           show(config.contact_gap));
+    config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
+    if (auto mode = collisions.string("on_collapse")) {
+        if (*mode != "stop" && *mode != "tc")
+            collisions.fail("on_collapse",
+                            "expected \"stop\" or \"tc\", got \"" + escaped(*mode) + "\"");
+        config.tc_on_collapse = *mode == "tc";
+        if (config.tc_on_collapse && config.tc <= 0)
+            collisions.fail("on_collapse", "\"tc\" switches the TC model on at a collapse: it "
+                                           "needs collisions.tc > 0");
+    }
+    auto pairs = collisions.tables("pair");
+    for (const Section& pair : pairs) {
+        pair.allow({"a", "b", "restitution"});
+        std::array<std::uint32_t, 2> index{};
+        for (int k = 0; k < 2; ++k) {
+            const char* side = k == 0 ? "a" : "b";
+            std::string name = pair.required_string(side);
+            auto known = [&](const SpeciesConfig& s) { return s.name == name; };
+            const auto it = std::find_if(config.species.begin(), config.species.end(), known);
+            if (it == config.species.end())
+                pair.fail(side, "no species is named \"" + escaped(name) + "\"");
+            index[k] = static_cast<std::uint32_t>(it - config.species.begin());
+        }
+        const auto e = pair.number("restitution", Range::unit_closed);
+        if (!e) pair.fail("restitution", "required key is missing");
+        for (const PairRestitution& seen : config.pair_restitution)
+            if (std::minmax(seen.a, seen.b) == std::minmax(index[0], index[1]))
+                pair.fail("b", "this pair of species already has a restitution");
+        config.pair_restitution.push_back({index[0], index[1], *e});
+    }
+    // Refused rather than ignored: a run must never silently use different physics.
+}
+
+// A segment (2D): `from` and `to` instead of `normal` and `point`. Whether it lies inside
+// the box is checked with the box (make_initial_state): its size may come from elsewhere.
+void read_segment(const Section& entry, const Config& config, WallConfig& wall) {
+    const char* form = entry.has("from") ? "from" : "to";
+    if (config.dimension != 2)
+        entry.fail(form, "segments (from, to) are 2D walls; in 3D give normal and point");
+    for (const char* plane_key : {"normal", "point"})
+        if (entry.has(plane_key))
+            entry.fail(plane_key, "give either normal and point (a plane) or from and to (a "
+                                  "segment), not both");
+    auto from = entry.numbers("from", 2);
+    if (!from) entry.fail("from", "required key is missing (a segment needs from and to)");
+    auto to = entry.numbers("to", 2);
+    if (!to) entry.fail("to", "required key is missing (a segment needs from and to)");
+    if (*from == *to) entry.fail("to", "must differ from `from` (a segment needs a length)");
+    wall.from = *from;
+    wall.to = *to;
+}
+
+void read_walls(const Section& root, Config& config) {
+    for (const Section& entry : root.tables("walls")) {
+        entry.allow({"normal", "point", "from", "to", "restitution"});
+        WallConfig wall;
+        wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
+        if (entry.has("from") || entry.has("to")) {
+            read_segment(entry, config, wall);
+            config.walls.push_back(wall);
+            continue;
+        }
+        auto normal = entry.numbers("normal", config.dimension, false);
+        if (!normal) entry.fail("normal", "required key is missing");
+        const auto unit = unit_vector(*normal);
+        if (!unit) entry.fail("normal", "must not be the zero vector");
+        wall.normal = *unit;
+        // A particle leaving through a periodic face comes back on the other side: a wall
+        // tilted along that axis would be behind it, so it could pass straight through.
+        for (int a = 0; a < config.dimension; ++a)
+            if (config.periodic[a] && (*normal)[a] != 0)
+                entry.fail("normal", "must be perpendicular to every periodic axis (axis " +
+                                         std::to_string(a) +
+                                         " is periodic); make that component 0 or set "
+                                         "box.boundary to \"wall\" on that axis");
+        auto point = entry.numbers("point", config.dimension);
+        if (!point) entry.fail("point", "required key is missing");
+        wall.point = *point;
+        config.walls.push_back(wall);
+    }
+}
+
+void read_field(const Section& root, Config& config) {
+    Section field = root.table("field");
+    field.allow({"gravity", "drag"});
+    config.gravity = field.numbers("gravity", config.dimension)
+                         .value_or(std::vector<double>(config.dimension, 0.0));
+    config.drag = field.number("drag", Range::non_negative).value_or(0.0);
+}
+
+void read_init(const Section& root, Config& config) {
+    Section init = root.table("init");
+    init.allow({"lattice", "velocities", "temperature", "seed", "from", "region"});
+    const bool three_d = config.dimension == 3;
+    config.lattice = init.string("lattice").value_or(three_d ? "fcc" : "hex");
+    const std::set<std::string> lattices_3d{"fcc", "sc", "random"};
+    const std::set<std::string> lattices_2d{"hex", "square", "random"};
+    const auto& allowed = three_d ? lattices_3d : lattices_2d;
+    if (!allowed.contains(config.lattice)) {
+        const auto& other = three_d ? lattices_2d : lattices_3d;
+        std::string message = other.contains(config.lattice)
+                                  ? "\"" + escaped(config.lattice) + "\" is a " +
+                                        (three_d ? "2D" : "3D") + " lattice, but dimension is " +
+                                        std::to_string(config.dimension) + ";"
+                                  : "unknown lattice \"" + escaped(config.lattice) + "\";";
+        init.fail("lattice",
+                  message + (three_d ? " use fcc, sc or random" : " use hex, square or random"));
+    }
+    Section region = init.table("region");
+    region.allow({"low", "high"});
+    if (region.has("low") || region.has("high")) {
+        if (config.lattice != "random")
+            init.fail("region", "places particles only with lattice = \"random\"");
+        auto low = region.numbers("low", config.dimension);
+        if (!low) region.fail("low", "required key is missing");
+        auto high = region.numbers("high", config.dimension);
+        if (!high) region.fail("high", "required key is missing");
+        for (int a = 0; a < config.dimension; ++a)
+            if (!((*low)[a] < (*high)[a]))
+                region.fail("high",
+                            "must exceed low on every axis (axis " + std::to_string(a) + ")");
+        config.region_low = *low;
+        config.region_high = *high;
+    }
+    config.velocities = init.string("velocities").value_or("maxwell");
+    if (config.velocities != "maxwell" && config.velocities != "fixed_speed")
+        init.fail("velocities", "must be \"maxwell\" or \"fixed_speed\", got \"" +
+                                    escaped(config.velocities) + "\"");
+    config.temperature = init.number("temperature", Range::positive).value_or(1.0);
+    config.seed = static_cast<std::uint64_t>(init.integer("seed", 0).value_or(1));
+    config.from = init.string("from");
+    if (config.from) {
+        if (config.from->empty()) init.fail("from", "must not be empty");
+        // A relative path written in the file is relative to the file's directory (the
+        // config and its snapshot travel together); one given with --set is relative to
+        // the working directory, like any path typed on a command line.
+        const std::string& base = init.source().base_directory;
+        if (!base.empty() && !init.source().from_override(init.key("from")) &&
+            std::filesystem::path(*config.from).is_relative())
+            config.from = (std::filesystem::path(base) / *config.from).string();
+        check_readable(init.source(), init.key("from"), *config.from);
+    }
+}
+
+void read_run(const Section& root, Config& config) {
+    Section run = root.table("run");
+    run.allow({"time", "collisions", "equilibrate"});
+    config.run_time = run.number("time", Range::positive);
+    if (auto collisions = run.integer("collisions", 1))
+        config.run_collisions = static_cast<std::uint64_t>(*collisions);
+    config.equilibrate = run.number("equilibrate", Range::non_negative).value_or(0.0);
+    if (!config.run_time && !config.run_collisions)
+        root.fail("run", "give run.time, run.collisions or both");
+}
+
+// A periodic output at most `max_frames` times per run (rows or frames).
+void check_count(const Section& output, std::string_view name, const Config& config,
+                 const std::optional<PeriodicOutput>& periodic, const std::string& what) {
+    if (!periodic || !config.run_time) return;
+    const double every = periodic->every;
+    if (*config.run_time / every > max_frames)
+        output.table(name).fail(
+            "every", "run.time = " + show(*config.run_time) + " / every = " + show(every) +
+                         " gives " + count(*config.run_time / every) + " " + what +
+                         ", more than the limit of " + count(max_frames) + "; use a larger every");
+}
+
+void read_output(const Section& root, Config& config) {
+    Section output = root.table("output");
+    output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf"});
+    config.summary = output.string("summary").value_or(config.summary);
+    if (config.summary.empty()) output.fail("summary", "must not be empty");
+    config.trajectory = periodic_output(output, "trajectory");
+    check_count(output, "trajectory", config, config.trajectory, "frames");
+    config.timeseries = periodic_output(output, "timeseries");
+    check_count(output, "timeseries", config, config.timeseries, "rows");
+    for (auto [name, target] : {std::pair{"histogram", &config.histogram},
+                                {"velocity_histogram", &config.velocity_histogram},
+                                {"rdf", &config.rdf}}) {
+        *target = output.string(name);
+        if (*target && (*target)->empty()) output.fail(name, "must not be empty");
+    }
+    if (config.rdf &&
+        std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
+        output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "
+                           "bulk density)");
+    if (config.rdf && !config.walls.empty())
+        output.fail("rdf", "needs a box without [[walls]] (g(r) is normalised by the bulk "
+                           "density)");
+
+    // Every output its own file: two outputs on one path would overwrite each other.
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> paths{{"output.summary", config.summary}};
+    for (const auto& output : output_paths(config)) paths.push_back(output);
+    for (std::size_t a = 0; a < paths.size(); ++a)
+        for (std::size_t b = a + 1; b < paths.size(); ++b)
+            if (fs::path(paths[a].second).lexically_normal() ==
+                fs::path(paths[b].second).lexically_normal())
+                root.fail(paths[b].first, "\"" + paths[b].second + "\" is the same file as " +
+                                              paths[a].first + " (\"" + paths[a].second +
+                                              "\"); give each output its own path");
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> output_paths(const Config& config) {
+    std::vector<std::pair<std::string, std::string>> paths;
+    if (config.trajectory) paths.emplace_back("output.trajectory.path", config.trajectory->path);
+    if (config.timeseries) paths.emplace_back("output.timeseries.path", config.timeseries->path);
+    if (config.histogram) paths.emplace_back("output.histogram", *config.histogram);
+    if (config.velocity_histogram)
+        paths.emplace_back("output.velocity_histogram", *config.velocity_histogram);
+    if (config.rdf) paths.emplace_back("output.rdf", *config.rdf);
+    return paths;
+}
+
+namespace {
+
+Config parse(const std::string& toml_text, const std::string& source,
+             const std::vector<std::string>& overrides, const std::string& base_directory) {
+    toml::table document = parse_toml(toml_text, source);
+    std::vector<std::string> overridden;
+    for (const auto& text : overrides)
+        overridden.push_back(apply_override(document, text, overridden));
+
+    KeySource context(source, overridden);
+    context.base_directory = base_directory;
+    Section root(context, &document, "");
+    root.allow(
+        {"dimension", "box", "species", "collisions", "walls", "field", "init", "run", "output"});
+    Config config;
+    config.source = source;
+    config.dimension = read_dimension(root, 3);
+
+    read_init(root, config); // first: init.from relaxes the [box] rules
+    read_box(root, config);
+    read_species(root, config);
+    check_derived_box(root, config);
+    read_collisions(root, config);
+    read_walls(root, config);
+    read_field(root, config);
+    read_run(root, config);
+    read_output(root, config);
+    return config;
+}
+
+} // namespace
+
+Config parse_config(const std::string& toml_text, const std::string& source,
+                    const std::vector<std::string>& overrides) {
+    return parse(toml_text, source, overrides, "");
+}
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    // "" for a config in the working directory: its relative paths need no prefix.
+    const std::string directory = std::filesystem::path(path).parent_path().string();
+    return parse(read_text_file(path), path, overrides, directory);
+}
+
+} // namespace choc

@@ -1,0 +1,76 @@
+// The summary of docs/REFERENCE.md with nlohmann::ordered_json, so that keys keep the
+// table's order.
+#include "choc/run/summary.hpp"
+
+#include "choc/io/atomic_file.hpp"
+#include "choc_version.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace choc {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A value the run could not define (unset or not finite) is null, never a number.
+Json number(double x) {
+    return std::isfinite(x) ? Json(x) : Json(nullptr);
+}
+Json number(const std::optional<double>& x) {
+    return x ? number(*x) : Json(nullptr);
+}
+
+Json numbers(const std::vector<double>& xs) {
+    Json array = Json::array();
+    for (double x : xs) array.push_back(number(x));
+    return array;
+}
+
+} // namespace
+
+std::string summary_json(const Summary& s) {
+    Json j;
+    j["choc_version"] = version;
+    j["dimension"] = s.dimension;
+    j["N"] = s.N;
+    j["packing_fraction"] = number(s.packing_fraction);
+    j["sim_time"] = number(s.sim_time);
+    j["collisions"] = s.collisions;
+    j["wall_collisions"] = s.wall_collisions;
+    j["events"] = s.events;
+    j["wall_seconds"] = number(s.wall_seconds);
+    j["collisions_per_second"] = number(s.collisions_per_second);
+    j["kinetic_energy"] = {{"initial", number(s.kinetic_energy_initial)},
+                           {"final", number(s.kinetic_energy_final)}};
+    j["momentum"] = {{"initial", numbers(s.momentum_initial)},
+                     {"final", numbers(s.momentum_final)}};
+    j["temperature"] = number(s.temperature);
+    j["max_overlap"] = number(s.max_overlap);
+    j["pressure"] = s.Z ? Json{{"Z", number(s.Z)}, {"Z_err", number(s.Z_err)}} : Json(nullptr);
+    j["collision_rate"] = number(s.collision_rate);
+    Json species = Json::array();
+    for (const auto& sp : s.species)
+        species.push_back(
+            {{"name", sp.name}, {"count", sp.count}, {"temperature", number(sp.temperature)}});
+    j["species"] = species;
+    j["velocity_distribution"] =
+        s.ks_distance && s.kurtosis
+            ? Json{{"ks_distance", number(s.ks_distance)}, {"kurtosis", number(s.kurtosis)}}
+            : Json(nullptr);
+    j["mean_free_time"] = number(s.mean_free_time);
+    j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
+    // True when SIGINT/SIGTERM stopped the run before its end.
+    j["interrupted"] = s.interrupted;
+    // False (with the reason) when a runtime invariant broke.
+    j["valid"] = s.valid;
+    j["violation"] = s.violation ? Json(*s.violation) : Json(nullptr);
+    return j.dump(2);
+}
+
+void write_summary(const std::string& path, const Summary& summary) {
+    write_file_atomically(path, summary_json(summary) + "\n");
+}
+
+} // namespace choc
