@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Outputs and signals of `choc run` (README, "Output files" and exit status 130):
+"""Outputs and signals of `choc run` (docs/REFERENCE.md, "Output files of a run" and exit status 130):
 special files, links and directories are refused; names too long for their temporary
 are refused up front; outputs are compared as files, not as text; temporaries left by a
 killed run are removed by the next one; the trajectory is bounded by the free space;

@@ -259,7 +259,7 @@ def check_frames(path, n, every, count):
 
 
 def no_partials(directory):
-    # a run's temporaries are ".<name>.choc-<pid>-<hex>.tmp" (README "Output files")
+    # a run's temporaries are ".<name>.choc-<pid>-<hex>.tmp" (docs/REFERENCE.md, "Output files of a run")
     left = [f for f in os.listdir(directory) if ".choc-" in f and f.endswith(".tmp")]
     check(not left, f"left behind {left}")
 
@@ -427,7 +427,7 @@ def read_csv(path):
 
 
 def case_measurements(choc, root):
-    """output.timeseries, output.histogram and output.rdf as README says; per-species
+    """output.timeseries, output.histogram and output.rdf as docs/REFERENCE.md says; per-species
     starting temperatures exact with zero momentum; the velocity and diffusion keys."""
     mixture = ('name = "A"\ncount = 500\nmass = 1.0\ntemperature = 2.0\n\n[[species]]\n'
                'name = "B"\ncount = 500\nmass = 3.0\ntemperature = 0.5')

@@ -72,7 +72,7 @@ CASES = [
      {"collisions": 66000000}),
 ]
 
-# max_overlap at round-off is ~1e-14 (README); a pass-through is most of a diameter.
+# max_overlap at round-off is ~1e-14 (docs/REFERENCE.md, "Run summary"); a pass-through is most of a diameter.
 MAX_OVERLAP = 1e-9
 # The measured phase stops exactly at the asked time, but sim_time is computed on the
 # engine's local clock (now - start after the time origin moved), which rounds: a few ulp.

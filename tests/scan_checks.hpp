@@ -20,7 +20,7 @@ namespace scan {
 //
 // Overlap: positions carry round-off of about 1e-16 of the box edge (at most ~1e2
 // diameters here), and an exact contact time puts a pair at contact to that, so
-// overlaps at collisions sit near 1e-14 (README: max_overlap ~1e-14; 1e-13 for the
+// overlaps at collisions sit near 1e-14 (docs/REFERENCE.md: max_overlap ~1e-14; 1e-13 for the
 // hourglass with segments and gravity). 1e-9 leaves four orders of margin; a missed
 // collision overlaps by a sizeable part of a diameter.
 constexpr double overlap_tolerance = 1e-9;

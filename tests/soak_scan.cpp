@@ -249,7 +249,7 @@ struct Family {
     std::uint64_t runs = 0, collisions = 0, events = 0, failures = 0;
 };
 
-// Cases that fail on an engine bug this scan found and that is not fixed yet (README,
+// Cases that fail on an engine bug this scan found and that is not fixed yet (docs/DEVELOPING.md,
 // "Soak tests": known engine bugs). Each must still fail as expected: one that passes
 // fails the scan, so that the list cannot outlive the bug.
 struct KnownFailure {
