@@ -31,7 +31,7 @@
 namespace {
 
 const char* const run_footer = R"(
-The config file is TOML with these sections (every key is described in README.md):
+The config file is TOML with these sections (every key: docs/REFERENCE.md):
   dimension = 2 | 3        discs or spheres
   [box]                    packing_fraction or size, boundary, wall_restitution
   [[species]]              name, count, radius, mass, temperature
@@ -50,7 +50,7 @@ Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file
 1 internal failure, 130 interrupted (the summary covers the part run so far).)";
 
 const char* const collide_footer = R"(
-The group file is TOML (see README.md, "choc collide"):
+The group file is TOML (every key: docs/REFERENCE.md, "choc collide"):
   dimension = 2 | 3        discs or spheres (default 3)
   restitution = e          0 <= e <= 1 for every contact (default 1)
   tolerance = t            bodies within t of contact touch, t relative to r_a + r_b

@@ -6,8 +6,8 @@
 // the two, relative to the group's speed scale. The crossover of the two times is the
 // basis of GroupTolerances::sparse_from.
 //
-//   build/apps/bench_group            small and medium groups, both paths
-//   build/apps/bench_group --large    also chains of 1000 .. 5000 (dense up to 1000)
+//   build/bench/bench_group            small and medium groups, both paths
+//   build/bench/bench_group --large    also chains of 1000 .. 5000 (dense up to 1000)
 #include <choc/kernel/group_rule.hpp>
 
 #include <chrono>

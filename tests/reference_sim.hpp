@@ -2,8 +2,8 @@
 // physics and event rules, written for obviousness instead of speed.
 //
 // It shares with the engine only the leaf physics, each unit-tested on its own: pair and
-// wall times (predict.hpp, trajectory.hpp, segment_time.hpp), the collision rules
-// (collide.hpp, group_rule.hpp, groups.hpp) and the box. None of the engine's scheduling
+// wall times (predict.hpp, motions.hpp, segment_time.hpp), the collision rules
+// (collide.hpp, group_rule.hpp, contact_graph.hpp) and the box. None of the engine's scheduling
 // is here: no cells, no runner-up candidate, no batched prediction, no renumbering, no
 // time-origin moves within a segment (the clock starts from zero at each restart, below).
 // Instead:

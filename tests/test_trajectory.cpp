@@ -1,4 +1,4 @@
-// Free flight under gravity and drag (trajectory.hpp) against independent references:
+// Free flight under gravity and drag (kernel/motions.hpp) against independent references:
 // a Runge–Kutta integration of dv/dt = g − γ v, quadrature of |v|², and first-contact times
 // found by stepping the gap and bisecting.
 #include <choc/kernel/motions.hpp>

@@ -1,5 +1,5 @@
 // `choc collide`: the contacts of a group file found from its positions, split into
-// collision groups (groups.hpp), each resolved by the group rule (group_rule.hpp).
+// collision groups (contact_graph.hpp), each resolved by the group rule (group_rule.hpp).
 #pragma once
 
 #include "choc/collide/group_file.hpp"

@@ -369,7 +369,7 @@ class Engine {
     // The event at the top (time t) and every valid pair or wall event up to t + epsilon
     // are taken out of the calendar; with contact_gap > 0, touching pairs and walls that
     // are not separating join them, transitively. Everything is advanced to t, the contact
-    // graph is split into its connected components (groups.hpp), and each component is
+    // graph is split into its connected components (contact_graph.hpp), and each component is
     // resolved at t: one contact by the binary rule, more by the group rule
     // (group_rule.hpp). Resolving at the earliest time means the later pairs of the
     // window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met

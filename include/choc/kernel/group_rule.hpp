@@ -148,7 +148,7 @@ struct GroupTolerances {
     bool pair_closed_form = true;
     // Solves with this many active contacts or more use the sparse Delassus solve (top
     // of the file); smaller ones the dense elimination, bit for bit as before. Measured
-    // (apps/bench_group): the sparse solve is already faster at K = 4 (3 us against
+    // (bench/bench_group): the sparse solve is already faster at K = 4 (3 us against
     // 8 us), so the threshold is not a crossover; it keeps every group of a gas (a
     // handful of contacts) and the pinned golden runs on the dense path that decides
     // singular cases itself, at a cost of at most ~1 ms (2D) / ~5 ms (3D) for a chain

@@ -502,10 +502,11 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     if (config.epsilon > 0.0)
         spdlog::info("simultaneous groups of two or more contacts: {}", t.groups);
     if (t.singular_groups > 0 || t.fallback_groups > 0)
-        spdlog::warn("{} simultaneous groups had rank-deficient contact geometry; {} of them were "
-                     "resolved by the sequential plastic fallback (see README, \"Simultaneous "
-                     "collisions\")",
-                     t.singular_groups, t.fallback_groups);
+        spdlog::warn(
+            "{} simultaneous groups had rank-deficient contact geometry; {} of them were "
+            "resolved by the sequential plastic fallback (docs/REFERENCE.md, \"Simultaneous "
+            "collisions in a run\")",
+            t.singular_groups, t.fallback_groups);
     s.interrupted = phase.interrupted();
     stage(summary_key, summary_path, summary_json(s) + "\n");
     phase.publish();
