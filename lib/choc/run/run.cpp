@@ -183,6 +183,12 @@ class MeasuredPhase {
 
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
+    // The collapse that stopped the run, here or (collapsed_before) in equilibration.
+    const std::optional<InelasticCollapse>& collapse() const { return collapse_; }
+    void collapsed_before(const InelasticCollapse& e) {
+        collapse_ = e;
+        stopped_ = true;
+    }
     const Displacement<D>& displacement() const { return displacement_; }
     const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
 
@@ -225,7 +231,13 @@ class MeasuredPhase {
                 stopped_ = true;
             }
             progress_.update(engine_.time() - start_, engine_.tally().collisions);
-            watch_.check(engine_.time(), engine_.tally().events());
+            try {
+                watch_.check(engine_.time(), engine_.tally().events());
+            } catch (const InelasticCollapse& e) {
+                // a physical outcome: the part run so far is measured and written
+                collapse_ = e;
+                stopped_ = true;
+            }
             if (stopped_ || stop == Stop::collisions ||
                 (stop == Stop::time && engine_.time() >= until))
                 return;
@@ -316,6 +328,7 @@ class MeasuredPhase {
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
     bool stopped_ = false, interrupted_ = false, begun_ = false;
+    std::optional<InelasticCollapse> collapse_;
 };
 
 // The first restitution key below 1, which the collapse message names; none when every
@@ -379,7 +392,15 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
             violation = e;
         }
     };
-    guarded([&] { equilibrate(engine, config.equilibrate, watch); });
+    // A collapse in equilibration leaves the measured phase empty, as an interrupt does.
+    std::optional<InelasticCollapse> early_collapse;
+    guarded([&] {
+        try {
+            equilibrate(engine, config.equilibrate, watch);
+        } catch (const InelasticCollapse& e) {
+            early_collapse = e;
+        }
+    });
     if (InterruptGuard::requested() && !interrupted_early && config.equilibrate > 0.0)
         spdlog::warn("interrupted during equilibration: the measured phase is empty");
     engine.reset_tally();
@@ -396,6 +417,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     const auto wall_start = std::chrono::steady_clock::now();
     MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
+    if (early_collapse) phase.collapsed_before(*early_collapse);
     std::vector<VirialBlock> done;
     if (!violation)
         guarded([&] {
@@ -462,6 +484,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         s.ks_distance = stats.ks_distance;
         s.kurtosis = stats.kurtosis;
     }
+    s.collapsed = phase.collapse().has_value();
     if (violation) { // none of the measurements can be trusted: only the summary says so
         s.valid = false;
         s.violation = violation->what();
@@ -512,6 +535,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     phase.publish();
     for (auto& output : staged) output->publish();
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
+    // Every output of the part run is in place; the app reports the collapse (exit 3).
+    if (phase.collapse()) throw *phase.collapse();
     return s;
 }
 
