@@ -9,6 +9,7 @@
 #include "choc/io/output_paths.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/engine.hpp"
+#include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/pair_correlation.hpp"
@@ -60,13 +61,6 @@ std::vector<double> momentum(const Particles<D>& p) {
     for (std::uint32_t i = 0; i < p.size(); ++i)
         for (int a = 0; a < D; ++a) m[a] += p.mass(i) * p.state[i].v[a];
     return m;
-}
-
-template <int D>
-double kinetic_energy(const Particles<D>& p) {
-    double k = 0.0;
-    for (std::uint32_t i = 0; i < p.size(); ++i) k += 0.5 * p.mass(i) * norm2(p.state[i].v);
-    return k;
 }
 
 template <int D>
@@ -299,10 +293,10 @@ class MeasuredPhase {
         for (std::size_t k = 0; k < species.size(); ++k) {
             const double k_now = engine_.kinetic(static_cast<std::uint32_t>(k));
             kinetic += k_now;
-            row.species_temperature.push_back(count[k] > 0 ? 2.0 * k_now / (D * count[k])
+            row.species_temperature.push_back(count[k] > 0 ? temperature(k_now, count[k], D)
                                                            : std::nan(""));
         }
-        row.temperature = 2.0 * kinetic / (D * n);
+        row.temperature = temperature(kinetic, n, D);
         row.Z = running_z(t.virial, engine_.kinetic_integral());
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
@@ -459,9 +453,10 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         kinetic_total += mean_kinetic;
         s.species.push_back(
             {species[k].name, counts[k],
-             counts[k] ? std::optional(2.0 * mean_kinetic / (D * counts[k])) : std::nullopt});
+             counts[k] ? std::optional(temperature(mean_kinetic, static_cast<double>(counts[k]), D))
+                       : std::nullopt});
     }
-    s.temperature = 2.0 * kinetic_total / (D * static_cast<double>(n));
+    s.temperature = temperature(kinetic_total, static_cast<double>(n), D);
 
     if (s.sim_time > 0 && t.collisions > 0) {
         s.collision_rate =
