@@ -1,5 +1,6 @@
 // The `choc` command line (docs/REFERENCE.md): parses arguments, runs, and turns every failure into
-// one `choc: error:` line with exit status 2 (bad input) or 1 (internal failure).
+// one `choc: error:` line with exit status 2 (bad input), 3 (an inelastic collapse stopped the
+// run) or 1 (internal failure).
 #include "choc/collide/collide_file.hpp"
 #include "choc/collide/collision_output.hpp"
 #include "choc/collide/collision_plot.hpp"
@@ -47,7 +48,9 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
                            histogram, velocity_histogram, rdf
 Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species[0].count=500
 Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
-1 internal failure, 130 interrupted (the summary covers the part run so far).)";
+3 inelastic collapse (one `choc: error:` line naming the key to change; every output
+covers the part run so far, the summary says "collapsed": true), 1 internal failure,
+130 interrupted (the summary covers the part run so far).)";
 
 const char* const collide_footer = R"(
 The group file is TOML (every key: docs/REFERENCE.md, "choc collide"):
@@ -211,6 +214,9 @@ int main(int argc, char** argv) {
         return summary.interrupted ? 130 : 0;
     } catch (const choc::InputError& e) {
         return fail("error: ", e.what(), 2);
+    } catch (const choc::InelasticCollapse& e) {
+        // A physical outcome, not bad input: the outputs of the part run are written.
+        return fail("error: ", e.what(), 3);
     } catch (const std::bad_alloc&) {
         // A system too large for this machine is bad input, not a crash. Output files are
         // written atomically, so nothing half-written is left.

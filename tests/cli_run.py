@@ -22,7 +22,7 @@ SUMMARY_KEYS = [
     "choc_version", "dimension", "N", "packing_fraction", "sim_time", "collisions",
     "wall_collisions", "events", "wall_seconds", "collisions_per_second", "kinetic_energy",
     "momentum", "temperature", "max_overlap", "pressure", "collision_rate", "species",
-    "velocity_distribution", "mean_free_time", "diffusion", "interrupted",
+    "velocity_distribution", "mean_free_time", "diffusion", "interrupted", "collapsed",
 ]
 NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "final"]}
 # Wall-clock measurements differ between two runs of the same simulation.
@@ -167,6 +167,7 @@ def long_run(choc, base, dimension):
               f"dimension {s['dimension']}, N {s['N']}; expected {dimension}, 2000")
         check(s["collisions"] == 100000, f"collisions = {s['collisions']}, requested 100000")
         check(s["interrupted"] is False, "a run that finished says interrupted")
+        check(s["collapsed"] is False, "a run that finished says collapsed")
         check_conservation(s, mass=1.0)
         check_overlap(s)
         # The summary computes these from the same two numbers in double precision: only

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 using choc::CollapseWatch;
 
@@ -24,7 +25,7 @@ bool stops(Step step, int chunks, bool active = true) {
             t += step(k);
             watch.check(t, events);
         }
-    } catch (const choc::InputError&) {
+    } catch (const choc::InelasticCollapse&) {
         return true;
     }
     return false;
@@ -66,8 +67,28 @@ TEST_CASE("the collapse message gives the time in full, not six fixed decimals")
             events += 1u << 16;
             watch.check(3e-7, events); // the clock stands at 3e-7 ("0.000000" before)
         }
-    } catch (const choc::InputError& e) {
+    } catch (const choc::InelasticCollapse& e) {
         message = e.what();
     }
     CHECK(message.find("at t = 3e-07") != std::string::npos);
+}
+
+TEST_CASE("a collapse is its own kind of error, not bad input") {
+    // The app maps InputError to exit status 2 and InelasticCollapse to 3 (apps/choc.cpp).
+    static_assert(!std::is_base_of_v<choc::InputError, choc::InelasticCollapse>);
+    CollapseWatch watch(true, {}, 0.0, "walls[0].restitution");
+    std::uint64_t events = 0;
+    watch.check(1.0, events);
+    bool collapsed = false;
+    try {
+        for (int k = 0; k < 40; ++k) {
+            events += 1u << 16;
+            watch.check(1.0, events);
+        }
+    } catch (const choc::InputError&) {
+        FAIL("a collapse reported as bad input");
+    } catch (const choc::InelasticCollapse& e) {
+        collapsed = std::string(e.what()).rfind("walls[0].restitution: inelastic collapse", 0) == 0;
+    }
+    CHECK(collapsed);
 }

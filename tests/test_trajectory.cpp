@@ -10,6 +10,12 @@
 
 using namespace choc;
 
+// Both motions are what the engine asks of a Motion (kernel/motions.hpp).
+static_assert(Motion<Ballistic<2>, 2> && Motion<Ballistic<3>, 3>);
+static_assert(Motion<Field<2>, 2> && Motion<Field<3>, 3>);
+// A motion of the wrong dimension is not one.
+static_assert(!Motion<Ballistic<2>, 3> && !Motion<Field<3>, 2>);
+
 namespace {
 
 // Classical RK4 for x' = v, v' = g − γ v, 20000 steps: its error (~h^4) is far below 1e-12

@@ -12,6 +12,7 @@ the tolerance with its reason.
 """
 
 import csv
+import json
 import math
 import os
 import subprocess
@@ -242,9 +243,29 @@ def collapse_time(stderr):
     return float(stderr.split(marker)[1].split(":")[0])
 
 
+def check_collapse_outputs(run, what, checks):
+    """A collapse is a physical outcome (exit 3), not bad input: every output of the part
+    run is written, the summary says "collapsed": true and is otherwise that of a valid
+    run."""
+    checks.true(f"{what}: the outputs of the part run are written",
+                run.outputs == ["series.csv", "summary.json", "trajectory.xyz"],
+                f"left {run.outputs}")
+    if "summary.json" not in run.outputs:
+        return None
+    with open(os.path.join(run.directory, "summary.json")) as f:
+        summary = json.load(f)
+    checks.true(f"{what}: the summary says collapsed, valid, not interrupted",
+                summary.get("collapsed") is True and summary.get("valid") is True and
+                summary.get("interrupted") is False,
+                f"collapsed {summary.get('collapsed')!r}, valid {summary.get('valid')!r}, "
+                f"interrupted {summary.get('interrupted')!r}")
+    return summary
+
+
 def check_ball_collapse(choc, workdir, e, checks):
-    """Without TC the collapse stops the run: exit 2, one error line naming the inelastic
-    floor (walls[0].restitution), t close to t_inf, no output file. At e = 0.5 the ball
+    """Without TC the collapse stops the run: exit 3 (a physical outcome, not bad input),
+    one error line naming the inelastic floor (walls[0].restitution), t close to t_inf,
+    the outputs up to the collapse with the summary's sim_time at it. At e = 0.5 the ball
     used to fall through the floor first (a landing fired while it still left the floor,
     the reflection turned it in, and once u^2 underflowed no landing was predicted)."""
     run = Run(choc, workdir, f"ball_stop_{e}", ball_config(e), {"ball.xyz": BALL_XYZ})
@@ -252,12 +273,12 @@ def check_ball_collapse(choc, workdir, e, checks):
     lines = run.stderr.strip().splitlines()
     print(f"-- ball, e = {e}, no TC: exit {run.status}, {run.seconds:.2f} s; stderr: "
           f"{run.stderr.strip()[:160]}", flush=True)
-    checks.true(f"ball e = {e}: a collapse stops the run with exit 2", run.status == 2,
+    checks.true(f"ball e = {e}: a collapse stops the run with exit 3", run.status == 3,
                 f"exit status {run.status}")
     checks.true(f"ball e = {e}: one `choc: error:` line naming walls[0].restitution",
                 len(lines) == 1 and lines[0].startswith("choc: error: walls[0].restitution:"),
                 f"{len(lines)} stderr lines")
-    checks.true(f"ball e = {e}: no output file left", not run.outputs, f"left {run.outputs}")
+    summary = check_collapse_outputs(run, f"ball e = {e}", checks)
     t = collapse_time(run.stderr)
     if t is None:
         checks.true(f"ball e = {e}: the message gives the collapse time", False, run.stderr)
@@ -270,6 +291,29 @@ def check_ball_collapse(choc, workdir, e, checks):
     # would be e^k t_inf off; a late one after the ball fell through the floor, seconds).
     checks.within(f"ball e = {e}: collapse time vs t_inf = 2 v0 / (g (1 - e))", t, t_inf,
                   1e-5 * t_inf + 1e-6, why="clock frozen at the Zeno point; 6 printed decimals")
+    if summary is not None:
+        checks.within(f"ball e = {e}: the summary's sim_time is the collapse time",
+                      summary["sim_time"], t, 1e-5 * t_inf,
+                      why="no equilibration: the measured phase ends at the collapse")
+
+
+def check_ball_collapse_in_equilibration(choc, workdir, e, checks):
+    """A collapse during run.equilibrate: exit 3, the outputs of an empty measured phase
+    (sim_time 0, no collisions), as an interrupt there gives."""
+    config = ball_config(e)
+    config["run"] = {"time": 100.0, "equilibrate": 100.0}
+    run = Run(choc, workdir, f"ball_equilibrate_{e}", config, {"ball.xyz": BALL_XYZ})
+    print(f"-- ball, e = {e}, collapse in equilibration: exit {run.status}, "
+          f"{run.seconds:.2f} s", flush=True)
+    checks.true(f"ball e = {e}, in equilibration: exit 3", run.status == 3,
+                f"exit status {run.status}")
+    summary = check_collapse_outputs(run, f"ball e = {e}, in equilibration", checks)
+    if summary is not None:
+        checks.true(f"ball e = {e}, in equilibration: the measured phase is empty",
+                    summary["sim_time"] == 0 and summary["collisions"] == 0 and
+                    summary["wall_collisions"] == 0,
+                    f"sim_time {summary['sim_time']}, collisions {summary['collisions']}, "
+                    f"wall_collisions {summary['wall_collisions']}")
 
 
 def check_ball_tc(choc, workdir, e, checks):
@@ -305,7 +349,7 @@ def check_ball_tc(choc, workdir, e, checks):
 def check_ball_tc_on_collapse(choc, workdir, e, checks):
     """collisions.on_collapse = "tc" cannot restart a ball that has come to rest on the
     floor (its elastic bounces at zero speed take no time either): the collapse switches
-    TC on with a warning, the second detection stops the run with exit 2 and a message
+    TC on with a warning, the second detection stops the run with exit 3 and a message
     naming collisions.on_collapse that says to set tc from the start."""
     run = Run(choc, workdir, f"ball_switch_{e}", ball_config(e, tc=0.01, on_collapse="tc"),
               {"ball.xyz": BALL_XYZ})
@@ -315,11 +359,10 @@ def check_ball_tc_on_collapse(choc, workdir, e, checks):
                 "TC model is on" in run.stderr, run.stderr.strip()[:200])
     errors = [l for l in run.stderr.splitlines() if l.startswith("choc: error:")]
     checks.true(f"ball e = {e}, on_collapse = tc: then stops, naming collisions.on_collapse",
-                run.status == 2 and len(errors) == 1 and
+                run.status == 3 and len(errors) == 1 and
                 errors[0].startswith("choc: error: collisions.on_collapse:") and
                 "from the start" in errors[0], f"exit {run.status}, {errors}")
-    checks.true(f"ball e = {e}, on_collapse = tc: no output file left", not run.outputs,
-                f"left {run.outputs}")
+    check_collapse_outputs(run, f"ball e = {e}, on_collapse = tc", checks)
 
 
 # --- gas in gravity: the barometric profile ------------------------------------------
@@ -491,6 +534,7 @@ def main():
             check_drag(choc, workdir, checks)
             check_ball_collapse(choc, workdir, 0.8, checks)
             check_ball_collapse(choc, workdir, 0.5, checks)
+            check_ball_collapse_in_equilibration(choc, workdir, 0.8, checks)
             check_ball_tc(choc, workdir, 0.8, checks)
             check_ball_tc(choc, workdir, 0.5, checks)
             check_ball_tc_on_collapse(choc, workdir, 0.8, checks)

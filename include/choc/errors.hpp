@@ -1,5 +1,6 @@
 // Typed errors thrown by the library. The app turns an InputError into one
-// `choc: error:` line and exit status 2; anything else is an internal failure (exit 1).
+// `choc: error:` line and exit status 2, an InelasticCollapse into one such line and exit
+// status 3; anything else is an internal failure (exit 1).
 #pragma once
 
 #include <stdexcept>
@@ -10,6 +11,15 @@ namespace choc {
 // Bad input: a config key, a file or a value the user can fix. `what()` is the whole
 // message and always names the key or the file.
 class InputError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// A physical outcome, not bad input: an inelastic collapse (a Zeno sequence,
+// run/collapse_watch.hpp) stopped the run. The outputs of the part run so far are written
+// before it reaches the app (the summary says "collapsed": true). `what()` names the
+// restitution or TC key to change and the time of the collapse.
+class InelasticCollapse : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };

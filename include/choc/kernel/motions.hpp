@@ -21,9 +21,51 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <limits>
+#include <type_traits>
 
 namespace choc {
+
+// The operations of every motion.
+template <class M, int D>
+concept FreeFlight = requires(const M m, ParticleState<D>& p, const ParticleState<D>& cp,
+                              const Vec<D>& v, double t) {
+    typename std::bool_constant<M::has_field>;
+    { m.position(cp, t) } -> std::convertible_to<Vec<D>>;
+    { m.velocity(cp, t) } -> std::convertible_to<Vec<D>>;
+    m.advance(p, t);
+    { m.along(v) } -> std::convertible_to<double>;
+    { m.acceleration(v) } -> std::convertible_to<Vec<D>>;
+    { m.pair_time(v, v, t, t) } -> std::convertible_to<double>;
+    { m.first_contact(t, t, t) } -> std::convertible_to<double>;
+    { m.fall_after_turn(t, t, t) } -> std::convertible_to<double>;
+};
+
+// What a motion with a field (has_field) offers besides.
+template <class M, int D>
+concept FieldFlight = requires(const M m, const Vec<D>& v, double t) {
+    { m.gravity() } -> std::convertible_to<Vec<D>>;
+    { m.drag() } -> std::convertible_to<double>;
+    { m.speed2_integral(v, t, t) } -> std::convertible_to<double>;
+};
+
+// What the engine (engine.hpp), the segment times (segment_time.hpp) and the reference
+// simulator of the tests ask of a free flight in D dimensions, as the Calendar concept
+// does for calendars. τ = now − p.t is the time since the particle's own stamp.
+//   has_field                 a constant: false lets the engine take the straight-line
+//                             paths (batched pair times, running kinetic energies)
+//   position(p, now), velocity(p, now)   the state of p at now, p left as it is
+//   advance(p, now)           p brought to now (stamp included)
+//   along(n)                  the field's acceleration along the direction n
+//   acceleration(v)           the acceleration of a particle moving at v
+//   pair_time(r, v, σ², horizon)   first contact of a pair at relative r, v (predict.hpp)
+//   first_contact(gap, u, a), fall_after_turn(gap, u, a)   a 1D gap to a plane closing
+// With a field also gravity(), drag() and speed2_integral(v0, τ1, τ2) (∫|v|² dτ of a
+// flight, for the kinetic-energy integrals and the work of drag).
+template <class M, int D>
+concept Motion = std::copy_constructible<M> && FreeFlight<M, D> &&
+    (!M::has_field || FieldFlight<M, D>);
 
 // Straight lines: the engine's fast path, with no field at all.
 template <int D>

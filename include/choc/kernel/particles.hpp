@@ -80,13 +80,6 @@ struct Particles {
         p.species = species;
         state.push_back(p);
     }
-
-    // Bring particle i to time `now` along its free flight (delayed state catch-up).
-    void advance(std::uint32_t i, double now) {
-        auto& p = state[i];
-        p.x += p.v * (now - p.t);
-        p.t = now;
-    }
 };
 
 } // namespace choc

@@ -35,6 +35,7 @@ struct Summary {
     std::optional<double> D, D_err; // "diffusion": null unless known
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
+    bool collapsed = false;   // stopped by an inelastic collapse before its end
     // false when the run broke a runtime invariant (audit.hpp): nothing in it can be trusted
     bool valid = true;
     std::optional<std::string> violation; // which invariant, when, which particles

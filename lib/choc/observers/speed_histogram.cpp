@@ -1,5 +1,6 @@
 #include "choc/observers/speed_histogram.hpp"
 
+#include "choc/kernel/kinetic.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <fmt/format.h>
@@ -58,12 +59,12 @@ std::string histogram_csv(const SpeedSample& s, const std::vector<std::string>& 
     return out;
 }
 
-// kT = sum m v^2 / (d N) of the snapshot.
-double temperature(const SpeedSample& s) {
+// kT = sum m v^2 / (d N) of the snapshot (sum m v^2 = 2 K; 2 (sum / 2) is sum to the bit).
+double sample_temperature(const SpeedSample& s) {
     double sum2 = 0.0;
     for (std::size_t i = 0; i < s.speed.size(); ++i)
         sum2 += s.mass[s.species[i]] * s.speed[i] * s.speed[i];
-    return sum2 / (s.dimension * static_cast<double>(s.speed.size()));
+    return temperature(0.5 * sum2, static_cast<double>(s.speed.size()), s.dimension);
 }
 
 } // namespace
@@ -71,7 +72,7 @@ double temperature(const SpeedSample& s) {
 std::string speed_histogram_csv(const SpeedSample& s, const std::vector<std::string>& names) {
     double top = 0.0;
     for (double v : s.speed) top = std::max(top, v);
-    const double kT = s.speed.empty() ? 0.0 : temperature(s);
+    const double kT = s.speed.empty() ? 0.0 : sample_temperature(s);
     return histogram_csv(s, names, "speed", s.speed, 0.0, top, [&](double v, double m) {
         return maxwell_speed_density(s.dimension, v, kT, m);
     });
@@ -80,7 +81,7 @@ std::string speed_histogram_csv(const SpeedSample& s, const std::vector<std::str
 std::string component_histogram_csv(const SpeedSample& s, const std::vector<std::string>& names) {
     double top = 0.0;
     for (double v : s.vx) top = std::max(top, std::abs(v));
-    const double kT = s.speed.empty() ? 0.0 : temperature(s);
+    const double kT = s.speed.empty() ? 0.0 : sample_temperature(s);
     return histogram_csv(s, names, "vx", s.vx, -top, top,
                          [&](double v, double m) { return maxwell_component_density(v, kT, m); });
 }

@@ -1,6 +1,7 @@
 #include "choc/observers/velocity_distribution.hpp"
 
 #include "choc/init/ball_volume.hpp"
+#include "choc/kernel/kinetic.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <algorithm>
@@ -69,7 +70,8 @@ VelocityStats velocity_stats(const SpeedSample& s) {
     if (w.empty() || !(sum2 > 0.0)) return {nan, nan, nan, nan};
 
     VelocityStats r;
-    r.temperature = sum2 / (d * n);
+    // sum2 = sum m v^2 = 2 K (2 (sum2 / 2) is sum2 to the bit)
+    r.temperature = temperature(0.5 * sum2, n, d);
     r.kurtosis = n * sum4 / (sum2 * sum2);
     r.ks_distance =
         ks_distance(w, [&](double x) { return maxwell_speed_cdf(d, x, r.temperature, 1.0); });

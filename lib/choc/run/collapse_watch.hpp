@@ -9,7 +9,7 @@
 // with the largest such step seen so far: an elastic gas keeps it steady and a cooling
 // gas makes it grow (fewer, slower collisions), while a collapse shrinks it geometrically
 // towards zero. Eight chunks in a row a million times shorter, or with no time passing
-// at all, stop the run.
+// at all, stop the run: `check` throws InelasticCollapse (errors.hpp), exit status 3.
 #pragma once
 
 #include "choc/errors.hpp"
@@ -64,17 +64,18 @@ class CollapseWatch {
         // TC switched on at a collapse cannot restart particles that had already come to
         // rest against a wall under a field: their elastic bounces take no time either.
         if (switched_at_)
-            throw InputError(
+            throw InelasticCollapse(
                 "collisions.on_collapse: " + what +
                 "The TC model, switched on at the collapse at t = " + number_text(*switched_at_) +
                 ", did not end it (particles at rest against a wall cannot bounce "
                 "again); set collisions.tc from the start (on_collapse = \"stop\")");
         if (tc_ > 0.0)
-            throw InputError("collisions.tc: " + what + "The TC model is on with tc = " +
-                             number_text(tc_) + "; a larger tc would prevent it");
-        throw InputError(inelastic_ + ": " + what +
-                         "Set collisions.tc > 0 (the TC model) to prevent it, with "
-                         "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
+            throw InelasticCollapse("collisions.tc: " + what + "The TC model is on with tc = " +
+                                    number_text(tc_) + "; a larger tc would prevent it");
+        throw InelasticCollapse(
+            inelastic_ + ": " + what +
+            "Set collisions.tc > 0 (the TC model) to prevent it, with "
+            "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
     }
 
   private:

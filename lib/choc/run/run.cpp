@@ -9,6 +9,7 @@
 #include "choc/io/output_paths.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/engine.hpp"
+#include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/pair_correlation.hpp"
@@ -60,13 +61,6 @@ std::vector<double> momentum(const Particles<D>& p) {
     for (std::uint32_t i = 0; i < p.size(); ++i)
         for (int a = 0; a < D; ++a) m[a] += p.mass(i) * p.state[i].v[a];
     return m;
-}
-
-template <int D>
-double kinetic_energy(const Particles<D>& p) {
-    double k = 0.0;
-    for (std::uint32_t i = 0; i < p.size(); ++i) k += 0.5 * p.mass(i) * norm2(p.state[i].v);
-    return k;
 }
 
 template <int D>
@@ -183,6 +177,12 @@ class MeasuredPhase {
 
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
+    // The collapse that stopped the run, here or (collapsed_before) in equilibration.
+    const std::optional<InelasticCollapse>& collapse() const { return collapse_; }
+    void collapsed_before(const InelasticCollapse& e) {
+        collapse_ = e;
+        stopped_ = true;
+    }
     const Displacement<D>& displacement() const { return displacement_; }
     const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
 
@@ -225,7 +225,13 @@ class MeasuredPhase {
                 stopped_ = true;
             }
             progress_.update(engine_.time() - start_, engine_.tally().collisions);
-            watch_.check(engine_.time(), engine_.tally().events());
+            try {
+                watch_.check(engine_.time(), engine_.tally().events());
+            } catch (const InelasticCollapse& e) {
+                // a physical outcome: the part run so far is measured and written
+                collapse_ = e;
+                stopped_ = true;
+            }
             if (stopped_ || stop == Stop::collisions ||
                 (stop == Stop::time && engine_.time() >= until))
                 return;
@@ -287,10 +293,10 @@ class MeasuredPhase {
         for (std::size_t k = 0; k < species.size(); ++k) {
             const double k_now = engine_.kinetic(static_cast<std::uint32_t>(k));
             kinetic += k_now;
-            row.species_temperature.push_back(count[k] > 0 ? 2.0 * k_now / (D * count[k])
+            row.species_temperature.push_back(count[k] > 0 ? temperature(k_now, count[k], D)
                                                            : std::nan(""));
         }
-        row.temperature = 2.0 * kinetic / (D * n);
+        row.temperature = temperature(kinetic, n, D);
         row.Z = running_z(t.virial, engine_.kinetic_integral());
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
@@ -316,6 +322,7 @@ class MeasuredPhase {
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
     bool stopped_ = false, interrupted_ = false, begun_ = false;
+    std::optional<InelasticCollapse> collapse_;
 };
 
 // The first restitution key below 1, which the collapse message names; none when every
@@ -379,7 +386,15 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
             violation = e;
         }
     };
-    guarded([&] { equilibrate(engine, config.equilibrate, watch); });
+    // A collapse in equilibration leaves the measured phase empty, as an interrupt does.
+    std::optional<InelasticCollapse> early_collapse;
+    guarded([&] {
+        try {
+            equilibrate(engine, config.equilibrate, watch);
+        } catch (const InelasticCollapse& e) {
+            early_collapse = e;
+        }
+    });
     if (InterruptGuard::requested() && !interrupted_early && config.equilibrate > 0.0)
         spdlog::warn("interrupted during equilibration: the measured phase is empty");
     engine.reset_tally();
@@ -396,6 +411,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     const auto wall_start = std::chrono::steady_clock::now();
     MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
+    if (early_collapse) phase.collapsed_before(*early_collapse);
     std::vector<VirialBlock> done;
     if (!violation)
         guarded([&] {
@@ -437,9 +453,10 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         kinetic_total += mean_kinetic;
         s.species.push_back(
             {species[k].name, counts[k],
-             counts[k] ? std::optional(2.0 * mean_kinetic / (D * counts[k])) : std::nullopt});
+             counts[k] ? std::optional(temperature(mean_kinetic, static_cast<double>(counts[k]), D))
+                       : std::nullopt});
     }
-    s.temperature = 2.0 * kinetic_total / (D * static_cast<double>(n));
+    s.temperature = temperature(kinetic_total, static_cast<double>(n), D);
 
     if (s.sim_time > 0 && t.collisions > 0) {
         s.collision_rate =
@@ -462,6 +479,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         s.ks_distance = stats.ks_distance;
         s.kurtosis = stats.kurtosis;
     }
+    s.collapsed = phase.collapse().has_value();
     if (violation) { // none of the measurements can be trusted: only the summary says so
         s.valid = false;
         s.violation = violation->what();
@@ -512,6 +530,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     phase.publish();
     for (auto& output : staged) output->publish();
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
+    // Every output of the part run is in place; the app reports the collapse (exit 3).
+    if (phase.collapse()) throw *phase.collapse();
     return s;
 }
 

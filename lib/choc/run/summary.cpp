@@ -63,6 +63,8 @@ std::string summary_json(const Summary& s) {
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
+    // True when an inelastic collapse stopped the run before its end (exit status 3).
+    j["collapsed"] = s.collapsed;
     // False (with the reason) when a runtime invariant broke.
     j["valid"] = s.valid;
     j["violation"] = s.violation ? Json(*s.violation) : Json(nullptr);
