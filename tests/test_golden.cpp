@@ -37,8 +37,13 @@ std::uint64_t state_hash(const choc::Particles<D>& p) {
     return h;
 }
 
+struct GoldenResult {
+    std::uint64_t hash;
+    choc::Tally tally;
+};
+
 template <int D, class Motion>
-std::uint64_t golden_run(const std::string& toml, Motion motion, std::uint64_t collisions) {
+GoldenResult golden_result(const std::string& toml, Motion motion, std::uint64_t collisions) {
     const choc::Config config = choc::parse_config(toml, "golden.toml");
     auto start = choc::make_initial_state<D>(config);
     choc::Engine<D, choc::DefaultCalendar, Motion> engine(
@@ -47,7 +52,12 @@ std::uint64_t golden_run(const std::string& toml, Motion motion, std::uint64_t c
     REQUIRE(engine.tally().collisions == collisions);
     const std::uint64_t h = state_hash(engine.snapshot(engine.time()));
     std::printf("golden hash: 0x%016llx\n", static_cast<unsigned long long>(h));
-    return h;
+    return {h, engine.tally()};
+}
+
+template <int D, class Motion>
+std::uint64_t golden_run(const std::string& toml, Motion motion, std::uint64_t collisions) {
+    return golden_result<D>(toml, motion, collisions).hash;
 }
 
 } // namespace
@@ -117,4 +127,48 @@ collisions = 100000
     choc::Vec<2> g;
     g[1] = -1.0;
     CHECK(golden_run<2>(toml, choc::Field<2>(g, 0.0), 100000) == 0x18cffd5a3f873bb5ull);
+}
+
+// The simultaneous step and the obstacles: a small hourglass (two funnel segments, their
+// faces and end points), gravity, inelastic discs with TC, and epsilon > 0 with a contact
+// gap wide enough that resting discs form groups. The runs above never enter the group
+// step, the touching search or the segment code; this one does, and says so.
+TEST_CASE(
+    "golden: 2D hourglass with segments, gravity, TC and simultaneous groups, 150k collisions") {
+    const char* toml = R"(
+dimension = 2
+[box]
+size = [20.0, 40.0]
+boundary = "wall"
+[[species]]
+name = "grain"
+count = 150
+[collisions]
+restitution = 0.9
+tc = 1e-4
+epsilon = 1e-9
+contact_gap = 1e-6
+[field]
+gravity = [0.0, -5.0]
+[[walls]]
+from = [0.0, 25.0]
+to = [8.5, 15.0]
+restitution = 0.9
+[[walls]]
+from = [20.0, 25.0]
+to = [11.5, 15.0]
+restitution = 0.9
+[init]
+lattice = "random"
+region = { low = [0.0, 26.0], high = [20.0, 40.0] }
+seed = 11
+[run]
+collisions = 150000
+)";
+    choc::Vec<2> g;
+    g[1] = -5.0;
+    const GoldenResult r = golden_result<2>(toml, choc::Field<2>(g, 0.0), 150000);
+    CHECK(r.tally.groups > 0);
+    CHECK(r.tally.wall_collisions > 0);
+    CHECK(r.hash == 0xd03dbf8d8697c35cull);
 }
