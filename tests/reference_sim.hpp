@@ -59,6 +59,7 @@
 #include <choc/kernel/particles.hpp>
 #include <choc/kernel/predict.hpp>
 #include <choc/kernel/segment_time.hpp>
+#include <choc/kernel/tolerances.hpp>
 
 #include "oracle_events.hpp"
 
@@ -442,7 +443,7 @@ class ReferenceSim {
             if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
             const Vec<D> v = pb.v - motion_.velocity(p_[j], now_);
             ambiguous(dot(r, v) / norm(r));
-            if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
+            if (dot(r, v) > choc::separating_tolerance * norm(r) * norm(v)) continue; // separating
             if (!member_[j]) advance(j);
             add_contact(b, j, false);
         }
@@ -452,7 +453,9 @@ class ReferenceSim {
             if (plane.distance(pb.x) > a * (1.0 + gap)) continue;
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
+            if (u > choc::separating_tolerance * norm(pb.v) ||
+                (u == 0.0 && motion_.along(plane.normal) > 0.0))
+                continue;
             add_contact(b, w, true);
         }
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
@@ -462,7 +465,9 @@ class ReferenceSim {
             const choc::Wall<D> plane = seg.contact_plane(part, pb.x);
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
+            if (u > choc::separating_tolerance * norm(pb.v) ||
+                (u == 0.0 && motion_.along(plane.normal) > 0.0))
+                continue;
             add_contact(b, static_cast<std::uint32_t>(box_.walls.size() + 3 * k + part), true);
         }
     }

@@ -41,6 +41,7 @@
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
+#include "choc/kernel/tolerances.hpp"
 
 #include <algorithm>
 #include <array>
@@ -60,7 +61,7 @@ struct EngineSettings {
     double epsilon = 0.0;
     // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
     // (a wall: its radius) that is not separating joins the group as a touching contact.
-    double contact_gap = 1e-9;
+    double contact_gap = default_contact_gap;
     // The TC model (Luding & McNamara): a collision of a particle that collided less than
     // `tc` ago is elastic. 0: off. `tc_from_start` false: armed, switched on by enable_tc.
     double tc = 0.0;
@@ -111,7 +112,8 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        stuck_limit_ = 64 * std::uint64_t{particles_.size()} + 1'000'000;
+        stuck_limit_ =
+            stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
         momentum_conserved_ =
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
@@ -471,7 +473,8 @@ class Engine {
             shortest = std::min(shortest, 2.0 * table.species[a].radius);
         // a coordinate carries round-off of about eps * L; a contact is a few operations on
         // coordinates, so 64 of those, relative to the smallest contact distance
-        const double round_off = 64.0 * std::numeric_limits<double>::epsilon() * longest / shortest;
+        const double round_off =
+            contact_round_off_ulps * std::numeric_limits<double>::epsilon() * longest / shortest;
         return std::max(invariant_tolerance, round_off);
     }
 
@@ -597,7 +600,7 @@ class Engine {
         Vec<D> lo, hi;
         for (int k = 0; k < D; ++k)
             lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
-        const double reach = a + 1e-9 * (a + (hi[0] - lo[0])); // round-off of the bounds
+        const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
         const auto planes = static_cast<std::uint32_t>(box_.walls.size());
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];

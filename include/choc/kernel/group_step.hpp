@@ -20,6 +20,7 @@
 
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 #include "choc/kernel/wall.hpp"
 
@@ -120,7 +121,7 @@ class GroupStep {
                 const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
                 if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
                 const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
-                if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
+                if (dot(r, v) > separating_tolerance * norm(r) * norm(v)) continue; // separating
                 if (!member_[j]) e.advance(j);
                 add_contact(b, j, false);
             }
@@ -130,7 +131,9 @@ class GroupStep {
             const auto& wall = box.walls[w];
             if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
             const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && e.motion_.along(wall.normal) > 0.0)) continue;
+            if (u > separating_tolerance * norm(pb.v) ||
+                (u == 0.0 && e.motion_.along(wall.normal) > 0.0))
+                continue;
             add_contact(b, w, true);
         }
         // segments: the part nearest to the centre, seen as its tangent plane
@@ -140,7 +143,8 @@ class GroupStep {
             const int part = seg.nearest_part(pb.x);
             const Wall<D> plane = seg.contact_plane(part, pb.x);
             const double u = dot(pb.v, plane.normal);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && e.motion_.along(plane.normal) > 0.0))
+            if (u > separating_tolerance * norm(pb.v) ||
+                (u == 0.0 && e.motion_.along(plane.normal) > 0.0))
                 continue;
             add_contact(b, static_cast<std::uint32_t>(box.walls.size() + 3 * k + part), true);
         }

@@ -10,6 +10,7 @@
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/overlap.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/pair_correlation.hpp"
 #include "choc/observers/pressure.hpp"
@@ -40,7 +41,7 @@ constexpr std::uint64_t chunk = 1u << 16;
 // Blocks of the measured phase for the block-average standard error of Z.
 constexpr int blocks = 20;
 // More frames than this is a mistake in output.trajectory.every, not a wish.
-constexpr std::uint64_t most_frames = 1'000'000;
+constexpr std::uint64_t most_frames = max_frames; // tolerances.hpp
 // The trajectory may fill at most this fraction of the space free on its file system when
 // the run starts: a run never fills a disk that others (and its other outputs) share.
 constexpr double trajectory_share = 0.5;
