@@ -36,6 +36,7 @@
 #include "choc/kernel/event_log.hpp"
 #include "choc/kernel/group_step.hpp"
 #include "choc/kernel/motions.hpp"
+#include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
@@ -327,19 +328,7 @@ class Engine {
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if (tc_ > 0.0 && recent(i)) return 1.0;
-        return w < box_.walls.size() ? box_.walls[w].restitution
-                                     : box_.segments[(w - box_.walls.size()) / 3].restitution;
-    }
-
-    // Obstacles: the plane walls 0 .. walls.size() - 1, then three per segment (its faces,
-    // its `from` end, its `to` end; segment.hpp). Every contact is met as a plane: a plane
-    // wall as it is, a segment's face or end point as its tangent plane at the contact of
-    // a particle centred at x. Reflection, overlap and the group rule then need nothing
-    // else.
-    Wall<D> obstacle_plane(std::uint32_t w, const Vec<D>& x) const {
-        if (w < box_.walls.size()) return box_.walls[w];
-        const std::uint32_t k = w - static_cast<std::uint32_t>(box_.walls.size());
-        return box_.segments[k / 3].contact_plane(static_cast<int>(k % 3), x);
+        return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
@@ -525,7 +514,7 @@ class Engine {
     // Reflection of i, advanced to now, from wall w, and its tally.
     void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
         auto& p = particles_.state[i];
-        Wall<D> wall = obstacle_plane(w, p.x);
+        Wall<D> wall = obstacle_plane(box_, w, p.x);
         check_wall_contact(i, w, wall, at_contact);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
@@ -601,13 +590,13 @@ class Engine {
         for (int k = 0; k < D; ++k)
             lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
         const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
-        const auto planes = static_cast<std::uint32_t>(box_.walls.size());
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
             if (!seg.may_reach(lo, hi, reach)) continue;
             auto consider = [&](double dt, int part) {
                 if (now_ + dt < s.wall_time)
-                    s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
+                    s.wall_time = now_ + dt,
+                    s.wall = Obstacle::encode_segment(box_.walls.size(), k, part);
             };
             consider(face_time(motion_, seg, q, a), Segment<D>::face);
             const double window = std::min(s.crossing_time, s.wall_time) - now_;

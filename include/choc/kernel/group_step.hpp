@@ -20,6 +20,7 @@
 
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 #include "choc/kernel/wall.hpp"
@@ -130,11 +131,8 @@ class GroupStep {
         for (std::uint32_t w = 0; w < box.walls.size(); ++w) {
             const auto& wall = box.walls[w];
             if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
-            const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
-            if (u > separating_tolerance * norm(pb.v) ||
-                (u == 0.0 && e.motion_.along(wall.normal) > 0.0))
-                continue;
-            add_contact(b, w, true);
+            if (separating_from(wall, pb.v, e.motion_)) continue;
+            add_contact(b, Obstacle::encode_wall(w), true);
         }
         // segments: the part nearest to the centre, seen as its tangent plane
         for (std::uint32_t k = 0; k < box.segments.size(); ++k) {
@@ -142,11 +140,8 @@ class GroupStep {
             if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
             const int part = seg.nearest_part(pb.x);
             const Wall<D> plane = seg.contact_plane(part, pb.x);
-            const double u = dot(pb.v, plane.normal);
-            if (u > separating_tolerance * norm(pb.v) ||
-                (u == 0.0 && e.motion_.along(plane.normal) > 0.0))
-                continue;
-            add_contact(b, static_cast<std::uint32_t>(box.walls.size() + 3 * k + part), true);
+            if (separating_from(plane, pb.v, e.motion_)) continue;
+            add_contact(b, Obstacle::encode_segment(box.walls.size(), k, part), true);
         }
     }
 
@@ -181,7 +176,7 @@ class GroupStep {
             if (c.wall) {
                 bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
                 const Vec<D>& x = particles.state[c.a].x;
-                const Wall<D> wall = e.obstacle_plane(c.b, x);
+                const Wall<D> wall = obstacle_plane(e.box_, c.b, x);
                 e.check_wall_contact(c.a, c.b, wall, false);
                 contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
                                     wall.normal, e.wall_restitution(c.a, c.b)});
