@@ -18,9 +18,9 @@
 #include "choc/observers/time_series.hpp"
 #include "choc/observers/velocity_distribution.hpp"
 #include "choc/run/collapse_watch.hpp"
-#include "choc/run/engine_settings.hpp"
 #include "choc/run/interrupt.hpp"
 #include "choc/run/progress.hpp"
+#include "choc/run/settings_from_config.hpp"
 #include "choc_version.hpp"
 
 #include <fmt/format.h>
