@@ -661,7 +661,7 @@ class Engine {
             const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
             if (fixed) {
                 if (k + fixed_slots > batch) {
-                    test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                    predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
                     k = 0;
                 }
                 std::copy_n(begin, fixed_slots, &candidate[k]);
@@ -670,7 +670,7 @@ class Engine {
             } else {
                 for (int q = 0; q < count; ++q) {
                     if (k == batch) {
-                        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
                         k = 0;
                     }
                     candidate[k] = begin[q];
@@ -678,17 +678,18 @@ class Engine {
                 }
             }
         }
-        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
     }
 
+    // Predicts i's pairs with a batch of candidates and keeps the earliest (take_earliest).
     // Candidate m is particle candidate[m], seen through shift[from[m]].
-    void test_batch(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                    const std::uint8_t* from, int k) {
+    void predict_candidates(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                            const std::uint8_t* from, int k) {
         for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
         if constexpr (Motion::has_field)
-            test_pairs_one_by_one(i, shift, candidate, from, k);
+            pair_times_one_by_one(i, shift, candidate, from, k);
         else
-            test_pairs_batched(i, shift, candidate, from, k);
+            pair_times_batched(i, shift, candidate, from, k);
     }
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
@@ -718,12 +719,10 @@ class Engine {
         }
     }
 
-    // Straight flights: pair_time (predict.hpp) for a whole batch without a branch per
-    // candidate. Whether a candidate approaches is a coin toss the branch predictor
-    // loses, so the relative motions are gathered first and every time is then computed
-    // alike, the rejected ones masked to `never` — a loop the compiler vectorises. The
-    // times are those of pair_time to the bit: the same operations in the same order.
-    void test_pairs_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+    // Straight flights: the relative motions of the batch are gathered (and checked for
+    // overlaps) first, then pair_times (predict.hpp) computes every time alike, without a
+    // branch per candidate: pair_time's times to the bit, in a loop the compiler vectorises.
+    void pair_times_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
         const Schedule& s = schedule_[i];
         const auto& pi = particles_.state[i];
@@ -743,18 +742,11 @@ class Engine {
         if (overlap) [[unlikely]]
             overlap_seen(i, candidate, shift, from, k);
         // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
-        for (int m = 0; m < k; ++m) {
-            double b = 0.0, vv = 0.0;
-            for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
-            const double disc = b * b - vv * c[m];
-            const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
-            const double reached = ((c[m] <= -2.0 * b * horizon) & (disc >= 0.0)) ? t : never;
-            dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
-        }
+        pair_times<D>(r, v, c, horizon, dt, k);
         take_earliest(i, candidate, dt.data(), k);
     }
 
-    void test_pairs_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+    void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                                const std::uint8_t* from, int k) {
         const auto& pi = particles_.state[i];
         const Vec<D> xi = motion_.position(pi, now_);
