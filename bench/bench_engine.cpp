@@ -9,7 +9,7 @@
 #include "boost_calendars.hpp"
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
-#include <choc/run/engine_settings.hpp>
+#include <choc/run/settings_from_config.hpp>
 
 #include <chrono>
 #include <cstdio>

@@ -205,9 +205,11 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         // angle a / r, so the velocities by a / r too, which the state check bounds. A
         // wrong part that matters has another contact time (the time check) or another
         // normal (the state check); a wrong segment or wall is still another obstacle.
-        const auto planes = static_cast<std::uint32_t>(sys.box.walls.size());
-        auto obstacle = [planes](std::uint32_t w) {
-            return w < planes ? w : planes + (w - planes) / 3 * 3; // a segment: its face
+        const std::size_t planes = sys.box.walls.size();
+        auto obstacle = [planes](std::uint32_t w) { // a segment: its face
+            choc::Obstacle o = choc::Obstacle::decode(w, planes);
+            o.part = choc::Segment<2>::face;
+            return o.encode(planes);
         };
         auto same = [&](const Collision& e, const Collision& r) {
             return e.wall_event == r.wall_event && e.a == r.a &&

@@ -11,8 +11,9 @@
 
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
+#include <choc/kernel/predict.hpp> // never
 #include <choc/run/config.hpp>
-#include <choc/run/engine_settings.hpp>
+#include <choc/run/settings_from_config.hpp>
 
 #include <algorithm>
 #include <array>

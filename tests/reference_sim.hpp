@@ -56,9 +56,11 @@
 #include <choc/kernel/engine.hpp> // EngineSettings only: the oracle's engine takes the same ones
 #include <choc/kernel/group_rule.hpp>
 #include <choc/kernel/motions.hpp>
+#include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
 #include <choc/kernel/predict.hpp>
 #include <choc/kernel/segment_time.hpp>
+#include <choc/kernel/tolerances.hpp>
 
 #include "oracle_events.hpp"
 
@@ -253,7 +255,6 @@ class ReferenceSim {
                        Planned& wall) const {
         if (box_.segments.empty()) return;
         const double a = radius(i);
-        const auto planes = static_cast<std::uint32_t>(box_.walls.size());
         int images = 1;
         for (int ax = 0; ax < D; ++ax) images *= box_.periodic[ax] ? 3 : 1;
         for (int image = 0; image < images; ++image) {
@@ -268,7 +269,7 @@ class ReferenceSim {
                 auto consider = [&](double dt, int part) {
                     if (now_ + dt < wall.time)
                         wall = {now_ + dt, Kind::wall,
-                                planes + 3 * k + static_cast<std::uint32_t>(part)};
+                                choc::Obstacle::encode_segment(box_.walls.size(), k, part)};
                 };
                 consider(choc::face_time(motion_, seg, q, a), choc::Segment<D>::face);
                 const double span = std::min(window, wall.time) - now_;
@@ -442,7 +443,7 @@ class ReferenceSim {
             if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
             const Vec<D> v = pb.v - motion_.velocity(p_[j], now_);
             ambiguous(dot(r, v) / norm(r));
-            if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
+            if (dot(r, v) > choc::separating_tolerance * norm(r) * norm(v)) continue; // separating
             if (!member_[j]) advance(j);
             add_contact(b, j, false);
         }
@@ -452,8 +453,8 @@ class ReferenceSim {
             if (plane.distance(pb.x) > a * (1.0 + gap)) continue;
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
-            add_contact(b, w, true);
+            if (choc::separating_from(plane, pb.v, motion_)) continue;
+            add_contact(b, choc::Obstacle::encode_wall(w), true);
         }
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
@@ -462,8 +463,8 @@ class ReferenceSim {
             const choc::Wall<D> plane = seg.contact_plane(part, pb.x);
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
-            add_contact(b, static_cast<std::uint32_t>(box_.walls.size() + 3 * k + part), true);
+            if (choc::separating_from(plane, pb.v, motion_)) continue;
+            add_contact(b, choc::Obstacle::encode_segment(box_.walls.size(), k, part), true);
         }
     }
 
@@ -543,9 +544,7 @@ class ReferenceSim {
     // A plane wall as it is; a segment part (face, from end, to end) as its tangent plane
     // at the contact of a particle centred at x.
     choc::Wall<D> obstacle_plane(std::uint32_t w, const Vec<D>& x) const {
-        if (w < box_.walls.size()) return box_.walls[w];
-        const std::uint32_t k = w - static_cast<std::uint32_t>(box_.walls.size());
-        return box_.segments[k / 3].contact_plane(static_cast<int>(k % 3), x);
+        return choc::obstacle_plane(box_, w, x);
     }
 
     // The TC model: a particle that collided less than tc ago collides elastically.
@@ -557,8 +556,7 @@ class ReferenceSim {
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if (settings_.tc > 0.0 && recent(i)) return 1.0;
-        return w < box_.walls.size() ? box_.walls[w].restitution
-                                     : box_.segments[(w - box_.walls.size()) / 3].restitution;
+        return choc::obstacle_restitution(box_, w);
     }
 
     choc::Box<D> box_;

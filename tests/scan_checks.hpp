@@ -3,6 +3,7 @@
 #pragma once
 
 #include <choc/kernel/box.hpp>
+#include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
 
 #include <cmath>
@@ -61,11 +62,11 @@ choc::Vec<D> nearest_image(const choc::Box<D>& box, choc::Vec<D> r) {
 // three per segment: face, `from` end, `to` end).
 template <int D>
 double obstacle_distance(const choc::Box<D>& box, std::uint32_t w, const choc::Vec<D>& x) {
-    if (w < box.walls.size()) return box.walls[w].distance(x);
-    const std::uint32_t k = w - static_cast<std::uint32_t>(box.walls.size());
-    const auto& s = box.segments.at(k / 3);
-    if (k % 3 == 0) return std::abs(s.height(x));
-    return norm(x - s.end(static_cast<int>(k % 3)));
+    const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size());
+    if (o.wall) return box.walls[o.index].distance(x);
+    const auto& s = box.segments.at(o.index);
+    if (o.kind() == choc::Obstacle::Kind::segment_face) return std::abs(s.height(x));
+    return norm(x - s.end(o.part));
 }
 
 // Told of every collision by the engine (its Log parameter). Checks that collision times
@@ -157,8 +158,9 @@ double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p)
             static_cast<std::uint32_t>(box.walls.size() + 3 * box.segments.size());
         for (std::uint32_t w = 0; w < obstacles; ++w) {
             // a segment face counts only where the centre projects onto it
-            if (w >= box.walls.size() && (w - box.walls.size()) % 3 == 0) {
-                const auto& s = box.segments[(w - box.walls.size()) / 3];
+            const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size());
+            if (o.kind() == choc::Obstacle::Kind::segment_face) {
+                const auto& s = box.segments[o.index];
                 const double along = s.along(x);
                 if (along < 0.0 || along > s.length) continue;
             }

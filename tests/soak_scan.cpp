@@ -23,7 +23,7 @@
 #include <choc/kernel/engine.hpp>
 #include <choc/kernel/overlap.hpp>
 #include <choc/run/config.hpp>
-#include <choc/run/engine_settings.hpp>
+#include <choc/run/settings_from_config.hpp>
 
 #include <spdlog/spdlog.h>
 

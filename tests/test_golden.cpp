@@ -10,7 +10,7 @@
 #include <choc/init/initial_state.hpp>
 #include <choc/kernel/engine.hpp>
 #include <choc/run/config.hpp>
-#include <choc/run/engine_settings.hpp>
+#include <choc/run/settings_from_config.hpp>
 
 #include <doctest/doctest.h>
 

@@ -21,12 +21,15 @@
 #include <choc/kernel/vec.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 using namespace choc;
 
@@ -509,4 +512,98 @@ TEST_CASE("crossing_time: plane ahead, against brute-force stepping") {
     // Exact when representable: 0.5 / 0.25.
     CHECK(crossing_time(1.5, 0.25, 2.0) == 2.0);
     CHECK(crossing_time(2.5, -0.25, 2.0) == 2.0);
+}
+
+// ---------------------------------------------------------------------------------------
+// pair_times: the engine's batched kernel must give pair_time's times to the bit.
+
+// One candidate of a batch, with the pair_time it must reproduce.
+template <int D>
+struct BatchCase {
+    Vec<D> r, v;
+    double sigma2;
+};
+
+// Checks a batch of up to `N` cases against pair_time, bit for bit.
+template <int D, std::size_t N>
+void check_batch(const std::vector<BatchCase<D>>& cases, double horizon) {
+    std::array<std::array<double, N>, D> r{}, v{};
+    std::array<double, N> c{}, dt{};
+    for (std::size_t begin = 0; begin < cases.size(); begin += N) {
+        const int k = static_cast<int>(std::min(N, cases.size() - begin));
+        for (int m = 0; m < k; ++m) {
+            const BatchCase<D>& p = cases[begin + static_cast<std::size_t>(m)];
+            for (int a = 0; a < D; ++a) r[a][m] = p.r[a], v[a][m] = p.v[a];
+            c[m] = norm2(p.r) - p.sigma2; // as the engine's gather computes it
+        }
+        pair_times<D, N>(r, v, c, horizon, dt, k);
+        for (int m = 0; m < k; ++m) {
+            const BatchCase<D>& p = cases[begin + static_cast<std::size_t>(m)];
+            const double expected = pair_time(p.r, p.v, p.sigma2, horizon);
+            CAPTURE(begin + static_cast<std::size_t>(m));
+            CAPTURE(horizon);
+            CHECK(std::bit_cast<std::uint64_t>(dt[m]) == std::bit_cast<std::uint64_t>(expected));
+        }
+    }
+}
+
+TEST_CASE_TEMPLATE("pair_times: a batch gives pair_time's times to the bit", DT,
+                   std::integral_constant<int, 2>, std::integral_constant<int, 3>) {
+    constexpr int D = DT::value;
+    std::vector<BatchCase<D>> cases;
+    int approaching = 0, receding = 0, grazing = 0, overlapping = 0;
+    for (int k = 0; k < 4000; ++k) {
+        const double sigma = rnd.uniform(0.2, 2.0), speed = std::pow(10.0, rnd.uniform(-8, 8));
+        const Vec<D> u = rnd.unit<D>(), w = orthogonal_unit(u);
+        switch (k % 6) {
+        case 0: // random: approaching, receding, hitting or missing
+            cases.push_back({rnd.vec<D>(5.0 * sigma), rnd.vec<D>(speed), sigma * sigma});
+            break;
+        case 1: { // head-on from a random distance
+            const double dist = sigma * rnd.uniform(1.0, 20.0);
+            cases.push_back({u * dist, u * -speed, sigma * sigma});
+            ++approaching;
+            break;
+        }
+        case 2: // receding
+            cases.push_back({u * (sigma * rnd.uniform(1.0, 20.0)), u * speed, sigma * sigma});
+            ++receding;
+            break;
+        case 3: { // grazing: impact parameter within 1e-9 .. 1e-15 of sigma, either side
+            const double margin = (k % 12 < 6 ? 1.0 : -1.0) * std::pow(10.0, rnd.uniform(-15, -9));
+            cases.push_back(
+                {u * (-3.0 * sigma) + w * (sigma * (1.0 + margin)), u * speed, sigma * sigma});
+            ++grazing;
+            break;
+        }
+        case 4: { // at contact up to round-off: a few ulp inside or outside, approaching
+            const double d = sigma * (1.0 + (rnd.uniform(-8, 8)) * eps);
+            cases.push_back(
+                {u * d, (u * -1.0 + w * rnd.uniform(-1.0, 1.0)) * speed, sigma * sigma});
+            ++overlapping;
+            break;
+        }
+        default: // the candidate is the particle itself, or a pair at rest
+            cases.push_back({Vec<D>{}, Vec<D>{}, sigma * sigma});
+            cases.push_back({u * (2.0 * sigma), Vec<D>{}, sigma * sigma});
+            break;
+        }
+    }
+    CHECK(approaching > 0);
+    CHECK(receding > 0);
+    CHECK(grazing > 0);
+    CHECK(overlapping > 0);
+    // Horizons: none, and ones that cut some of the times, down to exactly one of them
+    // (c = -2 b h up to rounding: at the horizon) and zero.
+    std::vector<double> horizons{never, 0.0, 1e-12, 1e-3, 1.0, 1e3};
+    for (std::size_t n = 0; n < cases.size(); n += 97) {
+        const double t = pair_time(cases[n].r, cases[n].v, cases[n].sigma2);
+        if (t < never) horizons.push_back(t);
+        const double b = dot(cases[n].r, cases[n].v), c = norm2(cases[n].r) - cases[n].sigma2;
+        if (b < 0.0 && c > 0.0) horizons.push_back(c / (-2.0 * b)); // the bound itself
+    }
+    for (const double h : horizons) {
+        check_batch<D, 256>(cases, h);
+        check_batch<D, 7>(cases, h); // batches that end part-way
+    }
 }

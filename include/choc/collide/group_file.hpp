@@ -3,6 +3,8 @@
 // every error is an InputError naming the file and the key.
 #pragma once
 
+#include "choc/kernel/tolerances.hpp"
+
 #include <string>
 #include <vector>
 
@@ -25,7 +27,7 @@ struct GroupFileWall {
 // touching bodies within ~1e-16 of contact; 1e-9 leaves room for coordinates computed
 // with a few roundings and is still far below any gap a user means as a gap. Files with
 // hand-rounded coordinates (e.g. 6 digits) set `tolerance` to match.
-constexpr double default_contact_tolerance = 1e-9;
+constexpr double default_contact_tolerance = default_contact_gap;
 
 struct GroupFile {
     std::string source; // the file name, for messages

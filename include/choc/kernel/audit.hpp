@@ -14,6 +14,7 @@
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 
 #include <cmath>
@@ -23,13 +24,6 @@
 #include <fmt/format.h>
 
 namespace choc {
-
-// Relative tolerance of contact distances, overlaps, energy and momentum. Round-off
-// leaves a computed contact a few units of 1e-16 of the box edge from exact; 1e-9 is a
-// million times that, and far below anything a missed or misplaced collision leaves
-// behind (an overlap of a sizeable fraction of a diameter). For boxes more than about
-// 1e5 contact distances long the round-off term takes over (Engine::contact_tolerance).
-inline constexpr double invariant_tolerance = 1e-9;
 
 // Energy and momentum at one moment, with the round-off scale of each.
 template <int D>

@@ -33,14 +33,17 @@
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
-#include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/group_step.hpp"
 #include "choc/kernel/motions.hpp"
+#include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
+#include "choc/kernel/tolerances.hpp"
 
 #include <algorithm>
 #include <array>
@@ -51,27 +54,6 @@
 #include <vector>
 
 namespace choc {
-
-struct EngineSettings {
-    double restitution = 1.0; // particle–particle normal restitution e
-    // Events no more than `epsilon` apart in time are resolved together as one group
-    // (docs/ARCHITECTURE.md, "Simultaneous collisions"). 0: classic binary EDMD, one pair
-    // at a time.
-    double epsilon = 0.0;
-    // With epsilon > 0, a pair closer than (1 + contact_gap) times its contact distance
-    // (a wall: its radius) that is not separating joins the group as a touching contact.
-    double contact_gap = 1e-9;
-    // The TC model (Luding & McNamara): a collision of a particle that collided less than
-    // `tc` ago is elastic. 0: off. `tc_from_start` false: armed, switched on by enable_tc.
-    double tc = 0.0;
-    bool tc_from_start = true;
-    // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
-    // empty: `restitution` for every pair.
-    std::vector<double> pair_restitution{};
-    // Maintenance (renumbering, moving the time origin, the energy and momentum checks)
-    // every this many events; 0: max(4 N, 65536). Tests make it frequent.
-    std::uint64_t maintain_every = 0;
-};
 
 // Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
 // Log: told of every collision (event_log.hpp); the default keeps nothing.
@@ -111,7 +93,8 @@ class Engine {
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        stuck_limit_ = 64 * std::uint64_t{particles_.size()} + 1'000'000;
+        stuck_limit_ =
+            stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
         momentum_conserved_ =
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
@@ -239,6 +222,8 @@ class Engine {
     }
 
   private:
+    friend class GroupStep<D>; // the simultaneous step works on the engine's state
+
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
 
@@ -296,13 +281,13 @@ class Engine {
             if (stale(i))
                 renew(i);
             else if (settings_.epsilon > 0.0)
-                resolve_simultaneous(i);
+                group_.resolve(*this, i);
             else
                 collide_pair(i, s.pair.partner);
             break;
         case Kind::wall:
             if (settings_.epsilon > 0.0)
-                resolve_simultaneous(i);
+                group_.resolve(*this, i);
             else
                 collide_wall(i, s.wall);
             break;
@@ -323,19 +308,7 @@ class Engine {
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if (tc_ > 0.0 && recent(i)) return 1.0;
-        return w < box_.walls.size() ? box_.walls[w].restitution
-                                     : box_.segments[(w - box_.walls.size()) / 3].restitution;
-    }
-
-    // Obstacles: the plane walls 0 .. walls.size() - 1, then three per segment (its faces,
-    // its `from` end, its `to` end; segment.hpp). Every contact is met as a plane: a plane
-    // wall as it is, a segment's face or end point as its tangent plane at the contact of
-    // a particle centred at x. Reflection, overlap and the group rule then need nothing
-    // else.
-    Wall<D> obstacle_plane(std::uint32_t w, const Vec<D>& x) const {
-        if (w < box_.walls.size()) return box_.walls[w];
-        const std::uint32_t k = w - static_cast<std::uint32_t>(box_.walls.size());
-        return box_.segments[k / 3].contact_plane(static_cast<int>(k % 3), x);
+        return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
@@ -364,200 +337,7 @@ class Engine {
         reschedule(i);
     }
 
-    // --- Simultaneous collisions (epsilon > 0) ------------------------------------------
-    //
-    // The event at the top (time t) and every valid pair or wall event up to t + epsilon
-    // are taken out of the calendar; with contact_gap > 0, touching pairs and walls that
-    // are not separating join them, transitively. Everything is advanced to t, the contact
-    // graph is split into its connected components (contact_graph.hpp), and each component is
-    // resolved at t: one contact by the binary rule, more by the group rule
-    // (group_rule.hpp). Resolving at the earliest time means the later pairs of the
-    // window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met
-    // in the window change no velocity; they are put back and happen after the group.
-    struct GroupStep {
-        std::vector<std::uint32_t> bodies;   // particles in the step, in order of joining
-        std::vector<std::uint8_t> member;    // per particle: 1 while in `bodies`
-        std::vector<ContactPair> contacts;   // pairs (a, b) and walls (a, wall b)
-        std::vector<std::uint32_t> put_back; // crossings met in the window
-        GroupSolver<D> solver;
-    };
-
-    void resolve_simultaneous(std::uint32_t first) {
-        auto& g = group_;
-        if (g.member.size() != particles_.size()) g.member.assign(particles_.size(), 0);
-        const double until = now_ + settings_.epsilon;
-        take_event(first);
-        while (calendar_.top_time() <= until) {
-            const std::uint32_t k = calendar_.top();
-            const Kind kind = schedule_[k].kind;
-            if (kind == Kind::pair && stale(k)) {
-                renew(k); // predicted from now: its new event may still fall in the window
-            } else if (kind == Kind::pair || kind == Kind::wall) {
-                take_event(k);
-            } else {
-                g.put_back.push_back(k);
-                calendar_.set(k, never);
-            }
-        }
-        for (const std::uint32_t b : g.bodies) advance(b);
-        if (settings_.contact_gap > 0.0)
-            for (std::size_t n = 0; n < g.bodies.size(); ++n) add_touching(g.bodies[n]);
-
-        // One contact (the usual step in a fluid: nothing else within epsilon, nothing
-        // touching) needs no graph.
-        if (g.contacts.size() == 1)
-            resolve_component({{0}, {}});
-        else
-            for (const ContactComponent& c : contact_components(g.contacts)) resolve_component(c);
-
-        for (const std::uint32_t b : g.bodies) {
-            ++particles_.state[b].count;
-            g.member[b] = 0;
-        }
-        for (const std::uint32_t b : g.bodies) predict_all(b);
-        for (const std::uint32_t k : g.put_back) reschedule(k);
-        g.bodies.clear();
-        g.contacts.clear();
-        g.put_back.clear();
-    }
-
-    void join(std::uint32_t b) {
-        if (group_.member[b]) return;
-        group_.member[b] = 1;
-        group_.bodies.push_back(b);
-    }
-
-    void add_contact(std::uint32_t a, std::uint32_t b, bool wall) {
-        for (const ContactPair& c : group_.contacts) // a handful: a scan beats a set
-            if (c.wall == wall && ((c.a == a && c.b == b) || (!wall && c.a == b && c.b == a)))
-                return;
-        group_.contacts.push_back({a, b, wall});
-        join(a);
-        if (!wall) join(b);
-    }
-
-    // k's scheduled pair or wall event joins the step; k leaves the calendar until the
-    // step is done (it is re-predicted then, like every particle of the step).
-    void take_event(std::uint32_t k) {
-        const Schedule& s = schedule_[k];
-        if (s.kind == Kind::pair)
-            add_contact(k, s.pair.partner, false);
-        else
-            add_contact(k, s.wall, true);
-        calendar_.set(k, never);
-    }
-
-    // Contacts of b (advanced to now) within the gap tolerance and not separating. A
-    // particle found here is advanced too, and looked at in turn by the caller's loop.
-    void add_touching(std::uint32_t b) {
-        const auto& pb = particles_.state[b];
-        const double gap = settings_.contact_gap;
-        cells_.around(cells_.cell_of(b), near_);
-        for (int c = 0; c < near_.size; ++c)
-            for (const std::uint32_t* it = cells_.begin(near_.cell[c]);
-                 it != cells_.end(near_.cell[c]); ++it) {
-                const std::uint32_t j = *it;
-                if (j == b) continue;
-                const auto& pj = particles_.state[j];
-                const Vec<D> r = pb.x - near_.shift()[c] - motion_.position(pj, now_);
-                const double sigma = particles_.table.pair_sigma(pb.species, pj.species);
-                if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
-                const Vec<D> v = pb.v - motion_.velocity(pj, now_);
-                if (dot(r, v) > 1e-9 * norm(r) * norm(v)) continue; // separating
-                if (!group_.member[j]) advance(j);
-                add_contact(b, j, false);
-            }
-        const double a = particles_.radius(b);
-        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
-            const auto& wall = box_.walls[w];
-            if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
-            const double u = dot(pb.v, wall.normal); // < 0: moving into the wall
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(wall.normal) > 0.0)) continue;
-            add_contact(b, w, true);
-        }
-        // segments: the part nearest to the centre, seen as its tangent plane
-        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
-            const auto& seg = box_.segments[k];
-            if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
-            const int part = seg.nearest_part(pb.x);
-            const Wall<D> plane = seg.contact_plane(part, pb.x);
-            const double u = dot(pb.v, plane.normal);
-            if (u > 1e-9 * norm(pb.v) || (u == 0.0 && motion_.along(plane.normal) > 0.0)) continue;
-            add_contact(b, static_cast<std::uint32_t>(box_.walls.size() + 3 * k + part), true);
-        }
-    }
-
-    // One connected component at time now: one contact by the closed-form rules, more
-    // by the group rule; the virial, energies and counts go to the tally as for binary
-    // collisions (a contact counts as a collision when its impulse is not zero).
-    void resolve_component(const ContactComponent& component) {
-        auto& g = group_;
-        if (component.contacts.size() == 1) {
-            const ContactPair& c = g.contacts[component.contacts[0]];
-            // a later event of the window, or a touching contact: a gap is allowed
-            if (c.wall)
-                apply_wall(c.a, c.b, false);
-            else
-                apply_pair(c.a, c.b, false);
-            return;
-        }
-        // Bodies: the component's particles, then one infinite-mass body per wall contact.
-        std::vector<GroupBody<D>> bodies;
-        std::vector<GroupContact<D>> contacts;
-        std::vector<Vec<D>> arm; // r = x_a - x_b of each pair contact (virial)
-        auto body_of = [&](std::uint32_t particle) {
-            return static_cast<std::uint32_t>(
-                std::lower_bound(component.bodies.begin(), component.bodies.end(), particle) -
-                component.bodies.begin());
-        };
-        for (const std::uint32_t b : component.bodies)
-            bodies.push_back({particles_.state[b].v, particles_.mass(b)});
-        for (const std::uint32_t k : component.contacts) {
-            const ContactPair& c = g.contacts[k];
-            if (c.wall) {
-                bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
-                const Vec<D>& x = particles_.state[c.a].x;
-                const Wall<D> wall = obstacle_plane(c.b, x);
-                check_wall_contact(c.a, c.b, wall, false);
-                contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
-                                    wall.normal, wall_restitution(c.a, c.b)});
-                arm.push_back({});
-            } else {
-                const Vec<D> r =
-                    box_.minimum_image(particles_.state[c.a].x - particles_.state[c.b].x);
-                contacts.push_back(
-                    {body_of(c.a), body_of(c.b), r * (1.0 / norm(r)), pair_restitution(c.a, c.b)});
-                arm.push_back(r);
-                check_pair_contact(c.a, c.b, r, false);
-            }
-        }
-        const GroupResult<D> result = g.solver.resolve(bodies, contacts);
-        ++tally_.groups;
-        if (result.singular) ++tally_.singular_groups;
-        if (result.fallback || result.unresolved) ++tally_.fallback_groups;
-        for (std::size_t n = 0; n < component.bodies.size(); ++n) {
-            const std::uint32_t b = component.bodies[n];
-            auto& p = particles_.state[b];
-            const double m = particles_.mass(b);
-            const double k0 = 0.5 * m * norm2(p.v);
-            p.v = result.velocities[n];
-            kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
-            last_partner_[b] = none;
-        }
-        for (const std::uint32_t b : component.bodies) collided(b);
-        for (std::size_t n = 0; n < contacts.size(); ++n) {
-            if (norm2(result.impulses[n]) == 0.0) continue;
-            const ContactPair& c = g.contacts[component.contacts[n]];
-            if (c.wall) {
-                ++tally_.wall_collisions;
-                log_.wall(origin_ + now_, id_[c.a], c.b);
-            } else {
-                ++tally_.collisions;
-                log_.pair(origin_ + now_, id_[c.a], id_[c.b]);
-                tally_.virial += dot(arm[n], result.impulses[n]);
-            }
-        }
-    }
+    // Simultaneous collisions (epsilon > 0): GroupStep (group_step.hpp), a friend.
 
     // --- Invariants (audit.hpp) ------------------------------------------------------------
 
@@ -662,7 +442,8 @@ class Engine {
             shortest = std::min(shortest, 2.0 * table.species[a].radius);
         // a coordinate carries round-off of about eps * L; a contact is a few operations on
         // coordinates, so 64 of those, relative to the smallest contact distance
-        const double round_off = 64.0 * std::numeric_limits<double>::epsilon() * longest / shortest;
+        const double round_off =
+            contact_round_off_ulps * std::numeric_limits<double>::epsilon() * longest / shortest;
         return std::max(invariant_tolerance, round_off);
     }
 
@@ -713,7 +494,7 @@ class Engine {
     // Reflection of i, advanced to now, from wall w, and its tally.
     void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
         auto& p = particles_.state[i];
-        Wall<D> wall = obstacle_plane(w, p.x);
+        Wall<D> wall = obstacle_plane(box_, w, p.x);
         check_wall_contact(i, w, wall, at_contact);
         const double m = particles_.mass(i);
         const double k = 0.5 * m * norm2(p.v);
@@ -788,14 +569,14 @@ class Engine {
         Vec<D> lo, hi;
         for (int k = 0; k < D; ++k)
             lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
-        const double reach = a + 1e-9 * (a + (hi[0] - lo[0])); // round-off of the bounds
-        const auto planes = static_cast<std::uint32_t>(box_.walls.size());
+        const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
             if (!seg.may_reach(lo, hi, reach)) continue;
             auto consider = [&](double dt, int part) {
                 if (now_ + dt < s.wall_time)
-                    s.wall_time = now_ + dt, s.wall = planes + 3 * k + part;
+                    s.wall_time = now_ + dt,
+                    s.wall = Obstacle::encode_segment(box_.walls.size(), k, part);
             };
             consider(face_time(motion_, seg, q, a), Segment<D>::face);
             const double window = std::min(s.crossing_time, s.wall_time) - now_;
@@ -880,7 +661,7 @@ class Engine {
             const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
             if (fixed) {
                 if (k + fixed_slots > batch) {
-                    test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                    predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
                     k = 0;
                 }
                 std::copy_n(begin, fixed_slots, &candidate[k]);
@@ -889,7 +670,7 @@ class Engine {
             } else {
                 for (int q = 0; q < count; ++q) {
                     if (k == batch) {
-                        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+                        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
                         k = 0;
                     }
                     candidate[k] = begin[q];
@@ -897,17 +678,18 @@ class Engine {
                 }
             }
         }
-        test_batch(i, near.shift(), candidate.data(), from.data(), k);
+        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
     }
 
+    // Predicts i's pairs with a batch of candidates and keeps the earliest (take_earliest).
     // Candidate m is particle candidate[m], seen through shift[from[m]].
-    void test_batch(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                    const std::uint8_t* from, int k) {
+    void predict_candidates(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+                            const std::uint8_t* from, int k) {
         for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
         if constexpr (Motion::has_field)
-            test_pairs_one_by_one(i, shift, candidate, from, k);
+            pair_times_one_by_one(i, shift, candidate, from, k);
         else
-            test_pairs_batched(i, shift, candidate, from, k);
+            pair_times_batched(i, shift, candidate, from, k);
     }
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
@@ -937,12 +719,10 @@ class Engine {
         }
     }
 
-    // Straight flights: pair_time (predict.hpp) for a whole batch without a branch per
-    // candidate. Whether a candidate approaches is a coin toss the branch predictor
-    // loses, so the relative motions are gathered first and every time is then computed
-    // alike, the rejected ones masked to `never` — a loop the compiler vectorises. The
-    // times are those of pair_time to the bit: the same operations in the same order.
-    void test_pairs_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+    // Straight flights: the relative motions of the batch are gathered (and checked for
+    // overlaps) first, then pair_times (predict.hpp) computes every time alike, without a
+    // branch per candidate: pair_time's times to the bit, in a loop the compiler vectorises.
+    void pair_times_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
         const Schedule& s = schedule_[i];
         const auto& pi = particles_.state[i];
@@ -962,18 +742,11 @@ class Engine {
         if (overlap) [[unlikely]]
             overlap_seen(i, candidate, shift, from, k);
         // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
-        for (int m = 0; m < k; ++m) {
-            double b = 0.0, vv = 0.0;
-            for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
-            const double disc = b * b - vv * c[m];
-            const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
-            const double reached = ((c[m] <= -2.0 * b * horizon) & (disc >= 0.0)) ? t : never;
-            dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
-        }
+        pair_times<D>(r, v, c, horizon, dt, k);
         take_earliest(i, candidate, dt.data(), k);
     }
 
-    void test_pairs_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
+    void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                                const std::uint8_t* from, int k) {
         const auto& pi = particles_.state[i];
         const Vec<D> xi = motion_.position(pi, now_);
@@ -1112,7 +885,7 @@ class Engine {
     Stencil near_;
     Tally tally_;
     Log log_;
-    GroupStep group_;                  // scratch of resolve_simultaneous, kept to reuse its memory
+    GroupStep<D> group_;               // the simultaneous step, kept to reuse its memory
     double now_ = 0.0;                 // local clock
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one
     double origin_ = 0.0;              // absolute time of local zero

@@ -82,6 +82,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/gauss_jordan.hpp"
 #include "choc/kernel/sparse_ldlt.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 
 #include <algorithm>
@@ -133,16 +134,16 @@ struct GroupTolerances {
     // Far above the rounding of a solve (~n eps kappa, 1e-13 for the small, well
     // conditioned groups met in practice), far below any physical speed: a contact left
     // approaching at 1e-9 V is caught by the next pair prediction as a collision at once.
-    double approach = 1e-9;
+    double approach = group_approach_tolerance;
     // lambda_k < -impulse P counts as pulling; the same reasoning, for impulses.
-    double impulse = 1e-9;
+    double impulse = group_impulse_tolerance;
     // Relative pivot tolerance of the elimination. Larger than default_rank_tolerance()
     // on purpose: the normals come from positions known only to the contact tolerance
     // (1e-9 of a diameter in `choc collide`, round-off in the engine), so a pivot below
     // ~1e-10 reflects a geometry that is singular up to that uncertainty, and solving it
     // as nonsingular would give huge opposite impulses (~1/pivot) that cancel to the
     // velocities with all digits lost.
-    double rank = 1e-10;
+    double rank = group_rank_tolerance;
     // Resolve one-contact groups with the closed-form binary rule (tests turn it off to
     // compare the linear system with it).
     bool pair_closed_form = true;
@@ -153,13 +154,13 @@ struct GroupTolerances {
     // handful of contacts) and the pinned golden runs on the dense path that decides
     // singular cases itself, at a cost of at most ~1 ms (2D) / ~5 ms (3D) for a chain
     // just below it, where the dense solve of n = D (N + K) unknowns costs ~n^3 / 3.
-    std::size_t sparse_from = 32;
+    std::size_t sparse_from = group_sparse_from;
     // A pivot of the sparse LDL^T at or below this fraction of its diagonal entry means
     // the active normals are dependent to within ~1e-6 in angle (the pivot is A_ii sin^2
     // of the angle between contact i's row and the span of the earlier ones, in the
     // M^-1 metric): far above its rounding (~K eps); that contact is then dependent and
     // gets no impulse of its own (sparse_ldlt.hpp).
-    double sparse_pivot = 1e-12;
+    double sparse_pivot = group_sparse_pivot;
 };
 
 // Holds the solver workspace, so the engine can reuse one instance without allocating
@@ -212,7 +213,7 @@ class GroupSolver {
                 throw std::invalid_argument("group contact with a bad body index");
             if (bodies[c.a].is_wall() && bodies[c.b].is_wall())
                 throw std::invalid_argument("group contact between two walls");
-            if (!(std::abs(norm2(c.normal) - 1.0) <= 1e-12))
+            if (!(std::abs(norm2(c.normal) - 1.0) <= unit_normal_tolerance))
                 throw std::invalid_argument("group contact normal is not a unit vector");
         }
     }
@@ -530,7 +531,7 @@ class GroupSolver {
                 tree[n] = better(tree[2 * n], tree[2 * n + 1]);
         };
         // Linear convergence makes this cap (each step O(d log K)) a safety net only.
-        const std::size_t max_steps = 10000 * k_count + 100;
+        const std::size_t max_steps = fallback_steps_per_contact * k_count + fallback_steps_base;
         for (std::size_t step = 0;; ++step) {
             const std::uint32_t worst = tree[1]; // the root
             const double u_worst = u[worst];
@@ -558,8 +559,8 @@ class GroupSolver {
     std::vector<std::pair<std::size_t, double>> incidence_; // (active position, sign)
     std::vector<std::pair<std::size_t, std::size_t>> pattern_;
     std::vector<double> rhs_, lambda_, solution_;
-    std::size_t system_size_ = 0, sparse_from_ = 32;
-    double sparse_pivot_ = 1e-12;
+    std::size_t system_size_ = 0, sparse_from_ = group_sparse_from;
+    double sparse_pivot_ = group_sparse_pivot;
     bool sparse_solved_ = false;
     std::vector<int> slot_;
     std::vector<std::uint32_t> active_, kept_;

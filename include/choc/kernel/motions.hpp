@@ -17,6 +17,7 @@
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 
 #include <algorithm>
@@ -242,7 +243,8 @@ class Field {
         }
         // gap_at(lo) >= 0 >= gap_at(hi); Newton from the side where the gap is positive.
         double tau = lo;
-        for (int k = 0; k < 100 && hi - lo > 4.0 * std::numeric_limits<double>::epsilon() * hi;
+        for (int k = 0;
+             k < field_contact_steps && hi - lo > 4.0 * std::numeric_limits<double>::epsilon() * hi;
              ++k) {
             const double g = gap_at(tau), r = rate_at(tau);
             if (g == 0.0) return tau;

@@ -1,4 +1,5 @@
-// Exact event times for free flight (straight lines between events).
+// Exact event times for free flight (straight lines between events), one pair at a time
+// (pair_time) or a batch of them (pair_times).
 // Every function returns a time *interval* from the moment its inputs describe, never
 // negative; `never` when the event does not happen.
 #pragma once
@@ -6,7 +7,10 @@
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/vec.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 namespace choc {
@@ -33,6 +37,29 @@ inline double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2, double 
     const double disc = b * b - norm2(v) * c;
     if (disc < 0.0) return never;
     return c / (-b + std::sqrt(disc));
+}
+
+// pair_time for a batch of k relative motions at once, without a branch per pair: the
+// engine's scan (Engine::pair_times_batched). Whether a candidate approaches is a coin
+// toss the branch predictor loses, so every time is computed alike and the rejected
+// ones are masked to `never` -- a loop the compiler vectorises (the build's
+// -fno-math-errno and -fno-trapping-math let it keep sqrt and the masks in vector
+// registers). Pair m is r[a][m], v[a][m] (axis a) with c[m] = r.r - sigma2 computed by
+// the caller. The times are pair_time's to the bit: the same operations in the same order,
+// the same comparisons negated (tests/test_predict.cpp checks it).
+template <int D, std::size_t N>
+[[gnu::always_inline]] inline void pair_times(const std::array<std::array<double, N>, D>& r,
+                                              const std::array<std::array<double, N>, D>& v,
+                                              const std::array<double, N>& c, double horizon,
+                                              std::array<double, N>& dt, int k) {
+    for (int m = 0; m < k; ++m) {
+        double b = 0.0, vv = 0.0;
+        for (int a = 0; a < D; ++a) b += r[a][m] * v[a][m], vv += v[a][m] * v[a][m];
+        const double disc = b * b - vv * c[m];
+        const double t = c[m] / (-b + std::sqrt(std::max(disc, 0.0))); // masked below
+        const double reached = ((c[m] <= -2.0 * b * horizon) & (disc >= 0.0)) ? t : never;
+        dt[m] = b < 0.0 ? (c[m] <= 0.0 ? 0.0 : reached) : never;
+    }
 }
 
 // Time until a gap that changes at the constant rate u closes: never if it is not closing,

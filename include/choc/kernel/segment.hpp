@@ -7,8 +7,9 @@
 // meet either face (a one-sided segment would let a particle that got around its end pass
 // straight through it from behind).
 //
-// The engine numbers obstacles after the plane walls: obstacle walls.size() + 3k + part
-// is segment k's faces (part 0), its `from` end (1) or its `to` end (2).
+// The engine numbers obstacles after the plane walls (obstacle.hpp): obstacle
+// walls.size() + 3k + part is segment k's faces (part 0), its `from` end (1) or its `to`
+// end (2).
 #pragma once
 
 #include "choc/kernel/vec.hpp"

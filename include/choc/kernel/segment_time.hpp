@@ -15,6 +15,7 @@
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment.hpp"
+#include "choc/kernel/tolerances.hpp"
 
 #include <cmath>
 #include <limits>
@@ -64,7 +65,7 @@ double end_time_stepped(const Motion& motion, const Vec<D>& p, const ParticleSta
     const double touch = slack * (2.0 * a + slack); // (a + slack)² − a²
     double tau = 0.0;
     double trial = window < never ? window : 1.0;
-    for (int k = 0; k < 4000; ++k) {
+    for (int k = 0; k < segment_end_steps; ++k) {
         const Vec<D> r = motion.position(q, tau) - p;
         const Vec<D> w = motion.velocity(q, tau);
         double f = norm2(r) - a * a;

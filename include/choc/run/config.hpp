@@ -3,6 +3,8 @@
 // the rest of the library can trust it.
 #pragma once
 
+#include "choc/kernel/tolerances.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,8 +55,9 @@ struct Config {
 
     // [collisions]
     double restitution = 1.0;
-    double epsilon = 0.0;        // events this close in time are resolved together
-    double contact_gap = 1e-9;   // with epsilon > 0: relative gap below which pairs touch
+    double epsilon = 0.0; // events this close in time are resolved together
+    double contact_gap =
+        default_contact_gap;     // with epsilon > 0: relative gap below which pairs touch
     double tc = 0.0;             // TC-model time (0: off)
     bool tc_on_collapse = false; // on_collapse = "tc": TC off until a collapse is detected
     std::vector<PairRestitution> pair_restitution; // overrides `restitution` per pair

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/message_text.hpp"
 
 #include <algorithm>
@@ -47,7 +48,8 @@ class CollapseWatch {
         if (chunk < min_chunk) return;
         const double step = (time - last_time_) / static_cast<double>(chunk);
         largest_step_ = std::max(largest_step_, step);
-        strikes_ = (time == last_time_ || step < 1e-6 * largest_step_) ? strikes_ + 1 : 0;
+        strikes_ =
+            (time == last_time_ || step < collapse_step_ratio * largest_step_) ? strikes_ + 1 : 0;
         last_time_ = time;
         last_events_ = events;
         if (strikes_ < strikes_to_stop) return;

@@ -8,6 +8,7 @@
 #include "choc/io/toml_file.hpp"
 #include "choc/io/toml_reader.hpp"
 #include "choc/io/unit_vector.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/message_text.hpp"
 
 #include <toml++/toml.h>
@@ -32,9 +33,6 @@ namespace {
 
 // Largest total particle count (over all species).
 constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
-
-// Most trajectory frames a run may write (run.time / output.trajectory.every).
-constexpr double max_frames = 1e6;
 
 // Most species: the engine keeps per-pair tables (contact distances, their squares,
 // restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
@@ -460,11 +458,12 @@ void check_count(const Section& output, std::string_view name, const Config& con
                  const std::optional<PeriodicOutput>& periodic, const std::string& what) {
     if (!periodic || !config.run_time) return;
     const double every = periodic->every;
-    if (*config.run_time / every > max_frames)
+    if (*config.run_time / every > static_cast<double>(max_frames))
         output.table(name).fail(
             "every", "run.time = " + show(*config.run_time) + " / every = " + show(every) +
                          " gives " + count(*config.run_time / every) + " " + what +
-                         ", more than the limit of " + count(max_frames) + "; use a larger every");
+                         ", more than the limit of " + count(static_cast<double>(max_frames)) +
+                         "; use a larger every");
 }
 
 void read_output(const Section& root, Config& config) {

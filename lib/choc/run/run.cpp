@@ -11,6 +11,7 @@
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/pair_correlation.hpp"
 #include "choc/observers/pressure.hpp"
@@ -18,9 +19,9 @@
 #include "choc/observers/time_series.hpp"
 #include "choc/observers/velocity_distribution.hpp"
 #include "choc/run/collapse_watch.hpp"
-#include "choc/run/engine_settings.hpp"
 #include "choc/run/interrupt.hpp"
 #include "choc/run/progress.hpp"
+#include "choc/run/settings_from_config.hpp"
 #include "choc_version.hpp"
 
 #include <fmt/format.h>
@@ -41,7 +42,7 @@ constexpr std::uint64_t chunk = 1u << 16;
 // Blocks of the measured phase for the block-average standard error of Z.
 constexpr int blocks = 20;
 // More frames than this is a mistake in output.trajectory.every, not a wish.
-constexpr std::uint64_t most_frames = 1'000'000;
+constexpr std::uint64_t most_frames = max_frames; // tolerances.hpp
 // The trajectory may fill at most this fraction of the space free on its file system when
 // the run starts: a run never fills a disk that others (and its other outputs) share.
 constexpr double trajectory_share = 0.5;

@@ -1,7 +1,7 @@
 // The engine's settings as a config file gives them.
 #pragma once
 
-#include "choc/kernel/engine.hpp"
+#include "choc/kernel/engine_settings.hpp"
 #include "choc/run/config.hpp"
 
 namespace choc {

@@ -1,0 +1,229 @@
+// The simultaneous step of the event loop (epsilon > 0; docs/ARCHITECTURE.md,
+// "Simultaneous collisions"): the engine hands over the event at the top of its calendar,
+// and this takes out every event of the window, adds the touching contacts, splits the
+// contact graph into components and resolves each one. The engine keeps draining the
+// calendar; this file holds what happens within one step.
+//
+// The event at the top (time t) and every valid pair or wall event up to t + epsilon
+// are taken out of the calendar; with contact_gap > 0, touching pairs and walls that
+// are not separating join them, transitively. Everything is advanced to t, the contact
+// graph is split into its connected components (contact_graph.hpp), and each component is
+// resolved at t: one contact by the binary rule, more by the group rule
+// (group_rule.hpp). Resolving at the earliest time means the later pairs of the
+// window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met
+// in the window change no velocity; they are put back and happen after the group.
+//
+// GroupStep works on the engine's state (calendar, schedules, cells, particles, tally)
+// through the Engine it is given, which makes it a friend; it keeps only its scratch,
+// reused from step to step.
+#pragma once
+
+#include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/obstacle.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/vec.hpp"
+#include "choc/kernel/wall.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace choc {
+
+template <int D>
+class GroupStep {
+  public:
+    // Resolves the step whose first event is `first`'s (at the engine's now).
+    template <class Engine>
+    void resolve(Engine& e, std::uint32_t first) {
+        using Kind = typename Engine::Kind;
+        if (member_.size() != e.particles_.size()) member_.assign(e.particles_.size(), 0);
+        const double until = e.now_ + e.settings_.epsilon;
+        take_event(e, first);
+        while (e.calendar_.top_time() <= until) {
+            const std::uint32_t k = e.calendar_.top();
+            const Kind kind = e.schedule_[k].kind;
+            if (kind == Kind::pair && e.stale(k)) {
+                e.renew(k); // predicted from now: its new event may still fall in the window
+            } else if (kind == Kind::pair || kind == Kind::wall) {
+                take_event(e, k);
+            } else {
+                put_back_.push_back(k);
+                e.calendar_.set(k, never);
+            }
+        }
+        for (const std::uint32_t b : bodies_) e.advance(b);
+        if (e.settings_.contact_gap > 0.0)
+            for (std::size_t n = 0; n < bodies_.size(); ++n) add_touching(e, bodies_[n]);
+
+        // One contact (the usual step in a fluid: nothing else within epsilon, nothing
+        // touching) needs no graph.
+        if (contacts_.size() == 1)
+            resolve_component(e, {{0}, {}});
+        else
+            for (const ContactComponent& c : contact_components(contacts_)) resolve_component(e, c);
+
+        for (const std::uint32_t b : bodies_) {
+            ++e.particles_.state[b].count;
+            member_[b] = 0;
+        }
+        for (const std::uint32_t b : bodies_) e.predict_all(b);
+        for (const std::uint32_t k : put_back_) e.reschedule(k);
+        bodies_.clear();
+        contacts_.clear();
+        put_back_.clear();
+    }
+
+  private:
+    void join(std::uint32_t b) {
+        if (member_[b]) return;
+        member_[b] = 1;
+        bodies_.push_back(b);
+    }
+
+    void add_contact(std::uint32_t a, std::uint32_t b, bool wall) {
+        for (const ContactPair& c : contacts_) // a handful: a scan beats a set
+            if (c.wall == wall && ((c.a == a && c.b == b) || (!wall && c.a == b && c.b == a)))
+                return;
+        contacts_.push_back({a, b, wall});
+        join(a);
+        if (!wall) join(b);
+    }
+
+    // k's scheduled pair or wall event joins the step; k leaves the calendar until the
+    // step is done (it is re-predicted then, like every particle of the step).
+    template <class Engine>
+    void take_event(Engine& e, std::uint32_t k) {
+        const auto& s = e.schedule_[k];
+        if (s.kind == Engine::Kind::pair)
+            add_contact(k, s.pair.partner, false);
+        else
+            add_contact(k, s.wall, true);
+        e.calendar_.set(k, never);
+    }
+
+    // Contacts of b (advanced to now) within the gap tolerance and not separating. A
+    // particle found here is advanced too, and looked at in turn by the caller's loop.
+    template <class Engine>
+    void add_touching(Engine& e, std::uint32_t b) {
+        const auto& pb = e.particles_.state[b];
+        const double gap = e.settings_.contact_gap;
+        auto& near = e.near_;
+        e.cells_.around(e.cells_.cell_of(b), near);
+        for (int c = 0; c < near.size; ++c)
+            for (const std::uint32_t* it = e.cells_.begin(near.cell[c]);
+                 it != e.cells_.end(near.cell[c]); ++it) {
+                const std::uint32_t j = *it;
+                if (j == b) continue;
+                const auto& pj = e.particles_.state[j];
+                const Vec<D> r = pb.x - near.shift()[c] - e.motion_.position(pj, e.now_);
+                const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
+                if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
+                const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
+                if (dot(r, v) > separating_tolerance * norm(r) * norm(v)) continue; // separating
+                if (!member_[j]) e.advance(j);
+                add_contact(b, j, false);
+            }
+        const double a = e.particles_.radius(b);
+        const auto& box = e.box_;
+        for (std::uint32_t w = 0; w < box.walls.size(); ++w) {
+            const auto& wall = box.walls[w];
+            if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
+            if (separating_from(wall, pb.v, e.motion_)) continue;
+            add_contact(b, Obstacle::encode_wall(w), true);
+        }
+        // segments: the part nearest to the centre, seen as its tangent plane
+        for (std::uint32_t k = 0; k < box.segments.size(); ++k) {
+            const auto& seg = box.segments[k];
+            if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
+            const int part = seg.nearest_part(pb.x);
+            const Wall<D> plane = seg.contact_plane(part, pb.x);
+            if (separating_from(plane, pb.v, e.motion_)) continue;
+            add_contact(b, Obstacle::encode_segment(box.walls.size(), k, part), true);
+        }
+    }
+
+    // One connected component at time now: one contact by the closed-form rules, more
+    // by the group rule; the virial, energies and counts go to the tally as for binary
+    // collisions (a contact counts as a collision when its impulse is not zero).
+    template <class Engine>
+    void resolve_component(Engine& e, const ContactComponent& component) {
+        if (component.contacts.size() == 1) {
+            const ContactPair& c = contacts_[component.contacts[0]];
+            // a later event of the window, or a touching contact: a gap is allowed
+            if (c.wall)
+                e.apply_wall(c.a, c.b, false);
+            else
+                e.apply_pair(c.a, c.b, false);
+            return;
+        }
+        auto& particles = e.particles_;
+        // Bodies: the component's particles, then one infinite-mass body per wall contact.
+        std::vector<GroupBody<D>> bodies;
+        std::vector<GroupContact<D>> contacts;
+        std::vector<Vec<D>> arm; // r = x_a - x_b of each pair contact (virial)
+        auto body_of = [&](std::uint32_t particle) {
+            return static_cast<std::uint32_t>(
+                std::lower_bound(component.bodies.begin(), component.bodies.end(), particle) -
+                component.bodies.begin());
+        };
+        for (const std::uint32_t b : component.bodies)
+            bodies.push_back({particles.state[b].v, particles.mass(b)});
+        for (const std::uint32_t k : component.contacts) {
+            const ContactPair& c = contacts_[k];
+            if (c.wall) {
+                bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
+                const Vec<D>& x = particles.state[c.a].x;
+                const Wall<D> wall = obstacle_plane(e.box_, c.b, x);
+                e.check_wall_contact(c.a, c.b, wall, false);
+                contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
+                                    wall.normal, e.wall_restitution(c.a, c.b)});
+                arm.push_back({});
+            } else {
+                const Vec<D> r =
+                    e.box_.minimum_image(particles.state[c.a].x - particles.state[c.b].x);
+                contacts.push_back({body_of(c.a), body_of(c.b), r * (1.0 / norm(r)),
+                                    e.pair_restitution(c.a, c.b)});
+                arm.push_back(r);
+                e.check_pair_contact(c.a, c.b, r, false);
+            }
+        }
+        const GroupResult<D> result = solver_.resolve(bodies, contacts);
+        auto& tally = e.tally_;
+        ++tally.groups;
+        if (result.singular) ++tally.singular_groups;
+        if (result.fallback || result.unresolved) ++tally.fallback_groups;
+        for (std::size_t n = 0; n < component.bodies.size(); ++n) {
+            const std::uint32_t b = component.bodies[n];
+            auto& p = particles.state[b];
+            const double m = particles.mass(b);
+            const double k0 = 0.5 * m * norm2(p.v);
+            p.v = result.velocities[n];
+            e.kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
+            e.last_partner_[b] = Engine::none;
+        }
+        for (const std::uint32_t b : component.bodies) e.collided(b);
+        for (std::size_t n = 0; n < contacts.size(); ++n) {
+            if (norm2(result.impulses[n]) == 0.0) continue;
+            const ContactPair& c = contacts_[component.contacts[n]];
+            if (c.wall) {
+                ++tally.wall_collisions;
+                e.log_.wall(e.origin_ + e.now_, e.id_[c.a], c.b);
+            } else {
+                ++tally.collisions;
+                e.log_.pair(e.origin_ + e.now_, e.id_[c.a], e.id_[c.b]);
+                tally.virial += dot(arm[n], result.impulses[n]);
+            }
+        }
+    }
+
+    std::vector<std::uint32_t> bodies_;   // particles in the step, in order of joining
+    std::vector<std::uint8_t> member_;    // per particle: 1 while in `bodies_`
+    std::vector<ContactPair> contacts_;   // pairs (a, b) and walls (a, wall b)
+    std::vector<std::uint32_t> put_back_; // crossings met in the window
+    GroupSolver<D> solver_;
+};
+
+} // namespace choc

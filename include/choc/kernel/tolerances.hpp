@@ -1,0 +1,103 @@
+// Every tolerance and limit of choc in one place, each with its unit and the reason for
+// its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that uses
+// one says why it is needed there; this file says why it is this large. Changing any of
+// them changes runs: the golden test (tests/test_golden.cpp) shows it.
+//
+// "Relative" means: relative to the scale named in the line (a contact distance, a
+// speed, an energy); none of them is an absolute length or time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace choc {
+
+// --- Round-off tolerances -------------------------------------------------------------
+
+// Invariants (audit.hpp): relative tolerance of contact distances, overlaps, energy and
+// momentum. Round-off leaves a computed contact a few units of 1e-16 of the box edge
+// from exact; 1e-9 is a million times that, and far below anything a missed or misplaced
+// collision leaves behind (an overlap of a sizeable fraction of a diameter). For boxes
+// more than about 1e5 contact distances long the round-off term takes over
+// (Engine::contact_tolerance).
+inline constexpr double invariant_tolerance = 1e-9;
+
+// Of the round-off term: a coordinate carries round-off of about eps * L; a contact is a
+// few operations on coordinates, so this many of those (units of eps * L / shortest
+// contact distance).
+inline constexpr double contact_round_off_ulps = 64.0;
+
+// Simultaneous step (group_step.hpp): a touching contact whose approach speed is above
+// this fraction of its relative speed (the cosine of the angle between the normal and
+// the relative velocity; dimensionless) counts as separating and stays out of the group.
+// Round-off of a contact that is exactly sliding is ~1e-16; 1e-9 keeps it in.
+inline constexpr double separating_tolerance = 1e-9;
+
+// Default contact gap, relative to the contact distance (a wall: the radius): with
+// epsilon > 0 a pair or wall this close that is not separating touches
+// (EngineSettings::contact_gap, the config's collisions.contact_gap, the group file's
+// tolerance). Coordinates written with all their digits put touching bodies within
+// ~1e-16 of contact; 1e-9 leaves room for coordinates computed with a few roundings and
+// is still far below any gap a user means as a gap. docs/REFERENCE.md documents it.
+inline constexpr double default_contact_gap = 1e-9;
+
+// Segment predictions (Engine::predict_segments): a cell's bounds carry round-off
+// relative to (radius + cell width); the reach of a particle in a cell is widened by this
+// fraction of it, so that a segment within round-off of the cell is never skipped.
+inline constexpr double cell_bounds_round_off = 1e-9;
+
+// Group rule (group_rule.hpp, GroupTolerances), relative to the group's scales: V = the
+// largest relative speed over its contacts, P = V times the largest finite mass.
+// Far above the rounding of a solve (~n eps kappa, 1e-13 for the small, well
+// conditioned groups met in practice), far below any physical speed: a contact left
+// approaching at 1e-9 V is caught by the next pair prediction as a collision at once.
+inline constexpr double group_approach_tolerance = 1e-9; // of V: "at rest"
+inline constexpr double group_impulse_tolerance = 1e-9;  // of P: "pulling"
+// Relative pivot of the dense elimination: the normals are known only to the contact
+// tolerance, so a pivot below ~1e-10 is a geometry singular up to that uncertainty.
+inline constexpr double group_rank_tolerance = 1e-10;
+// Pivot of the sparse LDL^T, relative to its diagonal entry: normals dependent to within
+// ~1e-6 in angle (the pivot is A_ii sin^2 of it); far above its rounding (~K eps).
+inline constexpr double group_sparse_pivot = 1e-12;
+// A contact normal of the group rule must be a unit vector to within this (|n|^2 - 1,
+// dimensionless): a normal built from positions is unit to ~1e-16.
+inline constexpr double unit_normal_tolerance = 1e-12;
+
+// Collapse watch (lib/choc/run/collapse_watch.hpp): a chunk whose mean time step falls
+// below this fraction of the largest seen (dimensionless) is a strike towards inelastic
+// collapse. A gas's mean step varies by a few orders at most as it cools; a collapse
+// drives it to zero geometrically.
+inline constexpr double collapse_step_ratio = 1e-6;
+
+// --- Iteration caps and limits ----------------------------------------------------------
+
+// Group rule: at this many active contacts or more, the sparse Delassus solve
+// (group_rule.hpp, GroupTolerances::sparse_from, which says why).
+inline constexpr std::size_t group_sparse_from = 32;
+// Group rule's sequential plastic fallback: at most this many steps per contact, plus
+// the base. Its convergence is linear, so the cap is a safety net only.
+inline constexpr std::size_t fallback_steps_per_contact = 10000;
+inline constexpr std::size_t fallback_steps_base = 100;
+
+// Segment ends under a field (segment_time.hpp, end_time_stepped): at most this many
+// bounded steps. Each step is at least a fixed share of the distance to contact or of the
+// window, so real searches end in tens of steps; the cap stops a pathological one.
+inline constexpr int segment_end_steps = 4000;
+
+// Contact under a field (motions.hpp, Field::first_contact): at most this many
+// safeguarded Newton steps. Bisection alone halves a double's bracket to its resolution
+// in ~60 steps; Newton takes fewer.
+inline constexpr int field_contact_steps = 100;
+
+// A clock stuck at one instant (audit.hpp, "progress"): more than this many events per
+// particle, plus the base, at one instant. A lattice start has every particle colliding
+// at once, with stale renewals and groups, a few events per particle; 64 per particle and
+// a million more is far beyond any real instant.
+inline constexpr std::uint64_t stuck_events_per_particle = 64;
+inline constexpr std::uint64_t stuck_events_base = 1'000'000;
+
+// Most trajectory frames (and time-series rows) a run may write: more is a mistake in
+// output.trajectory.every, not a wish (config.cpp refuses it up front, run.cpp stops at it).
+inline constexpr std::uint64_t max_frames = 1'000'000;
+
+} // namespace choc
