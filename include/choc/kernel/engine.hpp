@@ -36,6 +36,7 @@
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
 #include "choc/kernel/group_step.hpp"
+#include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -57,7 +58,7 @@ namespace choc {
 
 // Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
 // Log: told of every collision (event_log.hpp); the default keeps nothing.
-template <int D, Calendar Cal = DefaultCalendar, class Motion = Ballistic<D>,
+template <int D, Calendar Cal = DefaultCalendar, Motion<D> Motion = Ballistic<D>,
           class Log = NoEventLog>
 class Engine {
   public:
@@ -210,8 +211,8 @@ class Engine {
             double k = 0.0;
             for (std::uint32_t i = 0; i < particles_.size(); ++i)
                 if (particles_.state[i].species == s)
-                    k += 0.5 * particles_.mass(i) *
-                         norm2(motion_.velocity(particles_.state[i], now_));
+                    k += kinetic_energy(particles_.mass(i),
+                                        motion_.velocity(particles_.state[i], now_));
             return k;
         }
     }
@@ -413,7 +414,7 @@ class Engine {
             const auto& p = particles_.state[i];
             const double m = particles_.mass(i);
             const Vec<D> v = motion_.velocity(p, now_);
-            const double k = 0.5 * m * norm2(v);
+            const double k = kinetic_energy(m, v);
             l.energy += k;
             l.energy_scale += k;
             l.momentum += v * m;
@@ -471,12 +472,12 @@ class Engine {
         check_pair_contact(i, j, r, at_contact);
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
-        const double ki = 0.5 * mi * norm2(pi.v), kj = 0.5 * mj * norm2(pj.v);
+        const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
         const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
         collided(i);
         collided(j);
-        kinetic_change(pi.species, 0.5 * mi * norm2(pi.v) - ki);
-        kinetic_change(pj.species, 0.5 * mj * norm2(pj.v) - kj);
+        kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
+        kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
         tally_.virial += impulse.virial;
         ++tally_.collisions;
         log_.pair(origin_ + now_, id_[i], id_[j]);
@@ -497,11 +498,11 @@ class Engine {
         Wall<D> wall = obstacle_plane(box_, w, p.x);
         check_wall_contact(i, w, wall, at_contact);
         const double m = particles_.mass(i);
-        const double k = 0.5 * m * norm2(p.v);
+        const double k = kinetic_energy(m, p.v);
         wall.restitution = wall_restitution(i, w);
         wall_collision(wall, p.v, m);
         collided(i);
-        kinetic_change(p.species, 0.5 * m * norm2(p.v) - k);
+        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
         ++tally_.wall_collisions;
         log_.wall(origin_ + now_, id_[i], w);
         last_partner_[i] = none;
@@ -853,7 +854,7 @@ class Engine {
         std::vector<double> k(particles_.table.size(), 0.0);
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             k[particles_.state[i].species] +=
-                0.5 * particles_.mass(i) * norm2(motion_.velocity(particles_.state[i], now_));
+                kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
         return k;
     }
 

@@ -20,6 +20,7 @@
 
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/group_rule.hpp"
+#include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
@@ -199,9 +200,9 @@ class GroupStep {
             const std::uint32_t b = component.bodies[n];
             auto& p = particles.state[b];
             const double m = particles.mass(b);
-            const double k0 = 0.5 * m * norm2(p.v);
+            const double k0 = kinetic_energy(m, p.v);
             p.v = result.velocities[n];
-            e.kinetic_change(p.species, 0.5 * m * norm2(p.v) - k0);
+            e.kinetic_change(p.species, kinetic_energy(m, p.v) - k0);
             e.last_partner_[b] = Engine::none;
         }
         for (const std::uint32_t b : component.bodies) e.collided(b);
