@@ -496,6 +496,28 @@ def case_measurements(choc, root):
         check(s["velocity_distribution"] is not None, "2D velocity_distribution is null")
 
 
+def case_row_limit(choc, root):
+    """At most a million time-series rows: rows at t = 0, 1, ..., T. run.time = 999999 with
+    every = 1 writes exactly the limit and succeeds (it used to fail at its last row, after
+    the config check had let it through); run.time = 1e6 would write one more and is refused
+    up front, status 2, no output."""
+    one = dict(BASE_2D, box='size = [10.0, 10.0]\nboundary = "periodic"',
+               species='name = "A"\ncount = 1\nradius = 0.5\nmass = 1.0')
+    series = 'summary = "summary.json"\ntimeseries = { path = "s.csv", every = 1.0 }'
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        result = run_choc(choc, d, config(one, run="time = 999999.0", output=series),
+                          ["--quiet"], timeout=300)
+        expect_success(result)
+        with open(os.path.join(d, "s.csv")) as f:
+            rows = sum(1 for _ in f) - 1
+        check(rows == 1000000, f"{rows} rows for run.time = 999999, every = 1")
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        result = run_choc(choc, d, config(one, run="time = 1e6", output=series), ["--quiet"])
+        check(result.returncode == 2, f"run.time = 1e6, every = 1: status {result.returncode}")
+        check("1000001 rows, more than the limit of 1000000" in result.stderr, result.stderr)
+        check(not os.path.exists(os.path.join(d, "s.csv")), "a refused run wrote s.csv")
+
+
 CASES = [
     ("3D 1e5 collisions", case_3d),
     ("2D 1e5 collisions", case_2d),
@@ -504,6 +526,7 @@ CASES = [
     ("--summary and --quiet", case_summary_and_quiet),
     ("trajectory frames", case_trajectory),
     ("trajectory frames across rebasing", case_trajectory_long),
+    ("a million time-series rows at most", case_row_limit),
     ("restart from a frame is exact", case_restart),
     ("all at rest: no velocity distribution", case_at_rest),
     ("hard walls", case_walls),

@@ -474,12 +474,18 @@ TEST_CASE("the total particle count is at most 2^31") {
 }
 
 TEST_CASE("output.trajectory.every: finite, and at most a million frames over run.time") {
-    // run.time = 10 in minimal
-    Config ok = parse_config(minimal, "t", {"output.trajectory={path=\"t.xyz\", every=1e-5}"});
-    CHECK(ok.trajectory->every == 1e-5);
+    // run.time = 10 in minimal: frames at t = 0 and at every k * every <= 10, so every = 1e-5
+    // would write 1000001 (the run used to accept it and fail at its last frame)
+    Config ok =
+        parse_config(minimal, "t", {"output.trajectory={path=\"t.xyz\", every=1.00001e-5}"});
+    CHECK(ok.trajectory->every == 1.00001e-5);
+    check_rejected(minimal,
+                   "--set: output.trajectory.every: run.time = 10 / every = 1e-05 gives "
+                   "1000001 frames, more than the limit of 1000000",
+                   {"output.trajectory.path=t.xyz", "output.trajectory.every=1e-5"});
     check_rejected(minimal,
                    "--set: output.trajectory.every: run.time = 10 / every = 1e-06 gives "
-                   "10000000 frames, more than the limit of 1000000",
+                   "10000001 frames, more than the limit of 1000000",
                    {"output.trajectory.path=t.xyz", "output.trajectory.every=1e-6"});
     check_rejected(minimal, "output.trajectory.every: run.time = 10 / every = 1e-40 gives ",
                    {"output.trajectory={path=\"t.xyz\", every=1e-40}"});

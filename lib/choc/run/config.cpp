@@ -453,15 +453,20 @@ void read_run(const Section& root, Config& config) {
         root.fail("run", "give run.time, run.collisions or both");
 }
 
-// A periodic output at most `max_frames` times per run (rows or frames).
+// A periodic output at most `max_frames` times per run (rows or frames). A run of length T
+// writes one at t = 0 and one at each k * every <= T: floor(T / every) + 1 in all, where
+// round-off in the run's clock may add one when T / every is within an ulp of an integer.
+// T / every + 1 <= max_frames keeps even that count within the limit run.cpp stops at, so
+// a config accepted here never fails at its end.
 void check_count(const Section& output, std::string_view name, const Config& config,
                  const std::optional<PeriodicOutput>& periodic, const std::string& what) {
     if (!periodic || !config.run_time) return;
     const double every = periodic->every;
-    if (*config.run_time / every > static_cast<double>(max_frames))
+    const double written = *config.run_time / every + 1.0;
+    if (written > static_cast<double>(max_frames))
         output.table(name).fail(
             "every", "run.time = " + show(*config.run_time) + " / every = " + show(every) +
-                         " gives " + count(*config.run_time / every) + " " + what +
+                         " gives " + count(std::ceil(written)) + " " + what +
                          ", more than the limit of " + count(static_cast<double>(max_frames)) +
                          "; use a larger every");
 }

@@ -260,7 +260,12 @@ class MeasuredPhase {
         if (rows_.next(start_) == now) write_row(snapshot);
     }
 
+    // At most max_frames frames and rows, the count config.cpp allows for a run of given
+    // time; only a run bounded by collisions alone can ask for more, and stops here.
     void write_frame(Particles<D> frame) {
+        if (frames_.done >= most_frames)
+            throw InputError("output.trajectory.every: the run would write more than " +
+                             std::to_string(most_frames) + " frames");
         // Frames are labelled with the time since the measured phase began, like sim_time.
         const double t = engine_.time() - start_;
         for (auto& p : frame.state) p.t = t;
@@ -274,12 +279,13 @@ class MeasuredPhase {
                 "a larger every, fewer particles or a file system with more space",
                 written, frames_.done + 1));
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
-        if (++frames_.done >= most_frames)
-            throw InputError("output.trajectory.every: the run would write more than " +
-                             std::to_string(most_frames) + " frames");
+        ++frames_.done;
     }
 
     void write_row(const Particles<D>& snapshot) {
+        if (rows_.done >= most_frames)
+            throw InputError("output.timeseries.every: the run would write more than " +
+                             std::to_string(most_frames) + " rows");
         displacement_.sample(snapshot, engine_.time());
         const auto& t = engine_.tally();
         const auto n = static_cast<double>(snapshot.size());
@@ -302,9 +308,7 @@ class MeasuredPhase {
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
         series_->write(row);
-        if (++rows_.done >= most_frames)
-            throw InputError("output.timeseries.every: the run would write more than " +
-                             std::to_string(most_frames) + " rows");
+        ++rows_.done;
     }
 
     EngineT& engine_;
