@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
         options.quiet = quiet;
         options.terminal = isatty(STDERR_FILENO) != 0;
         options.summary_path = summary_path;
+        options.command_line.assign(argv, argv + argc);
         options.started = [&] { sink->release(); };
         choc::Summary summary = choc::run_simulation(config, options);
         print_results(summary, summary_path.value_or(config.summary));

@@ -23,8 +23,11 @@ SUMMARY_KEYS = [
     "wall_collisions", "events", "wall_seconds", "collisions_per_second", "kinetic_energy",
     "momentum", "temperature", "max_overlap", "pressure", "collision_rate", "species",
     "velocity_distribution", "mean_free_time", "diffusion", "interrupted", "collapsed",
+    "provenance",
 ]
-NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "final"]}
+NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "final"],
+               "provenance": ["git_commit", "config", "seed", "command_line", "started",
+                              "finished", "host"]}
 # Wall-clock measurements differ between two runs of the same simulation.
 TIMING_KEYS = {"wall_seconds", "collisions_per_second"}
 
@@ -190,7 +193,13 @@ def case_2d(choc, root):
 
 
 def without_timings(summary):
-    return {k: v for k, v in summary.items() if k not in TIMING_KEYS}
+    """The summary without what differs between two runs of the same simulation: the
+    wall-clock measurements and the provenance's times."""
+    kept = {k: v for k, v in summary.items() if k not in TIMING_KEYS}
+    if "provenance" in kept:
+        kept["provenance"] = {k: v for k, v in kept["provenance"].items()
+                              if k not in ("started", "finished")}
+    return kept
 
 
 def case_determinism(choc, root):
@@ -518,10 +527,42 @@ def case_row_limit(choc, root):
         check(not os.path.exists(os.path.join(d, "s.csv")), "a refused run wrote s.csv")
 
 
+def case_provenance(choc, root):
+    """The summary says where it comes from: the commit (40 hex digits, or "unknown"
+    outside git), the config as run with --set applied, the seed, the command line, UTC
+    start and end, the host. The recorded config is complete: run on its own, it gives
+    the same summary."""
+    import re
+    import tomllib
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        args = ["--set", "init.seed=7", "--set", "box.packing_fraction=0.30000000000000004"]
+        s = run_and_load(choc, d, config(SMALL_2D), args)
+        p = s["provenance"]
+        check(re.fullmatch(r"[0-9a-f]{40}|unknown", p["git_commit"]), f"git_commit {p['git_commit']!r}")
+        check(p["seed"] == 7, f"provenance seed {p['seed']!r}")
+        check(p["command_line"][1:] == ["run", "config.toml", "--quiet"] + args,
+              f"command_line {p['command_line']!r}")
+        stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+        check(re.fullmatch(stamp, p["started"]) and re.fullmatch(stamp, p["finished"])
+              and p["started"] <= p["finished"], f"times {p['started']!r} .. {p['finished']!r}")
+        check(p["host"] != "", "empty host")
+        resolved = tomllib.loads(p["config"])
+        check(resolved["init"]["seed"] == 7
+              and resolved["box"]["packing_fraction"] == 0.30000000000000004,
+              f"recorded config lacks the --set values: {resolved}")
+        again = run_and_load(choc, d, p["config"], summary="summary.json")
+        first, second = without_timings(s), without_timings(again)
+        first["provenance"].pop("command_line")
+        second["provenance"].pop("command_line")
+        diff = sorted(k for k in first if first[k] != second.get(k))
+        check(not diff, f"the recorded config run on its own differs in {diff}")
+
+
 CASES = [
     ("3D 1e5 collisions", case_3d),
     ("2D 1e5 collisions", case_2d),
     ("determinism", case_determinism),
+    ("provenance", case_provenance),
     ("--set overrides", case_set_overrides),
     ("--summary and --quiet", case_summary_and_quiet),
     ("trajectory frames", case_trajectory),

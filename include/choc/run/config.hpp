@@ -91,6 +91,9 @@ struct Config {
     std::optional<std::string> rdf;                // g(r) averaged over the measured phase (CSV)
 
     std::string source; // the config file's path, for messages
+    // The config as it was run: the file's TOML with every --set applied, printed back as
+    // TOML (the summary's provenance records it).
+    std::string resolved;
 };
 
 // Reads the TOML file at `path`, applies each "dotted.key=value" override in order, and

@@ -16,6 +16,8 @@ struct RunOptions {
     // every ten seconds). The program decides; the library knows nothing of terminals.
     bool terminal = false;
     std::optional<std::string> summary_path; // overrides output.summary
+    // The program's arguments, recorded in the summary's provenance (empty: not recorded).
+    std::vector<std::string> command_line;
     // Called once the start is built and checked, before the first event: from then on
     // the run is under way (the app releases log lines it held back until then).
     std::function<void()> started;

@@ -15,6 +15,16 @@ struct SpeciesSummary {
     std::optional<double> temperature;
 };
 
+// Where a summary comes from, so that the summaries of a seed scan can be told apart and
+// rerun: the build, the config as run, the command, the machine and the wall-clock times.
+struct Provenance {
+    std::string config;                    // the resolved config (TOML, --set applied)
+    std::uint64_t seed = 0;                // init.seed
+    std::vector<std::string> command_line; // as the program was called; empty from a library call
+    std::string started, finished;         // UTC, ISO 8601 to the second
+    std::string host;
+};
+
 struct Summary {
     int dimension = 3;
     std::uint64_t N = 0;
@@ -39,6 +49,7 @@ struct Summary {
     // false when the run broke a runtime invariant (audit.hpp): nothing in it can be trusted
     bool valid = true;
     std::optional<std::string> violation; // which invariant, when, which particles
+    Provenance provenance;
 };
 
 // The JSON text (pretty-printed, keys as in docs/REFERENCE.md, "choc_version" included).

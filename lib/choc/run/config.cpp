@@ -547,6 +547,9 @@ Config parse(const std::string& toml_text, const std::string& source,
     read_field(root, config);
     read_run(root, config);
     read_output(root, config);
+    std::ostringstream text;
+    text << document;
+    config.resolved = text.str();
     return config;
 }
 

@@ -21,6 +21,7 @@
 #include "choc/run/collapse_watch.hpp"
 #include "choc/run/interrupt.hpp"
 #include "choc/run/progress.hpp"
+#include "choc/run/provenance.hpp"
 #include "choc/run/settings_from_config.hpp"
 #include "choc_version.hpp"
 
@@ -359,7 +360,8 @@ void equilibrate(E& engine, double duration, CollapseWatch& watch) {
 
 template <int D, class Motion>
 Summary run_with(const Config& config, const RunOptions& options, const std::string& summary_path,
-                 const std::string& summary_key, InitialState<D> start, Motion motion) {
+                 const std::string& summary_key, const std::string& started, InitialState<D> start,
+                 Motion motion) {
     const bool has_walls = !start.box.walls.empty() || !start.box.segments.empty();
     const std::size_t n = start.particles.size();
     Engine<D, DefaultCalendar, Motion> engine(std::move(start.box), std::move(start.particles),
@@ -531,6 +533,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
             "collisions in a run\")",
             t.singular_groups, t.fallback_groups);
     s.interrupted = phase.interrupted();
+    s.provenance = provenance(config, options, started);
+    s.provenance.finished = utc_now();
     stage(summary_key, summary_path, summary_json(s) + "\n");
     phase.publish();
     for (auto& output : staged) output->publish();
@@ -560,15 +564,15 @@ void check_trajectory_size(const Config& config, std::size_t particles) {
 // drag (the field-free engine pays nothing for fields it does not have).
 template <int D>
 Summary run_in(const Config& config, const RunOptions& options, const std::string& summary_path,
-               const std::string& summary_key) {
+               const std::string& summary_key, const std::string& started) {
     auto start = make_initial_state<D>(config);
     check_trajectory_size(config, start.particles.size());
     Vec<D> g;
     for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
     if (norm2(g) == 0.0 && config.drag == 0.0)
-        return run_with<D>(config, options, summary_path, summary_key, std::move(start),
+        return run_with<D>(config, options, summary_path, summary_key, started, std::move(start),
                            Ballistic<D>{});
-    return run_with<D>(config, options, summary_path, summary_key, std::move(start),
+    return run_with<D>(config, options, summary_path, summary_key, started, std::move(start),
                        Field<D>(g, config.drag));
 }
 
@@ -588,8 +592,9 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     check_outputs(outputs, inputs);
     remove_stale_temporaries(outputs);
 
-    return config.dimension == 2 ? run_in<2>(config, options, summary_path, summary_key)
-                                 : run_in<3>(config, options, summary_path, summary_key);
+    const std::string started = utc_now();
+    return config.dimension == 2 ? run_in<2>(config, options, summary_path, summary_key, started)
+                                 : run_in<3>(config, options, summary_path, summary_key, started);
 }
 
 } // namespace choc

@@ -3,6 +3,7 @@
 #include "choc/run/summary.hpp"
 
 #include "choc/io/atomic_file.hpp"
+#include "choc_commit.hpp"
 #include "choc_version.hpp"
 
 #include <nlohmann/json.hpp>
@@ -68,6 +69,14 @@ std::string summary_json(const Summary& s) {
     // False (with the reason) when a runtime invariant broke.
     j["valid"] = s.valid;
     j["violation"] = s.violation ? Json(*s.violation) : Json(nullptr);
+    const Provenance& p = s.provenance;
+    j["provenance"] = {{"git_commit", git_commit},
+                       {"config", p.config},
+                       {"seed", p.seed},
+                       {"command_line", p.command_line},
+                       {"started", p.started},
+                       {"finished", p.finished},
+                       {"host", p.host}};
     return j.dump(2);
 }
 
