@@ -42,8 +42,6 @@ namespace {
 constexpr std::uint64_t chunk = 1u << 16;
 // Blocks of the measured phase for the block-average standard error of Z.
 constexpr int blocks = 20;
-// More frames than this is a mistake in output.trajectory.every, not a wish.
-constexpr std::uint64_t most_frames = max_frames; // tolerances.hpp
 // The trajectory may fill at most this fraction of the space free on its file system when
 // the run starts: a run never fills a disk that others (and its other outputs) share.
 constexpr double trajectory_share = 0.5;
@@ -179,9 +177,10 @@ class MeasuredPhase {
 
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
-    // The collapse that stopped the run, here or (collapsed_before) in equilibration.
+    // The collapse that stopped the run, here or (stop_at_collapse) in equilibration.
     const std::optional<InelasticCollapse>& collapse() const { return collapse_; }
-    void collapsed_before(const InelasticCollapse& e) {
+    // A physical outcome: the run stops, and the part run so far is measured and written.
+    void stop_at_collapse(const InelasticCollapse& e) {
         collapse_ = e;
         stopped_ = true;
     }
@@ -230,9 +229,7 @@ class MeasuredPhase {
             try {
                 watch_.check(engine_.time(), engine_.tally().events());
             } catch (const InelasticCollapse& e) {
-                // a physical outcome: the part run so far is measured and written
-                collapse_ = e;
-                stopped_ = true;
+                stop_at_collapse(e);
             }
             if (stopped_ || stop == Stop::collisions ||
                 (stop == Stop::time && engine_.time() >= until))
@@ -264,9 +261,9 @@ class MeasuredPhase {
     // At most max_frames frames and rows, the count config.cpp allows for a run of given
     // time; only a run bounded by collisions alone can ask for more, and stops here.
     void write_frame(Particles<D> frame) {
-        if (frames_.done >= most_frames)
+        if (frames_.done >= max_frames)
             throw InputError("output.trajectory.every: the run would write more than " +
-                             std::to_string(most_frames) + " frames");
+                             std::to_string(max_frames) + " frames");
         // Frames are labelled with the time since the measured phase began, like sim_time.
         const double t = engine_.time() - start_;
         for (auto& p : frame.state) p.t = t;
@@ -284,9 +281,9 @@ class MeasuredPhase {
     }
 
     void write_row(const Particles<D>& snapshot) {
-        if (rows_.done >= most_frames)
+        if (rows_.done >= max_frames)
             throw InputError("output.timeseries.every: the run would write more than " +
-                             std::to_string(most_frames) + " rows");
+                             std::to_string(max_frames) + " rows");
         displacement_.sample(snapshot, engine_.time());
         const auto& t = engine_.tally();
         const auto n = static_cast<double>(snapshot.size());
@@ -418,7 +415,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
     const auto wall_start = std::chrono::steady_clock::now();
     MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
-    if (early_collapse) phase.collapsed_before(*early_collapse);
+    if (early_collapse) phase.stop_at_collapse(*early_collapse);
     std::vector<VirialBlock> done;
     if (!violation)
         guarded([&] {
