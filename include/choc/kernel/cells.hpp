@@ -5,6 +5,7 @@
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/huge_pages.hpp"
 #include "choc/kernel/predict.hpp"
@@ -144,6 +145,37 @@ class Cells {
     void move(std::uint32_t i, std::uint32_t to) {
         remove(i);
         insert(i, to);
+    }
+
+    // The lists as they stand, with the order inside each cell: a scan meets a cell's
+    // particles in that order and the first of equal times wins, so a checkpoint keeps it.
+    void save(ArchiveWriter& out) const {
+        out.put(stride_);
+        out.put(blocks_);
+        out.put(cell_);
+        out.put(slot_);
+    }
+    // Lists saved from a grid of the same shape (the same box and largest diameter).
+    void restore(ArchiveReader& in) {
+        const auto particles = cell_.size();
+        in.get(stride_);
+        in.get(blocks_);
+        in.get(cell_);
+        in.get(slot_);
+        if (stride_ < usual_slots + 1 || blocks_.size() != std::size_t{cells_} * stride_ ||
+            cell_.size() != particles || slot_.size() != particles)
+            throw ArchiveError("the state's cell lists do not fit its box");
+        std::size_t listed = 0;
+        for (std::uint32_t c = 0; c < cells_; ++c) {
+            if (block(c)[0] >= stride_)
+                throw ArchiveError("the state's cell lists are inconsistent");
+            listed += block(c)[0];
+        }
+        if (listed != particles) throw ArchiveError("the state's cell lists are inconsistent");
+        for (std::size_t i = 0; i < particles; ++i)
+            if (cell_[i] >= cells_ || slot_[i] >= block(cell_[i])[0] ||
+                block(cell_[i])[1 + slot_[i]] != i)
+                throw ArchiveError("the state's cell lists are inconsistent");
     }
 
     // Particles of one cell: its block holds the count, then the indices, so one cache

@@ -27,6 +27,7 @@
 // contiguous runs of memory. `id` maps the engine's order back to the caller's.
 #pragma once
 
+#include "choc/kernel/archive.hpp"
 #include "choc/kernel/audit.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/calendar.hpp"
@@ -72,36 +73,13 @@ class Engine {
     };
 
     Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion = {})
-        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
-          calendar_(particles_.size()), schedule_(particles_.size()),
-          last_partner_(particles_.size(), none), id_(particles_.size()) {
-        contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
-        // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
-        overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
-        if (settings_.tc > 0.0) {
-            last_collision_.assign(particles_.size(), -never);
-            if (settings_.tc_from_start) tc_ = settings_.tc;
-        }
-        const std::size_t species = particles_.table.size();
-        restitution_ = settings_.pair_restitution;
-        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
-        if (restitution_.size() != species * species)
-            throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
+        : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
         const auto n = static_cast<std::uint32_t>(particles_.size());
         for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
         for (std::uint32_t i = 0; i < n; ++i)
             cells_.insert(i, cells_.cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        stuck_limit_ =
-            stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
-        momentum_conserved_ =
-            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
-            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-        maintain_every_ = settings_.maintain_every > 0
-                              ? settings_.maintain_every
-                              : std::max<std::uint64_t>(4 * std::uint64_t{n}, 1u << 16);
         tally_.reset(0.0, kinetic_per_species());
         ledger_ = ledger();
     }
@@ -222,8 +200,112 @@ class Engine {
         return k;
     }
 
+    // --- Checkpoints -------------------------------------------------------------------
+    //
+    // Everything the engine's future depends on, in the engine's own order: the box, the
+    // particles, their candidate events, the cell lists (their order too: among equal
+    // times a scan keeps the first it meets), the clocks, the counters, the TC clocks and
+    // the invariants' ledger. Not stored: what follows from the settings and the motion
+    // (the restitution table, the tolerances), which the caller gives back, and the
+    // calendar, whose order is a function of its entries, (time, particle), and is
+    // rebuilt from the candidates. A restored engine processes the same events in the same
+    // order with the same arithmetic as the one saved: its run is the same to the bit.
+    void save(ArchiveWriter& out) const {
+        out.tag(archive_tag);
+        out.put(box_.length);
+        out.put(box_.periodic);
+        out.put(box_.walls);
+        out.put(box_.segments);
+        out.put(std::uint64_t{particles_.table.size()});
+        for (const auto& s : particles_.table.species) {
+            out.put(s.name);
+            out.put(s.radius);
+            out.put(s.mass);
+        }
+        out.put(particles_.state);
+        out.tag(archive_tag + 1);
+        cells_.save(out);
+        out.put(schedule_);
+        out.put(last_partner_);
+        out.put(id_);
+        out.put(last_collision_);
+        out.put(tc_);
+        out.put(ledger_);
+        out.put(events_at_now_);
+        out.put(wrapped_potential_);
+        out.put(collision_energy_since_check_);
+        out.tag(archive_tag + 2);
+        save_tally(out);
+        out.put(now_);
+        out.put(stopped_at_);
+        out.put(origin_);
+        out.put(since_maintenance_);
+        out.tag(archive_tag + 3);
+    }
+
+    // The engine `save` wrote, with the settings and motion it was built with. Throws
+    // ArchiveError when the state is damaged or does not fit the settings.
+    static Engine restore(ArchiveReader& in, Settings settings, Motion motion = {}) {
+        in.expect(archive_tag, "start");
+        Box<D> box;
+        in.get(box.length);
+        in.get(box.periodic);
+        in.get(box.walls);
+        in.get(box.segments);
+        const auto species = in.get<std::uint64_t>();
+        if (species == 0 || species > max_species)
+            throw ArchiveError("the state's species table is damaged");
+        std::vector<Species> table(species);
+        for (auto& s : table) {
+            in.get(s.name);
+            in.get(s.radius);
+            in.get(s.mass);
+        }
+        Particles<D> particles;
+        particles.table = SpeciesTable(std::move(table));
+        in.get(particles.state);
+        for (const auto& p : particles.state)
+            if (p.species >= species) throw ArchiveError("the state's particles are damaged");
+        in.expect(archive_tag + 1, "particles");
+        Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
+        e.restore_state(in);
+        return e;
+    }
+
   private:
     friend class GroupStep<D>; // the simultaneous step works on the engine's state
+
+    // What follows from the box, the particles and the settings alone: the grid, the
+    // tables and the limits, with no particle in a cell and nothing scheduled yet (the
+    // public constructor goes on to place and predict; `restore` reads them back).
+    struct Unscheduled {};
+    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled)
+        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
+          motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
+          calendar_(particles_.size()), schedule_(particles_.size()),
+          last_partner_(particles_.size(), none), id_(particles_.size()) {
+        contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+        // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
+        overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
+        if (settings_.tc > 0.0) {
+            last_collision_.assign(particles_.size(), -never);
+            if (settings_.tc_from_start) tc_ = settings_.tc;
+        }
+        const std::size_t species = particles_.table.size();
+        restitution_ = settings_.pair_restitution;
+        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
+        if (restitution_.size() != species * species)
+            throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
+        stuck_limit_ =
+            stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
+        momentum_conserved_ =
+            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+        maintain_every_ =
+            settings_.maintain_every > 0
+                ? settings_.maintain_every
+                : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
+    }
 
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
@@ -848,6 +930,68 @@ class Engine {
         calendar_.shift(shift);
         origin_ += shift;
         now_ = 0.0;
+    }
+
+    // A mark between the sections of a saved state ("CHOE", then one more per section).
+    static constexpr std::uint32_t archive_tag = 0x454f4843;
+
+    void restore_state(ArchiveReader& in) {
+        const std::size_t n = particles_.size();
+        cells_.restore(in);
+        in.get(schedule_);
+        in.get(last_partner_);
+        in.get(id_);
+        const bool tc_clocks = !last_collision_.empty();
+        in.get(last_collision_);
+        if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
+            last_collision_.size() != (tc_clocks ? n : 0))
+            throw ArchiveError("the state's per-particle arrays do not match its particles");
+        in.get(tc_);
+        in.get(ledger_);
+        in.get(events_at_now_);
+        in.get(wrapped_potential_);
+        in.get(collision_energy_since_check_);
+        in.expect(archive_tag + 2, "schedule");
+        restore_tally(in);
+        in.get(now_);
+        in.get(stopped_at_);
+        in.get(origin_);
+        in.get(since_maintenance_);
+        in.expect(archive_tag + 3, "clocks");
+        std::vector<std::uint8_t> seen(n, 0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const auto& s = schedule_[i];
+            if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
+                (s.runner_up.partner != none && s.runner_up.partner >= n) ||
+                (last_partner_[i] != none && last_partner_[i] >= n))
+                throw ArchiveError("the state's particle indices are damaged");
+        }
+        for (std::uint32_t i = 0; i < n; ++i) reschedule(i);
+    }
+
+    void save_tally(ArchiveWriter& out) const {
+        const Tally& t = tally_;
+        for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans,
+                             t.groups, t.singular_groups, t.fallback_groups})
+            out.put(c);
+        for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
+        out.put(t.kinetic);
+        out.put(t.kinetic_time);
+        out.put(t.since);
+    }
+    void restore_tally(ArchiveReader& in) {
+        Tally& t = tally_;
+        for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
+                        &t.groups, &t.singular_groups, &t.fallback_groups})
+            in.get(*c);
+        for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start}) in.get(*x);
+        in.get(t.kinetic);
+        in.get(t.kinetic_time);
+        in.get(t.since);
+        const auto species = particles_.table.size();
+        if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
+            t.since.size() != species)
+            throw ArchiveError("the state's tally does not match its species");
     }
 
     std::vector<double> kinetic_per_species() const {

@@ -96,6 +96,11 @@ inline constexpr int field_contact_steps = 100;
 inline constexpr std::uint64_t stuck_events_per_particle = 64;
 inline constexpr std::uint64_t stuck_events_base = 1'000'000;
 
+// Most species: the engine keeps per-pair tables (contact distances, their squares,
+// restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
+// 2 GB. A mixture with more kinds of particle than this is better described otherwise.
+inline constexpr std::size_t max_species = 1024;
+
 // Most trajectory frames (and time-series rows) a run may write: more is a mistake in
 // output.trajectory.every, not a wish (config.cpp refuses it up front, run.cpp stops at it).
 inline constexpr std::uint64_t max_frames = 1'000'000;

@@ -34,11 +34,6 @@ namespace {
 // Largest total particle count (over all species).
 constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
 
-// Most species: the engine keeps per-pair tables (contact distances, their squares,
-// restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
-// 2 GB. A mixture with more kinds of particle than this is better described otherwise.
-constexpr std::size_t max_species = 1024;
-
 // Species names: they head CSV columns and XYZ type fields and appear in messages, so
 // only characters that need no quoting anywhere.
 constexpr std::size_t max_name_length = 64;

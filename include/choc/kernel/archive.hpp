@@ -1,0 +1,119 @@
+// The byte form of a state, for checkpoints: values are stored as their bytes in memory
+// (the machine's byte order and doubles exactly as they are, so a state read back is the
+// same state to the bit), vectors and strings as a 64-bit count and their elements.
+// Only trivially copyable types go in as bytes; everything else is written field by field
+// by its owner (Engine::save, the observers' save).
+//
+// A reader never trusts a count: a vector's length is checked against the bytes left
+// before anything is allocated, so a damaged file fails with ArchiveError, never with a
+// huge allocation or a read past the end. (The checkpoint file also carries a checksum;
+// this is the second line of defence.)
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace choc {
+
+// A state that cannot be read back: truncated, or not what the reader expected.
+class ArchiveError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+template <class T>
+concept Bytes = std::is_trivially_copyable_v<T>;
+
+class ArchiveWriter {
+  public:
+    template <Bytes T>
+    void put(const T& value) {
+        const auto* p = reinterpret_cast<const char*>(&value);
+        bytes_.append(p, sizeof(T));
+    }
+    template <Bytes T, class A>
+    void put(const std::vector<T, A>& v) {
+        put(std::uint64_t{v.size()});
+        bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    }
+    void put(const std::string& s) {
+        put(std::uint64_t{s.size()});
+        bytes_.append(s);
+    }
+    template <Bytes T>
+    void put(const std::optional<T>& value) {
+        put(value.has_value());
+        put(value.value_or(T{}));
+    }
+    // A marker that a reader checks with `expect`: a misaligned reader (a section of the
+    // wrong size) fails at the next tag instead of reading nonsense.
+    void tag(std::uint32_t t) { put(t); }
+
+    const std::string& bytes() const { return bytes_; }
+
+  private:
+    std::string bytes_;
+};
+
+class ArchiveReader {
+  public:
+    explicit ArchiveReader(const std::string& bytes) : data_(bytes.data()), left_(bytes.size()) {}
+
+    template <Bytes T>
+    void get(T& value) {
+        take(&value, sizeof(T));
+    }
+    template <Bytes T>
+    T get() {
+        T value;
+        take(&value, sizeof(T));
+        return value;
+    }
+    template <Bytes T, class A>
+    void get(std::vector<T, A>& v) {
+        const auto n = count(sizeof(T));
+        v.resize(n);
+        take(v.data(), n * sizeof(T));
+    }
+    void get(std::string& s) {
+        const auto n = count(1);
+        s.assign(data_, n);
+        data_ += n;
+        left_ -= n;
+    }
+    template <Bytes T>
+    void get(std::optional<T>& value) {
+        const bool has = get<bool>();
+        const T v = get<T>();
+        value = has ? std::optional<T>(v) : std::nullopt;
+    }
+    void expect(std::uint32_t t, const char* section) {
+        if (get<std::uint32_t>() != t)
+            throw ArchiveError(std::string("the state is damaged at its ") + section);
+    }
+    bool done() const { return left_ == 0; }
+
+  private:
+    void take(void* out, std::size_t n) {
+        if (n > left_) throw ArchiveError("the state ends too early");
+        std::memcpy(out, data_, n);
+        data_ += n;
+        left_ -= n;
+    }
+    // A count of elements of `size` bytes, no more than the bytes left can hold.
+    std::size_t count(std::size_t size) {
+        const auto n = get<std::uint64_t>();
+        if (n > left_ / size) throw ArchiveError("the state ends too early");
+        return static_cast<std::size_t>(n);
+    }
+
+    const char* data_;
+    std::size_t left_;
+};
+
+} // namespace choc
