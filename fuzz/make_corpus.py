@@ -149,6 +149,15 @@ write("xyz", "short_count", frame3.replace("2\n", "3\n", 1))
 write("xyz", "huge_count", frame3.replace("2\n", "99999999999999999999\n", 1))
 write("xyz", "species_property", frame3.replace("type:S:1", "species:S:1"))
 write("xyz", "control_name", frame3.replace("A 1 1 1", "A\x07\x1b[31m\u202e 1 1 1"))
+# the current layout: momenta and masses for ASE, provenance keys with escaped quotes
+header_ase = ('Lattice="4 0 0 0 4 0 0 0 4" '
+              "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:momenta:R:3 Time=0 "
+              'pbc="T T T" dimension=3 seed=3 host="a \\"b\\"" '
+              'config="_JSON \\"x = \\\\\\"y\\\\\\"\\\\nz = 1\\""\n')
+write("xyz", "ase_layout", "2\n" + header_ase + "A 1 1 1 0.5 0 0 0.5 3 1.5 0 0\n"
+      "B 3 3 3 -0.5 0 0 0.5 3 -1.5 0 0\n")
+write("xyz", "momenta_only", "1\nLattice=\"4 0 0 0 4 0 0 0 4\" "
+      "Properties=type:S:1:pos:R:3:masses:R:1:momenta:R:3\nA 1 2 3 4 2 -1 0.5\n")
 write("xyz", "garbage", hashlib.sha512(b"choc").digest() * 4)
 write("xyz", "empty", "")
 print(f"wrote the seed corpora under {corpus.relative_to(root)}/")

@@ -429,10 +429,11 @@ def case_interrupt(choc, root):
 
 
 def read_csv(path):
-    """Header and rows (floats) of a CSV file choc wrote."""
+    """Header and rows (floats) of a CSV file choc wrote (the time series' "#" comment
+    lines, its provenance, left out)."""
     check(os.path.isfile(path), f"no {os.path.basename(path)} written")
     with open(path) as f:
-        lines = f.read().splitlines()
+        lines = [line for line in f.read().splitlines() if not line.startswith("#")]
     return lines[0].split(","), [[float(x) for x in line.split(",")] for line in lines[1:]]
 
 
@@ -518,7 +519,7 @@ def case_row_limit(choc, root):
                           ["--quiet"], timeout=300)
         expect_success(result)
         with open(os.path.join(d, "s.csv")) as f:
-            rows = sum(1 for _ in f) - 1
+            rows = sum(1 for line in f if not line.startswith("#")) - 1
         check(rows == 1000000, f"{rows} rows for run.time = 999999, every = 1")
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
         result = run_choc(choc, d, config(one, run="time = 1e6", output=series), ["--quiet"])

@@ -88,7 +88,9 @@ class Run:
 
     def csv(self, name):
         with open(os.path.join(self.directory, name)) as f:
-            return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+            # (the time series' provenance comes first, as "#" comment lines)
+            rows = csv.DictReader(line for line in f if not line.startswith("#"))
+            return [{k: float(v) for k, v in row.items()} for row in rows]
 
 
 # --- checks ---------------------------------------------------------------------------

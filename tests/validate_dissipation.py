@@ -76,7 +76,9 @@ class Run:
 
     def csv(self, name):
         with open(os.path.join(self.directory, name)) as f:
-            return [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+            # (the time series' provenance comes first, as "#" comment lines)
+            rows = csv.DictReader(line for line in f if not line.startswith("#"))
+            return [{k: float(v) for k, v in row.items()} for row in rows]
 
     def frames(self, name):
         """Extended XYZ frames: (time, [(y, v^2)] per particle) for 2D runs."""
@@ -90,7 +92,7 @@ class Run:
                 t = float(comment.split("Time=")[1].split()[0])
                 rows = []
                 for _ in range(n):
-                    # type x y z vx vy vz radius mass
+                    # type x y z vx vy vz radius mass px py pz
                     w = f.readline().split()
                     vx, vy = float(w[4]), float(w[5])
                     rows.append((float(w[2]), vx * vx + vy * vy))

@@ -40,7 +40,7 @@ def read_frames(path):
             edges = (float(lattice[0]), float(lattice[4]))
             t = float(comment.split("Time=")[1].split()[0])
             rows = np.array([f.readline().split()[1:] for _ in range(n)], dtype=float)
-            # x y z vx vy vz radius mass
+            # x y z vx vy vz radius mass px py pz
             frames.append((t, edges, {"x": rows[:, 0], "y": rows[:, 1], "vx": rows[:, 3],
                                       "vy": rows[:, 4], "radius": rows[:, 6],
                                       "mass": rows[:, 7]}))
@@ -66,7 +66,10 @@ def draw_discs(ax, t, edges, p):
 
 
 def draw_cooling(ax, series, restitution):
-    data = np.genfromtxt(series, delimiter=",", names=True)
+    # the provenance comment lines come before the column names: numpy gets the rest
+    with open(series) as f:
+        data = np.genfromtxt([line for line in f if not line.startswith("#")], delimiter=",",
+                             names=True)
     c, temperature = data["collisions_per_particle"], data["temperature"]
     ax.semilogy(c, temperature / temperature[0], "C0-", label="choc: T / T0")
     if restitution is not None:

@@ -25,14 +25,16 @@ def frames(path):
                 return
             n = int(line)
             header = f.readline()
-            fields = dict(
-                item.split("=", 1) for item in header.split() if "=" in item and '"' not in item
-            )
+            # (the first Time=: the provenance keys after it may quote any text)
+            fields = {}
+            for item in header.split():
+                if "=" in item and '"' not in item:
+                    fields.setdefault(*item.split("=", 1))
             time = float(fields.get("Time", "nan"))
             xs, ys, rs = [], [], []
             for _ in range(n):
                 cols = f.readline().split()
-                # type x y z vx vy vz radius mass
+                # type x y z vx vy vz radius mass px py pz
                 xs.append(float(cols[1]))
                 ys.append(float(cols[2]))
                 rs.append(float(cols[7]))

@@ -43,8 +43,11 @@ def save(fig, figures, name):
 # --- reading choc's outputs ----------------------------------------------------------
 
 def read_csv(path):
-    """Columns of a CSV written by choc, as numpy arrays by header name."""
-    data = np.genfromtxt(path, delimiter=",", names=True)
+    """Columns of a CSV written by choc, as numpy arrays by header name (the time series'
+    "#" comment lines, its provenance, left out)."""
+    with open(path) as f:
+        data = np.genfromtxt([line for line in f if not line.startswith("#")], delimiter=",",
+                             names=True)
     return {name: data[name] for name in data.dtype.names}
 
 

@@ -1,16 +1,29 @@
 // Extended XYZ, as written here (one frame):
 //
 //   N
-//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time=t
-//   pbc="T T T" dimension=D name x y z vx vy vz radius mass        (N lines)
+//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:
+//     momenta:R:3 Time=t pbc="T T T" dimension=D choc_version="..." ... (one line)
+//   name x y z vx vy vz radius mass px py pz                          (N lines)
+//
+// Velocities are written twice. `velo` is the velocity itself, which choc's reader takes
+// back bit for bit (and OVITO maps to Velocity). ASE has no velocity column: its Atoms keep
+// momenta and masses, and get_velocities() divides the two, so `momenta` (m v, rounded
+// once) and `masses` (exact) are written too; ASE's velocities are then within two
+// roundings of velo (|dv| <= 2^-52 |v|), and get_masses() and get_kinetic_energy() are the
+// mixture's. Files of the earlier layout (velo, radius, mass; no momenta) are read as
+// before; a file with momenta and masses but no velo gets v = p / m.
 //
 // The particle's species name goes in a column called `type`, not `species`: ASE's reader
 // turns a `species` column into chemical symbols and fails on names such as "A", while a
 // `type` column is kept as a plain string array (atoms.arrays["type"], every atom is the
 // dummy element X); OVITO maps both `type` and `species` to its Particle Type property.
-// The reader accepts either name. In 2D z = 0, Lz = 1 (a nonsingular cell for the
+// The reader accepts either name. In 2D z = 0, pz = 0, Lz = 1 (a nonsingular cell for the
 // readers) and the third pbc entry is F. Numbers are written in shortest round-trip form
 // ({fmt} "{}") and read with std::from_chars, so a frame read back is bit-identical.
+//
+// Extra comment-line keys (the run's provenance) are quoted with a backslash before `\` and
+// `"` (ASE's key_val_str_to_dict reads them so); a multi-line text goes as ASE's "_JSON "
+// form, a JSON string on one line. The reader skips keys it does not use.
 #include "choc/io/xyz.hpp"
 
 #include "choc/errors.hpp"
@@ -28,19 +41,32 @@
 
 namespace choc {
 
+std::string xyz_quoted(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '\\' || c == '"') out += '\\';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::string xyz_json(const std::string& json_text) {
+    return xyz_quoted("_JSON " + json_text);
+}
+
 template <int D>
 void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& particles,
-                     double now) {
+                     double now, std::string_view keys) {
     fmt::memory_buffer buf;
     auto it = std::back_inserter(buf);
     const double lz = D == 3 ? box.length[D - 1] : 1.0;
     auto flag = [&](int a) { return a < D && box.periodic[a] ? 'T' : 'F'; };
     fmt::format_to(it,
                    "{}\nLattice=\"{} 0 0 0 {} 0 0 0 {}\" "
-                   "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time={} "
-                   "pbc=\"{} {} {}\" dimension={}\n",
+                   "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:momenta:R:3 "
+                   "Time={} pbc=\"{} {} {}\" dimension={}{}{}\n",
                    particles.size(), box.length[0], box.length[1], lz, now, flag(0), flag(1),
-                   flag(2), D);
+                   flag(2), D, keys.empty() ? "" : " ", keys);
     for (std::uint32_t i = 0; i < particles.size(); ++i) {
         const auto& p = particles.state[i];
         Vec<D> x = box.wrap(p.position_at(now));
@@ -48,12 +74,13 @@ void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& p
         for (int a = 0; a < D; ++a)
             if (box.periodic[a] && x[a] >= box.length[a]) x[a] = 0.0;
         const auto& s = particles.table.species[p.species];
+        const double m = s.mass;
         if constexpr (D == 3)
-            fmt::format_to(it, "{} {} {} {} {} {} {} {} {}\n", s.name, x[0], x[1], x[2], p.v[0],
-                           p.v[1], p.v[2], s.radius, s.mass);
+            fmt::format_to(it, "{} {} {} {} {} {} {} {} {} {} {} {}\n", s.name, x[0], x[1], x[2],
+                           p.v[0], p.v[1], p.v[2], s.radius, m, m * p.v[0], m * p.v[1], m * p.v[2]);
         else
-            fmt::format_to(it, "{} {} {} 0 {} {} 0 {} {}\n", s.name, x[0], x[1], p.v[0], p.v[1],
-                           s.radius, s.mass);
+            fmt::format_to(it, "{} {} {} 0 {} {} 0 {} {} {} {} 0\n", s.name, x[0], x[1], p.v[0],
+                           p.v[1], s.radius, m, m * p.v[0], m * p.v[1]);
         if (buf.size() > (1u << 20)) { // keep the buffer small for large systems
             out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
             buf.clear();
@@ -157,10 +184,14 @@ std::map<std::string, std::string> comment_pairs(Reader& r, const std::string& l
         const std::string key = line.substr(i, eq - i);
         std::string value;
         if (eq + 1 < line.size() && line[eq + 1] == '"') {
-            const std::size_t close = line.find('"', eq + 2);
-            if (close == std::string::npos) r.fail("unterminated quote after " + key + "=");
-            value = line.substr(eq + 2, close - eq - 2);
-            i = close + 1;
+            // a backslash takes the next character as it is (\" and \\ in written values)
+            std::size_t j = eq + 2;
+            for (; j < line.size() && line[j] != '"'; ++j) {
+                if (line[j] == '\\' && j + 1 < line.size()) ++j;
+                value += line[j];
+            }
+            if (j == line.size()) r.fail("unterminated quote after " + key + "=");
+            i = j + 1;
         } else {
             const std::size_t end = line.find_first_of(" \t", eq + 1);
             value = line.substr(eq + 1, end == std::string::npos ? end : end - eq - 1);
@@ -207,9 +238,10 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
 
     // Column of each property: name:type:columns triples.
     const auto props = kv.count("Properties") ? kv["Properties"] : "species:S:1:pos:R:3";
-    std::size_t columns = 0, name_col = 0, pos_col = 0, velo_col = 0, radius_col = 0, mass_col = 0;
+    std::size_t columns = 0, name_col = 0, pos_col = 0, velo_col = 0, radius_col = 0, mass_col = 0,
+                momenta_col = 0;
     bool has_name = false, has_type = false, has_pos = false, has_velo = false, has_radius = false,
-         has_mass = false;
+         has_mass = false, has_momenta = false;
     std::string_view rest = props;
     while (!rest.empty()) {
         std::array<std::string_view, 3> part;
@@ -231,12 +263,17 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
             velo_col = columns, has_velo = true;
         else if (part[0] == "radius" && part[1] == "R" && *width == 1)
             radius_col = columns, has_radius = true;
-        else if (part[0] == "mass" && part[1] == "R" && *width == 1)
+        else if ((part[0] == "masses" || part[0] == "mass") && part[1] == "R" && *width == 1)
             mass_col = columns, has_mass = true;
+        else if (part[0] == "momenta" && part[1] == "R" && *width == 3)
+            momenta_col = columns, has_momenta = true;
         columns += *width;
     }
-    if (!has_name || !has_pos || !has_velo)
-        r.fail("Properties= must have a type (or species):S:1, a pos:R:3 and a velo:R:3 column");
+    // velo is exact; momenta / masses (a file without velo) is within two roundings
+    const bool from_momenta = !has_velo && has_momenta && has_mass;
+    if (!has_name || !has_pos || !(has_velo || from_momenta))
+        r.fail("Properties= must have a type (or species):S:1, a pos:R:3 and a velo:R:3 "
+               "(or momenta:R:3 and masses:R:1) column");
 
     f.species.reserve(n);
     f.position.reserve(n);
@@ -247,13 +284,18 @@ XyzFrame parse_frame(Reader& r, std::size_t n) {
         if (words.size() != columns)
             r.fail(fmt::format("expected {} columns, found {}", columns, words.size()));
         std::array<double, 3> x{}, v{};
+        const double m = has_mass ? finite(r, words[mass_col], "mass") : 0.0;
+        if (from_momenta && !(m > 0.0)) r.fail("a mass must be positive to give v = p / m");
         for (std::size_t a = 0; a < 3; ++a) {
             x[a] = finite(r, words[pos_col + a], fmt::format("position component {}", a));
-            v[a] = finite(r, words[velo_col + a], fmt::format("velocity component {}", a));
+            v[a] =
+                from_momenta
+                    ? finite(r, words[momenta_col + a], fmt::format("momentum component {}", a)) / m
+                    : finite(r, words[velo_col + a], fmt::format("velocity component {}", a));
         }
         if (i == 0) f.first_line = r.line_no();
         if (has_radius) f.radius.push_back(finite(r, words[radius_col], "radius"));
-        if (has_mass) f.mass.push_back(finite(r, words[mass_col], "mass"));
+        if (has_mass) f.mass.push_back(m);
         f.species.emplace_back(words[name_col]);
         f.position.push_back(x);
         f.velocity.push_back(v);
@@ -292,7 +334,9 @@ XyzFrame read_last_xyz_frame(const std::string& path) {
     return parse_frame(r, *last_n);
 }
 
-template void write_xyz_frame<2>(std::ostream&, const Box<2>&, const Particles<2>&, double);
-template void write_xyz_frame<3>(std::ostream&, const Box<3>&, const Particles<3>&, double);
+template void write_xyz_frame<2>(std::ostream&, const Box<2>&, const Particles<2>&, double,
+                                 std::string_view);
+template void write_xyz_frame<3>(std::ostream&, const Box<3>&, const Particles<3>&, double,
+                                 std::string_view);
 
 } // namespace choc

@@ -2,13 +2,18 @@
 // shortest round-trip form so a frame read back is bit-for-bit the state written.
 //
 //   N
-//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 Time=t
-//   pbc="T T T" dimension=D name x y z vx vy vz radius mass          (N lines)
+//   Lattice="Lx 0 0 0 Ly 0 0 0 Lz" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:
+//     momenta:R:3 Time=t pbc="T T T" dimension=D [provenance keys]           (one line)
+//   name x y z vx vy vz radius mass px py pz                                 (N lines)
 //
-// The species name is in a `type` column rather than `species`: ASE turns `species` into
-// chemical symbols and rejects names like "A"; it keeps `type` as a string array (atoms
-// are element X), and OVITO maps `type` to Particle Type. 2D frames have z = 0, Lz = 1 and
-// a third pbc entry F.
+// `velo` is the exact velocity (choc's reader and OVITO's Velocity); `momenta` (m v) and
+// `masses` are the names ASE turns into Atoms arrays, so that get_velocities() (= momenta /
+// masses, within a rounding or two of velo), get_masses() and get_kinetic_energy() are
+// right. The species name is in a `type` column rather than `species`: ASE turns `species`
+// into chemical symbols and rejects names like "A"; it keeps `type` as a string array (atoms
+// are element X), and OVITO maps `type` to Particle Type. 2D frames have z = 0, pz = 0,
+// Lz = 1 and a third pbc entry F. The reader also takes files of the earlier layout
+// (type pos velo radius mass, without momenta).
 #pragma once
 
 #include "choc/kernel/box.hpp"
@@ -17,15 +22,25 @@
 #include <array>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace choc {
 
 // Writes the state at time `now` (positions advanced along free flight on the fly, the
-// stored states are not touched; periodic coordinates folded into [0, L)).
+// stored states are not touched; periodic coordinates folded into [0, L)). `keys` is added
+// to the end of the comment line as it is: key=value pairs made with xyz_quoted and xyz_json (the
+// run's provenance), empty for none.
 template <int D>
 void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& particles,
-                     double now);
+                     double now, std::string_view keys = {});
+
+// A comment-line value in double quotes, with `\` and `"` escaped by a backslash, as ASE's
+// key_val_str_to_dict and choc's reader take it back (it must not hold a line break).
+std::string xyz_quoted(std::string_view text);
+// A value that may hold anything, line breaks included: xyz_quoted("_JSON " + the JSON
+// text), which ASE decodes with json.loads into atoms.info (a string or a list).
+std::string xyz_json(const std::string& json_text);
 
 struct XyzFrame {
     int dimension = 3;
@@ -34,8 +49,8 @@ struct XyzFrame {
     double time = 0.0;
     std::vector<std::string> species; // per particle
     std::vector<std::array<double, 3>> position, velocity;
-    // The radius:R:1 and mass:R:1 columns when present (empty otherwise), and the file
-    // line of particle 0, so that a disagreement with the config names its line.
+    // The radius:R:1 and masses:R:1 (or mass:R:1) columns when present (empty otherwise),
+    // and the file line of particle 0, so that a disagreement with the config names its line.
     std::vector<double> radius, mass;
     std::size_t first_line = 0;
 };
@@ -44,7 +59,9 @@ struct XyzFrame {
 // (and the line) when it cannot be read or parsed.
 XyzFrame read_last_xyz_frame(const std::string& path);
 
-extern template void write_xyz_frame<2>(std::ostream&, const Box<2>&, const Particles<2>&, double);
-extern template void write_xyz_frame<3>(std::ostream&, const Box<3>&, const Particles<3>&, double);
+extern template void write_xyz_frame<2>(std::ostream&, const Box<2>&, const Particles<2>&, double,
+                                        std::string_view);
+extern template void write_xyz_frame<3>(std::ostream&, const Box<3>&, const Particles<3>&, double,
+                                        std::string_view);
 
 } // namespace choc

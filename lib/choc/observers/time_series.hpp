@@ -1,5 +1,7 @@
 // output.timeseries: one CSV row per sample of the measured phase, written atomically
-// (the file appears complete at the end of the run, or not at all).
+// (the file appears complete at the end of the run, or not at all). The run's provenance
+// comes first as "# " comment lines (`header`), before the column names; `footer`, also
+// comment lines, ends the file at commit (docs/REFERENCE.md, "Time series").
 #pragma once
 
 #include "choc/io/atomic_file.hpp"
@@ -24,9 +26,10 @@ struct TimeSeriesRow {
 
 class TimeSeries {
   public:
-    TimeSeries(const std::string& path, const std::vector<std::string>& species)
+    TimeSeries(const std::string& path, const std::vector<std::string>& species,
+               const std::string& header = {})
         : out_(path, "output.timeseries.path") {
-        out_.stream() << "time,collisions_per_particle,temperature";
+        out_.stream() << header << "time,collisions_per_particle,temperature";
         for (const auto& name : species) out_.stream() << ",temperature_" << name;
         out_.stream() << ",Z,kurtosis,ks_distance,H,msd\n";
     }
@@ -40,7 +43,10 @@ class TimeSeries {
                          r.velocities.H, r.msd);
     }
 
-    void commit() { out_.commit(); }
+    void commit(const std::string& footer = {}) {
+        out_.stream() << footer;
+        out_.commit();
+    }
 
   private:
     AtomicOutput out_;

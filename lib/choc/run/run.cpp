@@ -104,7 +104,7 @@ class MeasuredPhase {
   public:
     using EngineT = Engine<D, DefaultCalendar, Motion>;
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
-                  CollapseWatch& watch, const Particles<D>& initial)
+                  CollapseWatch& watch, const Particles<D>& initial, const Provenance& origin)
         : engine_(engine), config_(config), watch_(watch),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(), initial, engine.time()) {
@@ -113,13 +113,14 @@ class MeasuredPhase {
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         if (config.trajectory) {
             trajectory_.emplace(config.trajectory->path, "output.trajectory.path");
+            frame_keys_ = xyz_provenance(origin);
             frames_.every = config.trajectory->every;
             trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
         }
         std::vector<std::string> names;
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
         if (config.timeseries) {
-            series_.emplace(config.timeseries->path, names);
+            series_.emplace(config.timeseries->path, names, timeseries_header(origin));
             rows_.every = config.timeseries->every;
         }
         // Diffusion needs the displacement in 3D with every axis periodic; the time series
@@ -160,8 +161,8 @@ class MeasuredPhase {
 
     // The streamed outputs into place, once everything else of the run is written: the
     // time series first (its commit may still fail and leave nothing), then the frames.
-    void publish() {
-        if (series_) series_->commit();
+    void publish(const std::string& finished) {
+        if (series_) series_->commit(timeseries_footer(finished));
         if (trajectory_) trajectory_->publish();
     }
 
@@ -267,7 +268,8 @@ class MeasuredPhase {
         // Frames are labelled with the time since the measured phase began, like sim_time.
         const double t = engine_.time() - start_;
         for (auto& p : frame.state) p.t = t;
-        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
+        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t,
+                        frame_keys_.keys(frames_.done));
         trajectory_->check(); // a full disk stops the run now, not at its end
         const auto written = static_cast<double>(trajectory_->stream().tellp());
         if (written > trajectory_budget_)
@@ -316,6 +318,7 @@ class MeasuredPhase {
     double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
     std::optional<AtomicOutput> trajectory_;
+    XyzProvenance frame_keys_;
     double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;
     Displacement<D> displacement_;
@@ -414,7 +417,8 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
-    MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
+    MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial,
+                                   provenance(config, options, started));
     if (early_collapse) phase.stop_at_collapse(*early_collapse);
     std::vector<VirialBlock> done;
     if (!violation)
@@ -533,7 +537,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     s.provenance = provenance(config, options, started);
     s.provenance.finished = utc_now();
     stage(summary_key, summary_path, summary_json(s) + "\n");
-    phase.publish();
+    phase.publish(s.provenance.finished);
     for (auto& output : staged) output->publish();
     if (s.interrupted) spdlog::warn("summary written for the interrupted run: {}", summary_path);
     // Every output of the part run is in place; the app reports the collapse (exit 3).
