@@ -45,7 +45,11 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
                            region = { low, high } (where "random" places centres)
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }, timeseries = { path, every },
-                           histogram, velocity_histogram, rdf
+                           histogram, velocity_histogram, rdf, checkpoint = { path, every }
+With output.checkpoint, an interrupted or finished run goes on with
+  choc run CONFIG --continue CHECKPOINT
+to the config's limits, exactly as one uninterrupted run (the config may differ only in
+run.time, run.collisions, output.checkpoint and output paths).
 Any key can be overridden, e.g. --set box.packing_fraction=0.4 --set species[0].count=500
 Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
 3 inelastic collapse (one `choc: error:` line naming the key to change; every output
@@ -160,7 +164,7 @@ int main(int argc, char** argv) {
 
     std::string config_path;
     std::vector<std::string> sets;
-    std::optional<std::string> summary_path;
+    std::optional<std::string> summary_path, continue_from;
     bool quiet = false;
     CLI::App* run = app.add_subcommand("run", "Run a simulation described by a TOML config file");
     run->add_option("CONFIG", config_path, "TOML config file")->required();
@@ -170,6 +174,9 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
     run->add_option("--summary", summary_path, "Write the summary here (overrides output.summary)");
     run->add_flag("--quiet", quiet, "No progress line, only warnings and errors");
+    run->add_option("--continue", continue_from,
+                    "Go on from this checkpoint (output.checkpoint) to the config's limits")
+        ->type_name("CHECKPOINT");
     run->footer(run_footer);
 
     CollideArguments collide_args;
@@ -206,6 +213,7 @@ int main(int argc, char** argv) {
         options.quiet = quiet;
         options.terminal = isatty(STDERR_FILENO) != 0;
         options.summary_path = summary_path;
+        options.continue_from = continue_from;
         options.command_line.assign(argv, argv + argc);
         options.started = [&] { sink->release(); };
         choc::Summary summary = choc::run_simulation(config, options);

@@ -62,7 +62,9 @@ class ArchiveWriter {
 
 class ArchiveReader {
   public:
+    // Reads `bytes` in place: they must outlive the reader (a temporary is refused).
     explicit ArchiveReader(const std::string& bytes) : data_(bytes.data()), left_(bytes.size()) {}
+    explicit ArchiveReader(std::string&&) = delete;
 
     template <Bytes T>
     void get(T& value) {

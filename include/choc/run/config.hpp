@@ -42,6 +42,13 @@ struct PeriodicOutput {
     double every = 0.0;
 };
 
+// output.checkpoint: the run's complete state, every `every` of simulated time (if given),
+// at an interrupt and at the run's end (for `choc run --continue`).
+struct CheckpointOutput {
+    std::string path;
+    std::optional<double> every;
+};
+
 struct Config {
     int dimension = 3;
 
@@ -89,6 +96,7 @@ struct Config {
     std::optional<std::string> histogram;          // final speed histogram (CSV)
     std::optional<std::string> velocity_histogram; // final x-velocity histogram (CSV)
     std::optional<std::string> rdf;                // g(r) averaged over the measured phase (CSV)
+    std::optional<CheckpointOutput> checkpoint;
 
     std::string source; // the config file's path, for messages
     // The config as it was run: the file's TOML with every --set applied, printed back as

@@ -16,6 +16,8 @@ struct RunOptions {
     // every ten seconds). The program decides; the library knows nothing of terminals.
     bool terminal = false;
     std::optional<std::string> summary_path; // overrides output.summary
+    // A checkpoint (output.checkpoint) to go on from, to the config's limits.
+    std::optional<std::string> continue_from;
     // The program's arguments, recorded in the summary's provenance (empty: not recorded).
     std::vector<std::string> command_line;
     // Called once the start is built and checked, before the first event: from then on

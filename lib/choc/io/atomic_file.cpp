@@ -9,6 +9,8 @@
 
 #include "choc/errors.hpp"
 
+#include <boost/crc.hpp>
+
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -65,6 +67,30 @@ std::string create_temporary(const std::string& path, const std::string& key) {
         if (errno != EEXIST) throw InputError(label(key, path) + ": " + std::strerror(errno));
     }
     throw InputError(label(key, path) + ": no free temporary name beside it");
+}
+
+// fsync of a file or directory: what was written survives a crash of the machine.
+void sync_path(const std::string& path, const std::string& key, const std::string& target) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        const std::string reason = std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+        throw InputError(label(key, target) + ": cannot make it durable (" + reason + ")");
+    }
+    ::close(fd);
+}
+
+// CRC-32 of the bytes of `path` in [end - tail_bytes, end) (from 0 if shorter).
+std::uint32_t tail_crc(const std::string& path, std::uint64_t end) {
+    const std::uint64_t begin = end > OutputMark::tail_bytes ? end - OutputMark::tail_bytes : 0;
+    std::string bytes(end - begin, '\0');
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(begin));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) return ~std::uint32_t{0} ^ 0x5a5a5a5au; // unreadable: matches no real mark
+    boost::crc_32_type crc;
+    crc.process_bytes(bytes.data(), bytes.size());
+    return crc.checksum();
 }
 
 } // namespace
@@ -154,14 +180,63 @@ void write_file_atomically(const std::string& path, const std::string& content,
     out.commit();
 }
 
-AtomicOutput::AtomicOutput(std::string path, std::string key)
-    : path_(std::move(path)), key_(std::move(key)), temporary_(create_temporary(path_, key_)) {
-    out_.open(temporary_, std::ios::binary | std::ios::trunc);
+void write_file_durably(const std::string& path, const std::string& content,
+                        const std::string& key) {
+    AtomicOutput out(path, key);
+    out.stream() << content;
+    out.finish();
+    sync_path(out.temporary(), key, path);
+    out.publish();
+    sync_path(directory_of(path), key, path);
+}
+
+AtomicOutput::AtomicOutput(std::string path, std::string key, std::optional<InPlace> in_place)
+    : path_(std::move(path)), key_(std::move(key)), in_place_(in_place.has_value()) {
+    if (!in_place_) {
+        temporary_ = create_temporary(path_, key_);
+        out_.open(temporary_, std::ios::binary | std::ios::trunc);
+        if (!out_) fail(std::strerror(errno));
+        return;
+    }
+    temporary_ = path_;
+    if (!in_place->resume) {
+        out_.open(path_, std::ios::binary | std::ios::trunc);
+        if (!out_) fail(std::strerror(errno));
+        return;
+    }
+    // Continuing: the file must be the one the mark was taken of, at least as long (it
+    // may hold what was written after the checkpoint), then cut back to the mark.
+    const OutputMark& at = *in_place->resume;
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0)
+        fail("the run to continue wrote it, but it cannot be found (" +
+             std::string(std::strerror(errno)) + ")");
+    if (static_cast<std::uint64_t>(st.st_size) < at.bytes)
+        fail("it holds " + std::to_string(st.st_size) + " bytes, fewer than the " +
+             std::to_string(at.bytes) +
+             " the checkpoint covers: it is not the file of the run "
+             "to continue");
+    if (tail_crc(path_, at.bytes) != at.tail_crc)
+        fail("its content up to the checkpoint is not what the run to continue wrote");
+    if (::truncate(path_.c_str(), static_cast<off_t>(at.bytes)) != 0) fail(std::strerror(errno));
+    // (in | out: no truncation, and tellp() counts from the start, as mark() needs)
+    out_.open(path_, std::ios::binary | std::ios::in | std::ios::out);
     if (!out_) fail(std::strerror(errno));
+    out_.seekp(0, std::ios::end);
+}
+
+OutputMark AtomicOutput::mark() {
+    out_.flush();
+    check();
+    sync_path(path_, key_, path_);
+    OutputMark m;
+    m.bytes = static_cast<std::uint64_t>(out_.tellp());
+    m.tail_crc = tail_crc(path_, m.bytes);
+    return m;
 }
 
 AtomicOutput::~AtomicOutput() {
-    if (published_) return;
+    if (published_ || in_place_) return;
     out_.close();
     ::unlink(temporary_.c_str());
 }
@@ -185,6 +260,10 @@ void AtomicOutput::finish() {
 
 void AtomicOutput::publish() {
     finish();
+    if (in_place_) {
+        published_ = true;
+        return;
+    }
     if (::rename(temporary_.c_str(), path_.c_str()) != 0) fail(std::strerror(errno));
     published_ = true;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace choc {
@@ -28,12 +29,35 @@ std::string temporary_name(const std::string& path, std::uint32_t random);
 // outright, SIGKILL). Returns how many were removed.
 int remove_stale_temporaries(const std::string& path);
 
+// Writes `content` as write_file_atomically does, and makes it durable before and after
+// the rename (fsync of the file, then of its directory): a checkpoint that a crash of the
+// machine, not only of the process, leaves whole or as it was.
+void write_file_durably(const std::string& path, const std::string& content,
+                        const std::string& key = "");
+
+// Where a file written in place stood at a checkpoint: its length, and a CRC-32 of its
+// last bytes (up to `tail_bytes`), enough to tell that a file found later is the same one.
+struct OutputMark {
+    static constexpr std::uint64_t tail_bytes = 4096;
+    std::uint64_t bytes = 0;
+    std::uint32_t tail_crc = 0;
+};
+
+// A streamed output of a checkpointed run is written in place, so that what a checkpoint
+// covers is on disk when the process dies; a continuation cuts the file back to the
+// checkpoint's mark (after checking it is the file the mark was taken of) and appends.
+struct InPlace {
+    std::optional<OutputMark> resume; // none: a new file
+};
+
 // A file written over a run (trajectory frames, time series) or at its end: writes to a
 // temporary beside `path`; finish() flushes and checks it, publish() renames it to `path`.
-// The destructor removes the temporary if it was never published.
+// The destructor removes the temporary if it was never published. In place (InPlace), it
+// writes `path` itself and publish() only finishes it.
 class AtomicOutput {
   public:
-    AtomicOutput(std::string path, std::string key = "");
+    AtomicOutput(std::string path, std::string key = "",
+                 std::optional<InPlace> in_place = std::nullopt);
     ~AtomicOutput();
     AtomicOutput(const AtomicOutput&) = delete;
     AtomicOutput& operator=(const AtomicOutput&) = delete;
@@ -49,12 +73,16 @@ class AtomicOutput {
     }
     const std::string& path() const { return path_; }
     const std::string& key() const { return key_; }
+    bool in_place() const { return in_place_; }
+    const std::string& temporary() const { return temporary_; }
+    // In place: flushes and fsyncs what was written, and returns its mark.
+    OutputMark mark();
 
   private:
     [[noreturn]] void fail(const std::string& reason);
     std::string path_, key_, temporary_;
     std::ofstream out_;
-    bool finished_ = false, published_ = false;
+    bool finished_ = false, published_ = false, in_place_ = false;
 };
 
 } // namespace choc

@@ -15,6 +15,7 @@
 // independent estimates.
 #pragma once
 
+#include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/observers/standard_error.hpp"
@@ -75,6 +76,36 @@ class Displacement {
     double largest_step() const { return largest_step_; }
     std::optional<Estimate> diffusion() const {
         return diffusion_fit(D, times_, msd_, group_size_);
+    }
+
+    // Everything sampled so far, for a checkpoint (the box and groups follow from the
+    // particles, which the caller gives again).
+    void save(ArchiveWriter& out) const {
+        out.put(t0_);
+        out.put(last_);
+        out.put(moved_);
+        out.put(times_);
+        out.put(std::uint64_t{msd_.size()});
+        for (const auto& m : msd_) out.put(m);
+        out.put(last_msd_);
+        out.put(largest_step_);
+    }
+    void restore(ArchiveReader& in) {
+        const std::size_t n = last_.size();
+        in.get(t0_);
+        in.get(last_);
+        in.get(moved_);
+        in.get(times_);
+        const auto samples = in.get<std::uint64_t>();
+        if (last_.size() != n || moved_.size() != n || samples != times_.size())
+            throw ArchiveError("the state's displacement record does not match its particles");
+        msd_.resize(samples);
+        for (auto& m : msd_) {
+            in.get(m);
+            if (m.size() != groups_) throw ArchiveError("the state's displacement is damaged");
+        }
+        in.get(last_msd_);
+        in.get(largest_step_);
     }
 
   private:

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "choc/init/ball_volume.hpp"
+#include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 
@@ -117,6 +118,21 @@ class PairCorrelation {
             out += fmt::format("{},{}\n", low + 0.5 * dr_, g);
         }
         return out;
+    }
+
+    // The histogram so far, for a checkpoint (the shells follow from the box and range).
+    void save(ArchiveWriter& out) const {
+        out.put(counts_);
+        out.put(std::uint64_t{samples_});
+        out.put(std::uint64_t{particles_});
+    }
+    void restore(ArchiveReader& in) {
+        in.get(counts_);
+        samples_ = static_cast<std::size_t>(in.get<std::uint64_t>());
+        const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
+        if (counts_.size() != bins_) throw ArchiveError("the state's g(r) histogram is damaged");
+        if (n != particles_ && n > 0) layout(n);
+        particles_ = n;
     }
 
   private:

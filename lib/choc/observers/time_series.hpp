@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,12 @@ struct TimeSeriesRow {
 
 class TimeSeries {
   public:
+    // `in_place`: a checkpointed run (atomic_file.hpp); resuming one, the header is
+    // already in the file.
     TimeSeries(const std::string& path, const std::vector<std::string>& species,
-               const std::string& header = {})
-        : out_(path, "output.timeseries.path") {
+               const std::string& header = {}, std::optional<InPlace> in_place = std::nullopt)
+        : out_(path, "output.timeseries.path", in_place) {
+        if (in_place && in_place->resume) return;
         out_.stream() << header << "time,collisions_per_particle,temperature";
         for (const auto& name : species) out_.stream() << ",temperature_" << name;
         out_.stream() << ",Z,kurtosis,ks_distance,H,msd\n";
@@ -47,6 +51,10 @@ class TimeSeries {
         out_.stream() << footer;
         out_.commit();
     }
+
+    OutputMark mark() { return out_.mark(); }
+    bool in_place() const { return out_.in_place(); }
+    const std::string& path() const { return out_.path(); }
 
   private:
     AtomicOutput out_;

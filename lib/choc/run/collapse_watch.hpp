@@ -13,6 +13,7 @@
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/archive.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/message_text.hpp"
 
@@ -78,6 +79,27 @@ class CollapseWatch {
             inelastic_ + ": " + what +
             "Set collisions.tc > 0 (the TC model) to prevent it, with "
             "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
+    }
+
+    // The watch's memory, for a checkpoint; whether the TC switch is still armed too (the
+    // switch itself is the caller's and given again).
+    void save(ArchiveWriter& out) const {
+        out.put(static_cast<bool>(switch_on_tc_));
+        out.put(switched_at_);
+        out.put(started_);
+        out.put(last_time_);
+        out.put(largest_step_);
+        out.put(last_events_);
+        out.put(strikes_);
+    }
+    void restore(ArchiveReader& in) {
+        if (!in.get<bool>()) switch_on_tc_ = nullptr;
+        in.get(switched_at_);
+        in.get(started_);
+        in.get(last_time_);
+        in.get(largest_step_);
+        in.get(last_events_);
+        in.get(strikes_);
     }
 
   private:

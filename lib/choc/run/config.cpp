@@ -468,11 +468,18 @@ void check_count(const Section& output, std::string_view name, const Config& con
 
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
-    output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf"});
+    output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf",
+                  "checkpoint"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
     check_count(output, "trajectory", config, config.trajectory, "frames");
+    if (output.has("checkpoint")) {
+        Section checkpoint = output.table("checkpoint");
+        checkpoint.allow({"path", "every"});
+        config.checkpoint = CheckpointOutput{checkpoint.required_string("path"),
+                                             checkpoint.number("every", Range::positive)};
+    }
     config.timeseries = periodic_output(output, "timeseries");
     check_count(output, "timeseries", config, config.timeseries, "rows");
     for (auto [name, target] : {std::pair{"histogram", &config.histogram},
@@ -507,6 +514,7 @@ void read_output(const Section& root, Config& config) {
 std::vector<std::pair<std::string, std::string>> output_paths(const Config& config) {
     std::vector<std::pair<std::string, std::string>> paths;
     if (config.trajectory) paths.emplace_back("output.trajectory.path", config.trajectory->path);
+    if (config.checkpoint) paths.emplace_back("output.checkpoint.path", config.checkpoint->path);
     if (config.timeseries) paths.emplace_back("output.timeseries.path", config.timeseries->path);
     if (config.histogram) paths.emplace_back("output.histogram", *config.histogram);
     if (config.velocity_histogram)

@@ -1,0 +1,53 @@
+// Checkpoint files (output.checkpoint, `choc run --continue`): the complete state of a run
+// so that it can go on as if it had never stopped.
+//
+//   "choc checkpoint\n"      16 bytes
+//   format                   u32, checkpoint_format below
+//   choc version, git commit strings (u64 length + bytes)
+//   config                   the resolved config the run was started with (TOML)
+//   config CRC-32            u32, of that text
+//   dimension, field         u32, u8 (straight flights or gravity/drag)
+//   state                    string: the run's state (run.cpp: engine, watch, phase)
+//   CRC-32                   u32, of every byte before it
+//
+// Numbers are in the machine's byte order (archive.hpp): a checkpoint continues on the
+// machine type that wrote it. Written with write_file_durably: a new checkpoint replaces
+// the last one whole, so a kill at any moment leaves the previous one intact.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace choc {
+
+// Bumped whenever the layout of the state changes.
+inline constexpr std::uint32_t checkpoint_format = 1;
+
+struct Checkpoint {
+    std::string version, commit; // of the choc that wrote it
+    std::string config;          // the resolved config it was started with
+    int dimension = 3;
+    bool field = false;
+    std::string state;
+};
+
+// The bytes of a checkpoint file for `c` (its version and commit are this build's).
+std::string checkpoint_bytes(const Checkpoint& c);
+
+// Writes it to `path` (durably, replacing any previous one); `key` names it in errors.
+void write_checkpoint(const std::string& path, const Checkpoint& c, const std::string& key);
+
+// Reads and checks a checkpoint: InputError naming `key` and the file when it is not a
+// choc checkpoint, is damaged (checksum), or comes from another choc version.
+Checkpoint read_checkpoint(const std::string& path, const std::string& key);
+// The same from bytes in memory (tests).
+Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
+
+// The first key (dotted, in sorted order) at which two resolved configs differ in
+// anything but what a continuation may change: the run limits (run.time,
+// run.collisions) and the outputs' paths and checkpoint cadence. None if they agree.
+std::optional<std::string> config_difference(const std::string& checkpointed,
+                                             const std::string& given);
+
+} // namespace choc

@@ -1,0 +1,436 @@
+// The measured phase of a run: the engine runs to the run's time or collision limit in
+// `blocks` stretches (for the block-average error of Z), stopping for the trajectory, the
+// time series, the displacement and g(r) snapshots and the checkpoints at their own times,
+// with progress, interrupt checks and the collapse watch between chunks of events.
+//
+// A checkpoint holds the phase as it stands (save/restore): the block under way, every
+// observer's accumulators, where the streamed outputs are. A continuation re-enters the
+// same block and goes on as the uninterrupted run would: stops for samples and
+// checkpoints change nothing in the engine's arithmetic, and the watch looks at the same
+// events (chunk_budget), so the two runs are the same to the bit.
+#pragma once
+
+#include "choc/errors.hpp"
+#include "choc/io/atomic_file.hpp"
+#include "choc/io/output_paths.hpp"
+#include "choc/io/xyz.hpp"
+#include "choc/kernel/archive.hpp"
+#include "choc/kernel/engine.hpp"
+#include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/overlap.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/observers/displacement.hpp"
+#include "choc/observers/pair_correlation.hpp"
+#include "choc/observers/pressure.hpp"
+#include "choc/observers/time_series.hpp"
+#include "choc/observers/velocity_distribution.hpp"
+#include "choc/run/checkpoint_schedule.hpp"
+#include "choc/run/collapse_watch.hpp"
+#include "choc/run/interrupt.hpp"
+#include "choc/run/progress.hpp"
+#include "choc/run/provenance.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choc {
+
+// Events per call into the engine between progress updates and interrupt checks.
+// Each call's budget ends on a multiple of it (chunk_budget): the collapse watch then looks
+// at the same events whatever other stops (samples, checkpoints) the run makes.
+inline constexpr std::uint64_t chunk = 1u << 16;
+// Blocks of the measured phase for the block-average standard error of Z.
+inline constexpr int blocks = 20;
+// The trajectory may fill at most this fraction of the space free on its file system when
+// the run starts: a run never fills a disk that others (and its other outputs) share.
+inline constexpr double trajectory_share = 0.5;
+// A frame takes at least this many bytes per particle (name, eight numbers, separators;
+// a real 3D line is about 130), for the up-front bound of a time-limited run.
+inline constexpr double least_line_bytes = 32.0;
+
+// The most bytes the trajectory may take: a share of the space free where it goes.
+inline double trajectory_bytes_allowed(const std::string& path) {
+    const auto free = free_bytes(path);
+    return free ? trajectory_share * static_cast<double>(*free) : never;
+}
+
+// The events to the next multiple of `chunk` processed by the engine.
+template <class E>
+std::uint64_t chunk_budget(const E& engine) {
+    return chunk - engine.processed() % chunk;
+}
+
+// Where the streamed outputs of a checkpointed run stood at its checkpoint: a
+// continuation appends to the same file, cut back to the mark (atomic_file.hpp, InPlace);
+// a file at another path starts afresh.
+struct StreamMark {
+    std::string path;
+    OutputMark mark;
+};
+struct Streams {
+    bool in_place = false;                        // output.checkpoint is on
+    std::optional<StreamMark> trajectory, series; // a continuation's marks
+};
+
+inline void save_mark(ArchiveWriter& out, const std::optional<StreamMark>& m) {
+    out.put(m.has_value());
+    if (!m) return;
+    out.put(m->path);
+    out.put(m->mark);
+}
+inline std::optional<StreamMark> restore_mark(ArchiveReader& in) {
+    if (!in.get<bool>()) return std::nullopt;
+    StreamMark m;
+    in.get(m.path);
+    in.get(m.mark);
+    return m;
+}
+
+// How a streamed output at `path` is opened: atomically (no checkpoints), in place from
+// scratch, or in place resumed at its mark.
+inline std::optional<InPlace>
+placement(const Streams& streams, const std::optional<StreamMark>& mark, const std::string& path) {
+    if (!streams.in_place) return std::nullopt;
+    InPlace p;
+    if (mark && mark->path == path) p.resume = mark->mark;
+    return p;
+}
+
+// Samples at start + k * every (k = 0, 1, ...): k * every rather than repeated addition,
+// so no drift, and a step below the clock's resolution cannot sample the same time forever.
+struct Every {
+    double every = never;
+    std::uint64_t done = 0;
+    double next(double start) const {
+        return every == never ? never : start + static_cast<double>(done) * every;
+    }
+};
+
+// Time to the next snapshot that unwraps positions for the mean-squared displacement and
+// averages g(r): a particle must not move half an edge between two of them. An eighth of
+// the shortest periodic edge at the fastest current speed leaves a margin of four times
+// that speed (enough even for equal starting speeds relaxing to Maxwell–Boltzmann, whose
+// tail reaches about 2.6 times the common speed for N ~ 1e4);
+// Displacement::largest_step checks it afterwards.
+template <int D>
+double displacement_interval(const Box<D>& box, const Particles<D>& p) {
+    double edge = never, fastest = 0.0;
+    for (int a = 0; a < D; ++a)
+        if (box.periodic[a]) edge = std::min(edge, box.length[a]);
+    for (const auto& s : p.state) fastest = std::max(fastest, norm(s.v));
+    return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
+}
+
+// The measured phase, stopping at the run's time or collision limit, with `blocks`
+// intermediate stops at equal fractions of whichever limit comes first, and snapshots
+// for the trajectory, the time series and the displacement/g(r) observers at their own
+// times, with progress between chunks.
+template <int D, class Motion>
+class MeasuredPhase {
+  public:
+    using EngineT = Engine<D, DefaultCalendar, Motion>;
+    // `initial`: the particles at the phase's start (a continuation gives the current ones,
+    // and restore() then puts back what was measured).
+    MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
+                  CollapseWatch& watch, const Particles<D>& initial, const Provenance& origin,
+                  CheckpointSchedule& checkpoints, const Streams& streams)
+        : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints),
+          progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
+          displacement_(engine.box(), initial, engine.time()) {
+        start_ = engine.time();
+        end_ = config.run_time ? start_ + *config.run_time : never;
+        collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
+        if (config.trajectory) {
+            trajectory_.emplace(config.trajectory->path, "output.trajectory.path",
+                                placement(streams, streams.trajectory, config.trajectory->path));
+            frame_keys_ = xyz_provenance(origin);
+            frames_.every = config.trajectory->every;
+            trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
+        }
+        std::vector<std::string> names;
+        for (const auto& s : engine.particles().table.species) names.push_back(s.name);
+        if (config.timeseries) {
+            series_.emplace(config.timeseries->path, names, timeseries_header(origin),
+                            placement(streams, streams.series, config.timeseries->path));
+            rows_.every = config.timeseries->every;
+        }
+        // Diffusion needs the displacement in 3D with every axis periodic; the time series
+        // shows it in any box; g(r) is averaged over the same snapshots.
+        const bool bulk = std::all_of(engine.box().periodic.begin(), engine.box().periodic.end(),
+                                      [](bool p) { return p; }) &&
+                          engine.box().walls.empty() && engine.box().segments.empty();
+        if (config.rdf)
+            rdf_.emplace(engine.box(),
+                         PairCorrelation<D>::range(engine.box(),
+                                                   rdf_range * initial.table.largest_diameter()),
+                         rdf_bin * initial.table.largest_diameter());
+        if ((D == 3 && bulk) || series_ || rdf_) next_unwrap_ = start_;
+    }
+
+    // The run's state for a checkpoint, written when one is due (CheckpointSchedule).
+    void checkpoint_state(CheckpointSchedule::State state) { state_ = std::move(state); }
+
+    // Runs to the end (or an interrupt); returns the blocks.
+    std::vector<VirialBlock> run() {
+        for (; block_ <= blocks && !stopped_; ++block_) {
+            const int b = block_;
+            // by time when the run has a time limit, else by collisions
+            const double until = config_.run_time ? start_ + *config_.run_time * b / blocks : end_;
+            const std::uint64_t limit =
+                config_.run_time ? collision_limit_
+                                 : static_cast<std::uint64_t>(std::ceil(
+                                       static_cast<double>(collision_limit_) * b / blocks));
+            advance(until, limit);
+            const auto& t = engine_.tally();
+            const double kinetic = engine_.kinetic_integral();
+            if (kinetic > kinetic0_) done_.push_back({t.virial - virial0_, kinetic - kinetic0_});
+            virial0_ = t.virial;
+            kinetic0_ = kinetic;
+        }
+        progress_.finish();
+        if (trajectory_) trajectory_->finish();
+        return done_;
+    }
+
+    // What the phase has measured and written so far, for a checkpoint: first where the
+    // streamed outputs stand (read back before the phase is built, restore_streams), then
+    // the rest (restore).
+    void save(ArchiveWriter& out) {
+        save_mark(out, trajectory_ && trajectory_->in_place()
+                           ? std::optional<StreamMark>({trajectory_->path(), trajectory_->mark()})
+                           : std::nullopt);
+        save_mark(out, series_ && series_->in_place()
+                           ? std::optional<StreamMark>({series_->path(), series_->mark()})
+                           : std::nullopt);
+        out.put(start_);
+        out.put(block_);
+        out.put(virial0_);
+        out.put(kinetic0_);
+        out.put(done_);
+        out.put(frames_.done);
+        out.put(rows_.done);
+        out.put(next_unwrap_);
+        out.put(rdf_collisions_);
+        out.put(frame_overlap_);
+        displacement_.save(out);
+        out.put(rdf_.has_value());
+        if (rdf_) rdf_->save(out);
+    }
+    static Streams restore_streams(ArchiveReader& in) {
+        Streams s;
+        s.in_place = true;
+        s.trajectory = restore_mark(in);
+        s.series = restore_mark(in);
+        return s;
+    }
+    void restore(ArchiveReader& in) {
+        in.get(start_);
+        end_ = config_.run_time ? start_ + *config_.run_time : never;
+        in.get(block_);
+        in.get(virial0_);
+        in.get(kinetic0_);
+        in.get(done_);
+        in.get(frames_.done);
+        in.get(rows_.done);
+        in.get(next_unwrap_);
+        in.get(rdf_collisions_);
+        in.get(frame_overlap_);
+        displacement_.restore(in);
+        if (in.get<bool>() != rdf_.has_value())
+            throw ArchiveError("the state's g(r) does not match the config");
+        if (rdf_) rdf_->restore(in);
+        if (block_ < 1 || block_ > blocks) throw ArchiveError("the state's blocks are damaged");
+    }
+
+    // The streamed outputs into place, once everything else of the run is written: the
+    // time series first (its commit may still fail and leave nothing), then the frames.
+    void publish(const std::string& finished) {
+        if (series_) series_->commit(timeseries_footer(finished));
+        if (trajectory_) trajectory_->publish();
+    }
+
+    // The last state: a final displacement sample when the clock moved past the last one.
+    void finish(const Particles<D>& final) {
+        if (next_unwrap_ != never) displacement_.sample(final, engine_.time());
+        if (rdf_ && engine_.tally().collisions > rdf_collisions_) rdf_->sample(final);
+        if (displacement_.largest_step() > 0.25)
+            spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
+                         "samples: the unwrapped mean-squared displacement may be wrong",
+                         displacement_.largest_step());
+    }
+
+    double frame_overlap() const { return frame_overlap_; }
+    bool interrupted() const { return interrupted_; }
+    // The collapse that stopped the run, here or (stop_at_collapse) in equilibration.
+    const std::optional<InelasticCollapse>& collapse() const { return collapse_; }
+    // A physical outcome: the run stops, and the part run so far is measured and written.
+    void stop_at_collapse(const InelasticCollapse& e) {
+        collapse_ = e;
+        stopped_ = true;
+    }
+    const Displacement<D>& displacement() const { return displacement_; }
+    const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
+
+  private:
+    using Stop = typename EngineT::Stop;
+    // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
+    static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
+    // g(r) costs about as much per particle as two pair collisions (every particle within
+    // the 3^D cells around each one), so it is sampled at most once per 10 N collisions
+    // (20 per particle, ~10 % of the run's time); snapshots that close are correlated
+    // anyway.
+    static constexpr double rdf_spacing = 10.0;
+
+    double next_sample() const {
+        return std::min(
+            {frames_.next(start_), rows_.next(start_), next_unwrap_, checkpoints_.next()});
+    }
+
+    void advance(double until, std::uint64_t limit) {
+        while (true) {
+            // Checked before any work: a signal during start-up or equilibration stops
+            // the run before its first event.
+            if (InterruptGuard::requested()) {
+                // (a signal before the phase began was reported where it arrived)
+                if (begun_)
+                    spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
+                                 "covers the part run so far",
+                                 std::max(0.0, engine_.time() - start_));
+                checkpoints_.interrupted(state_);
+                interrupted_ = stopped_ = true;
+                return;
+            }
+            begun_ = true;
+            const double target = std::min(until, next_sample());
+            const Stop stop = engine_.run(target, limit, chunk_budget(engine_));
+            if (stop == Stop::time && target == next_sample()) sample();
+            // The run's limits: a checkpoint that a continuation with larger limits extends
+            // (written before the last block closes, which the continuation reopens).
+            if ((stop == Stop::time && engine_.time() >= end_) ||
+                (stop == Stop::collisions && engine_.tally().collisions >= collision_limit_)) {
+                stopped_ = true;
+                checkpoints_.write(state_);
+            }
+            if (stop == Stop::no_events) {
+                spdlog::warn("no further events: every particle moves freely forever; stopping");
+                stopped_ = true;
+            }
+            progress_.update(engine_.time() - start_, engine_.tally().collisions);
+            try {
+                // on the grid of processed events only (chunk_budget)
+                if (stop == Stop::budget) watch_.check(engine_.time(), engine_.tally().events());
+            } catch (const InelasticCollapse& e) {
+                stop_at_collapse(e);
+            }
+            if (stopped_ || stop == Stop::collisions ||
+                (stop == Stop::time && engine_.time() >= until))
+                return;
+        }
+    }
+
+    // One snapshot at the current time, shared by every observer due now.
+    void sample() {
+        const double now = engine_.time();
+        const auto snapshot = engine_.snapshot(now);
+        if (next_unwrap_ == now) {
+            displacement_.sample(snapshot, now);
+            const auto collisions = engine_.tally().collisions;
+            if (rdf_ &&
+                (rdf_->samples() == 0 || static_cast<double>(collisions - rdf_collisions_) >=
+                                             rdf_spacing * static_cast<double>(snapshot.size()))) {
+                rdf_->sample(snapshot);
+                rdf_collisions_ = collisions;
+            }
+            // A step below the clock's resolution would sample this time forever.
+            const double next = now + displacement_interval(engine_.box(), snapshot);
+            next_unwrap_ = next > now ? next : never;
+        }
+        if (frames_.next(start_) == now) write_frame(snapshot);
+        if (rows_.next(start_) == now) write_row(snapshot);
+        checkpoints_.due(now, state_); // last: its state includes this sample
+    }
+
+    // At most max_frames frames and rows, the count config.cpp allows for a run of given
+    // time; only a run bounded by collisions alone can ask for more, and stops here.
+    void write_frame(Particles<D> frame) {
+        if (frames_.done >= max_frames)
+            throw InputError("output.trajectory.every: the run would write more than " +
+                             std::to_string(max_frames) + " frames");
+        // Frames are labelled with the time since the measured phase began, like sim_time.
+        const double t = engine_.time() - start_;
+        for (auto& p : frame.state) p.t = t;
+        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t,
+                        frame_keys_.keys(frames_.done));
+        trajectory_->check(); // a full disk stops the run now, not at its end
+        const auto written = static_cast<double>(trajectory_->stream().tellp());
+        if (written > trajectory_budget_)
+            throw InputError(fmt::format(
+                "output.trajectory.every: the trajectory reached {:.3g} bytes after {} frames, "
+                "half the space that was free on its file system when the run started; use "
+                "a larger every, fewer particles or a file system with more space",
+                written, frames_.done + 1));
+        frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
+        ++frames_.done;
+    }
+
+    void write_row(const Particles<D>& snapshot) {
+        if (rows_.done >= max_frames)
+            throw InputError("output.timeseries.every: the run would write more than " +
+                             std::to_string(max_frames) + " rows");
+        displacement_.sample(snapshot, engine_.time());
+        const auto& t = engine_.tally();
+        const auto n = static_cast<double>(snapshot.size());
+        TimeSeriesRow row;
+        row.time = engine_.time() - start_;
+        row.collisions_per_particle = 2.0 * static_cast<double>(t.collisions) / n;
+        // kT = 2 KE / (d N), overall and per species, from the engine's running energies.
+        const auto& species = snapshot.table.species;
+        std::vector<double> count(species.size(), 0.0);
+        for (const auto& p : snapshot.state) count[p.species] += 1.0;
+        double kinetic = 0.0;
+        for (std::size_t k = 0; k < species.size(); ++k) {
+            const double k_now = engine_.kinetic(static_cast<std::uint32_t>(k));
+            kinetic += k_now;
+            row.species_temperature.push_back(count[k] > 0 ? temperature(k_now, count[k], D)
+                                                           : std::nan(""));
+        }
+        row.temperature = temperature(kinetic, n, D);
+        row.Z = running_z(t.virial, engine_.kinetic_integral());
+        row.velocities = velocity_stats(speed_sample(snapshot));
+        row.msd = displacement_.msd();
+        series_->write(row);
+        ++rows_.done;
+    }
+
+    EngineT& engine_;
+    const Config& config_;
+    CollapseWatch& watch_;
+    CheckpointSchedule& checkpoints_;
+    CheckpointSchedule::State state_ = [](ArchiveWriter&) {};
+    Progress progress_;
+    double start_ = 0.0, end_ = never;
+    std::uint64_t collision_limit_ = 0;
+    std::optional<AtomicOutput> trajectory_;
+    XyzProvenance frame_keys_;
+    double trajectory_budget_ = never;
+    std::optional<TimeSeries> series_;
+    Displacement<D> displacement_;
+    std::optional<PairCorrelation<D>> rdf_;
+    Every frames_, rows_;
+    double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
+    std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
+    double frame_overlap_ = 0.0;
+    int block_ = 1;                         // the block under way (1 .. blocks)
+    double virial0_ = 0.0, kinetic0_ = 0.0; // the sums when it began
+    std::vector<VirialBlock> done_;         // the blocks closed so far
+    bool stopped_ = false, interrupted_ = false, begun_ = false;
+    std::optional<InelasticCollapse> collapse_;
+};
+
+} // namespace choc
