@@ -45,8 +45,12 @@ namespace choc {
 // Each call's budget ends on a multiple of it (chunk_budget): the collapse watch then looks
 // at the same events whatever other stops (samples, checkpoints) the run makes.
 inline constexpr std::uint64_t chunk = 1u << 16;
-// Blocks of the measured phase for the block-average standard error of Z.
+// Blocks of the measured phase for the block-average standard error of Z: between this
+// many and twice as many (MeasuredPhase::close_block).
 inline constexpr int blocks = 20;
+// The first block's length in a time-limited run (a power of two, so that every edge
+// start + j width is exact); the widths double from there.
+inline constexpr double first_block_time = 0x1p-20;
 // The trajectory may fill at most this fraction of the space free on its file system when
 // the run starts: a run never fills a disk that others (and its other outputs) share.
 inline constexpr double trajectory_share = 0.5;
@@ -146,6 +150,7 @@ class MeasuredPhase {
         start_ = engine.time();
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
+        block_width_ = config.run_time ? first_block_time : 1.0;
         if (config.trajectory) {
             trajectory_.emplace(config.trajectory->path, "output.trajectory.path",
                                 placement(streams, streams.trajectory, config.trajectory->path));
@@ -177,25 +182,36 @@ class MeasuredPhase {
     void checkpoint_state(CheckpointSchedule::State state) { state_ = std::move(state); }
 
     // Runs to the end (or an interrupt); returns the blocks.
+    //
+    // Z's blocks have edges at start + j w (a time-limited run) or at j w collisions (a
+    // run limited by collisions alone), the width w doubling from a fixed first width each
+    // time 2 * blocks blocks are closed (every other edge is dropped). The edges depend on
+    // how far the run has come, not on how long it is meant to be: a run extended by a
+    // continuation has the blocks of one that was as long from the start.
     std::vector<VirialBlock> run() {
-        for (; block_ <= blocks && !stopped_; ++block_) {
-            const int b = block_;
-            // by time when the run has a time limit, else by collisions
-            const double until = config_.run_time ? start_ + *config_.run_time * b / blocks : end_;
-            const std::uint64_t limit =
-                config_.run_time ? collision_limit_
-                                 : static_cast<std::uint64_t>(std::ceil(
-                                       static_cast<double>(collision_limit_) * b / blocks));
+        while (!stopped_) {
+            const double edge = static_cast<double>(edges_.size()) * block_width_;
+            double until = end_;
+            std::uint64_t limit = collision_limit_;
+            if (config_.run_time)
+                until = std::min(end_, start_ + edge);
+            else
+                limit = std::min(collision_limit_, static_cast<std::uint64_t>(edge));
             advance(until, limit);
-            const auto& t = engine_.tally();
-            const double kinetic = engine_.kinetic_integral();
-            if (kinetic > kinetic0_) done_.push_back({t.virial - virial0_, kinetic - kinetic0_});
-            virial0_ = t.virial;
-            kinetic0_ = kinetic;
+            const bool at_edge = config_.run_time
+                                     ? engine_.time() >= start_ + edge
+                                     : static_cast<double>(engine_.tally().collisions) >= edge;
+            if (at_edge) close_block();
         }
+        close_block(); // the part since the last edge (nothing if the run ended on one)
         progress_.finish();
         if (trajectory_) trajectory_->finish();
-        return done_;
+        std::vector<VirialBlock> done;
+        for (std::size_t k = 1; k < edges_.size(); ++k)
+            if (edges_[k].kinetic > edges_[k - 1].kinetic)
+                done.push_back({edges_[k].virial - edges_[k - 1].virial,
+                                edges_[k].kinetic - edges_[k - 1].kinetic});
+        return done;
     }
 
     // What the phase has measured and written so far, for a checkpoint: first where the
@@ -209,10 +225,8 @@ class MeasuredPhase {
                            ? std::optional<StreamMark>({series_->path(), series_->mark()})
                            : std::nullopt);
         out.put(start_);
-        out.put(block_);
-        out.put(virial0_);
-        out.put(kinetic0_);
-        out.put(done_);
+        out.put(edges_);
+        out.put(block_width_);
         out.put(frames_.done);
         out.put(rows_.done);
         out.put(next_unwrap_);
@@ -232,10 +246,8 @@ class MeasuredPhase {
     void restore(ArchiveReader& in) {
         in.get(start_);
         end_ = config_.run_time ? start_ + *config_.run_time : never;
-        in.get(block_);
-        in.get(virial0_);
-        in.get(kinetic0_);
-        in.get(done_);
+        in.get(edges_);
+        in.get(block_width_);
         in.get(frames_.done);
         in.get(rows_.done);
         in.get(next_unwrap_);
@@ -245,7 +257,8 @@ class MeasuredPhase {
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
         if (rdf_) rdf_->restore(in);
-        if (block_ < 1 || block_ > blocks) throw ArchiveError("the state's blocks are damaged");
+        if (edges_.empty() || edges_.size() > 2 * blocks || !(block_width_ > 0.0))
+            throw ArchiveError("the state's blocks are damaged");
     }
 
     // The streamed outputs into place, once everything else of the run is written: the
@@ -286,6 +299,19 @@ class MeasuredPhase {
     // (20 per particle, ~10 % of the run's time); snapshots that close are correlated
     // anyway.
     static constexpr double rdf_spacing = 10.0;
+
+    // An edge now; at 2 * blocks blocks, every other edge goes and the width doubles.
+    void close_block() {
+        const VirialBlock now{engine_.tally().virial, engine_.kinetic_integral()};
+        const auto& last = edges_.back();
+        if (now.virial == last.virial && now.kinetic == last.kinetic) return;
+        edges_.push_back(now);
+        if (edges_.size() < 2 * blocks + 1) return;
+        std::vector<VirialBlock> kept;
+        for (std::size_t k = 0; k < edges_.size(); k += 2) kept.push_back(edges_[k]);
+        edges_ = std::move(kept);
+        block_width_ *= 2.0;
+    }
 
     double next_sample() const {
         return std::min(
@@ -426,9 +452,10 @@ class MeasuredPhase {
     double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;
-    int block_ = 1;                         // the block under way (1 .. blocks)
-    double virial0_ = 0.0, kinetic0_ = 0.0; // the sums when it began
-    std::vector<VirialBlock> done_;         // the blocks closed so far
+    // Z's blocks (run): the virial and kinetic-energy integral at each edge so far, from
+    // the phase's start, and the current width (time, or collisions).
+    std::vector<VirialBlock> edges_{{0.0, 0.0}};
+    double block_width_ = 1.0;
     bool stopped_ = false, interrupted_ = false, begun_ = false;
     std::optional<InelasticCollapse> collapse_;
 };

@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Checkpoints and `choc run --continue` (docs/REFERENCE.md, "Checkpoints and continuation").
+
+A run stopped anywhere and continued from its checkpoint must give what one uninterrupted
+run gives, to the bit: the summary (every key but the wall-clock ones and the provenance),
+every trajectory frame (ignoring the provenance keys of the comment line), every
+time-series row, g(r) and the histograms. Stops tried: a shorter run.time or
+run.collisions extended by the continuation (deterministic points, several per system,
+some falling inside an epsilon window), SIGTERM at moments spread over the run (start-up,
+equilibration, measured phase), and SIGKILL (the continuation starts from the last
+periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mixture with
+every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0;
+3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions.
+
+Refused with exit 2 and nothing changed: a config that differs in anything but the run
+limits, output.checkpoint and the outputs' paths (naming the key); a damaged checkpoint
+(any changed byte, cut at any length); a file that is not a checkpoint; a checkpoint of
+another choc version; a trajectory that is not the one the checkpoint covers.
+
+Usage: python3 tests/cli_checkpoint.py CHOC_EXECUTABLE
+"""
+
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+OUTPUTS = """
+[output]
+summary = "summary.json"
+trajectory = {{ path = "traj.xyz", every = {frame} }}
+timeseries = {{ path = "series.csv", every = {row} }}
+checkpoint = {{ path = "state.chk", every = {checkpoint} }}
+"""
+
+MIXTURE_3D = """dimension = 3
+[box]
+packing_fraction = 0.3
+[[species]]
+name = "A"
+count = 600
+[[species]]
+name = "B"
+count = 200
+radius = 0.3
+mass = 0.25
+[init]
+lattice = "fcc"
+seed = 4
+[run]
+time = 6.0
+equilibrate = 1.0
+""" + OUTPUTS.format(frame=1.0, row=0.5, checkpoint=0.7) + """rdf = "rdf.csv"
+histogram = "hist.csv"
+velocity_histogram = "vhist.csv"
+"""
+
+HOURGLASS_2D = """dimension = 2
+[box]
+size = [20.0, 40.0]
+boundary = "wall"
+[[species]]
+name = "grain"
+count = 120
+[[species]]
+name = "dust"
+count = 60
+radius = 0.3
+mass = 0.3
+[collisions]
+restitution = 0.9
+tc = 0.05
+epsilon = 1e-9
+contact_gap = 1e-6
+[field]
+gravity = [0.0, -5.0]
+[[walls]]
+from = [0.0, 25.0]
+to = [8.5, 15.0]
+restitution = 0.9
+[[walls]]
+from = [20.0, 25.0]
+to = [11.5, 15.0]
+restitution = 0.9
+[init]
+lattice = "random"
+region = { low = [0.0, 26.0], high = [20.0, 40.0] }
+seed = 11
+[run]
+time = 6.0
+equilibrate = 0.5
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6)
+
+DRAG_3D = """dimension = 3
+[box]
+size = [8.0, 8.0, 12.0]
+boundary = ["periodic", "periodic", "wall"]
+[[species]]
+name = "A"
+count = 150
+[[species]]
+name = "B"
+count = 50
+radius = 0.35
+mass = 0.5
+[collisions]
+restitution = 0.95
+epsilon = 1e-10
+[field]
+gravity = [0.0, 0.0, -1.0]
+drag = 0.05
+[init]
+lattice = "random"
+seed = 13
+[run]
+collisions = 60000
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.5)
+
+# The files a run writes, compared between the split and the uninterrupted run.
+STREAMED = ("traj.xyz", "series.csv")
+FINAL = ("rdf.csv", "hist.csv", "vhist.csv")
+PROVENANCE_KEY = re.compile(
+    r' (choc_version|git_commit|seed|started|host|command_line|config)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def choc_run(choc, d, *args, timeout=600):
+    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def setup(d, text):
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    with open(os.path.join(d, "config.toml"), "w") as f:
+        f.write(text)
+
+
+def outcome(d):
+    """What must be equal to the bit: the summary without wall-clock keys and provenance,
+    the frames without their provenance keys, the series rows, the final outputs."""
+    with open(os.path.join(d, "summary.json")) as f:
+        summary = json.load(f)
+    for key in ("wall_seconds", "collisions_per_second", "provenance"):
+        summary.pop(key, None)
+    result = {"summary": summary}
+    with open(os.path.join(d, "traj.xyz")) as f:
+        result["traj.xyz"] = [PROVENANCE_KEY.sub("", line) if line.startswith("Lattice=")
+                              else line for line in f]
+    with open(os.path.join(d, "series.csv")) as f:
+        result["series.csv"] = [line for line in f if not line.startswith("#")]
+    for name in FINAL:
+        path = os.path.join(d, name)
+        if os.path.exists(path):
+            with open(path) as f:
+                result[name] = f.read()
+    return result
+
+
+def same(expected, got, what):
+    for key in expected:
+        if expected[key] != got.get(key):
+            if isinstance(expected[key], list):
+                lines = [i for i, (a, b) in enumerate(zip(expected[key], got.get(key, [])))
+                         if a != b]
+                detail = (f"first differing line {lines[0]}" if lines else
+                          f"{len(expected[key])} lines expected, {len(got.get(key, []))} got")
+            elif isinstance(expected[key], dict):
+                detail = ", ".join(k for k in expected[key]
+                                   if expected[key][k] != got[key].get(k)) or "keys differ"
+            else:
+                detail = "content differs"
+            raise Failure(f"{what}: {key} differs from the uninterrupted run ({detail})")
+
+
+def reference(choc, d, text):
+    setup(d, text)
+    start = time.monotonic()
+    r = choc_run(choc, d)
+    check(r.returncode == 0, f"uninterrupted run failed: {r.stderr}")
+    return outcome(d), time.monotonic() - start
+
+
+def continued(choc, d, what):
+    r = choc_run(choc, d, "--continue", "state.chk")
+    check(r.returncode == 0, f"{what}: --continue exited {r.returncode}: {r.stderr}")
+    return outcome(d)
+
+
+def check_extensions(choc, d, text, expected, limit_key, limits):
+    """A shorter run, extended by --continue to the config's limit."""
+    for limit in limits:
+        setup(d, text)
+        r = choc_run(choc, d, "--set", f"{limit_key}={limit}")
+        check(r.returncode == 0, f"{limit_key} = {limit}: exited {r.returncode}: {r.stderr}")
+        same(expected, continued(choc, d, f"{limit_key} = {limit}"),
+             f"stopped at {limit_key} = {limit} and continued")
+
+
+def check_signals(choc, d, text, expected, seconds, sig, fractions):
+    """The run stopped by `sig` after a fraction of its uninterrupted wall time; at least
+    one of the stops must have found the run under way with a checkpoint written."""
+    continuations = 0
+    for fraction in fractions:
+        setup(d, text)
+        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(fraction * seconds)
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=600)
+        what = f"{signal.Signals(sig).name} after {fraction:.2f} of the run's wall time"
+        if process.returncode == 0:
+            continue  # it finished first: nothing to continue from but its end
+        if process.returncode == -sig and not os.path.exists(os.path.join(d, "state.chk")):
+            # killed before the first checkpoint, or (SIGTERM) before the program could
+            # install its handler while it was still being loaded: nothing to continue
+            continue
+        check(process.returncode == (130 if sig != signal.SIGKILL else -signal.SIGKILL),
+              f"{what}: exit {process.returncode}: {err}")
+        same(expected, continued(choc, d, what), what)
+        continuations += 1
+    check(continuations > 0, f"no {signal.Signals(sig).name} found the run under way")
+
+
+def case_mixture_3d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, MIXTURE_3D)
+        check_extensions(choc, d, MIXTURE_3D, expected, "run.time", [0.3, 2.05, 4.5])
+        check_signals(choc, d, MIXTURE_3D, expected, seconds, signal.SIGTERM,
+                      [0.02, 0.15, 0.4, 0.7, 0.9])
+        check_signals(choc, d, MIXTURE_3D, expected, seconds, signal.SIGKILL, [0.5, 0.8])
+
+
+def case_hourglass_2d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, HOURGLASS_2D)
+        check(expected["summary"]["events"] > 0, "the hourglass ran no events")
+        check_extensions(choc, d, HOURGLASS_2D, expected, "run.time",
+                         [0.1, 1.3333, 2.5, 3.0000001, 4.75])
+        check_signals(choc, d, HOURGLASS_2D, expected, seconds, signal.SIGTERM,
+                      [0.05, 0.3, 0.6, 0.85])
+
+
+def case_drag_3d_collisions(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, DRAG_3D)
+        check_extensions(choc, d, DRAG_3D, expected, "run.collisions", [1, 777, 20000, 45001])
+        check_signals(choc, d, DRAG_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
+
+
+def refused(choc, d, args, needle, what):
+    before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+    r = choc_run(choc, d, *args)
+    check(r.returncode == 2, f"{what}: exit {r.returncode}, expected 2: {r.stderr}")
+    check(needle in r.stderr, f"{what}: the error does not mention {needle!r}: {r.stderr}")
+    check(r.stderr.count("\n") == 1, f"{what}: expected one error line: {r.stderr}")
+    after = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+    check(before == after, f"{what}: files changed although the run was refused")
+
+
+def case_refusals(choc):
+    text = HOURGLASS_2D.replace("time = 6.0", "time = 1.0")
+    with tempfile.TemporaryDirectory() as d:
+        setup(d, text)
+        r = choc_run(choc, d)
+        check(r.returncode == 0, f"run failed: {r.stderr}")
+        good = open(os.path.join(d, "state.chk"), "rb").read()
+        # the config: anything but limits, checkpoints and paths is refused, by name
+        refused(choc, d, ["--continue", "state.chk", "--set", "species[1].count=61"],
+                "species[1].count", "a changed species count")
+        refused(choc, d, ["--continue", "state.chk", "--set", "collisions.restitution=0.8"],
+                "collisions.restitution", "a changed restitution")
+        refused(choc, d, ["--continue", "state.chk", "--set", "output.trajectory.every=0.25"],
+                "output.trajectory.every", "a changed frame interval")
+        refused(choc, d, ["--continue", "state.chk", "--set", "run.equilibrate=0.25"],
+                "run.equilibrate", "a changed equilibration")
+        # damage: a flipped byte anywhere is caught by the checksum
+        for offset in (0, 20, len(good) // 3, len(good) - 1):
+            bad = bytearray(good)
+            bad[offset] ^= 0x40
+            open(os.path.join(d, "bad.chk"), "wb").write(bad)
+            refused(choc, d, ["--continue", "bad.chk"], "bad.chk",
+                    f"a byte changed at offset {offset}")
+        # cut short at lengths spread over the file (every length: tests/test_checkpoint)
+        for length in sorted({0, 1, 15, 16, 40, len(good) // 2, len(good) - 4,
+                              len(good) - 1}):
+            open(os.path.join(d, "bad.chk"), "wb").write(good[:length])
+            refused(choc, d, ["--continue", "bad.chk"], "bad.chk", f"cut to {length} bytes")
+        open(os.path.join(d, "bad.chk"), "w").write("dimension = 3\n")
+        refused(choc, d, ["--continue", "bad.chk"], "not a choc checkpoint", "a TOML file")
+        refused(choc, d, ["--continue", "missing.chk"], "missing.chk", "a missing file")
+        # another version: the version string changed and the checksum made right again
+        (length,) = struct.unpack_from("<Q", good, 20)
+        version = good[28:28 + length]
+        other = bytearray(good[:28]) + b"9" * length + good[28 + length:-4]
+        other += struct.pack("<I", zlib.crc32(bytes(other)) & 0xffffffff)
+        open(os.path.join(d, "other.chk"), "wb").write(other)
+        refused(choc, d, ["--continue", "other.chk"], "written by choc " + "9" * length,
+                f"a checkpoint of another version (this one is {version.decode()})")
+        # the trajectory cut short after the checkpoint was written: not the same file
+        os.remove(os.path.join(d, "bad.chk"))
+        os.remove(os.path.join(d, "other.chk"))
+        path = os.path.join(d, "traj.xyz")
+        whole = open(path, "rb").read()
+        open(path, "wb").write(whole[:len(whole) // 2])
+        refused(choc, d, ["--continue", "state.chk"], "output.trajectory.path",
+                "a trajectory shorter than the checkpoint covers")
+
+
+CASES = [
+    ("mixture_3d", case_mixture_3d),
+    ("hourglass_2d", case_hourglass_2d),
+    ("drag_3d_collisions", case_drag_3d_collisions),
+    ("refusals", case_refusals),
+]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    choc = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name, case in CASES:
+        try:
+            case(choc)
+            print(f"ok {name}", flush=True)
+        except (Failure, KeyError, OSError, subprocess.TimeoutExpired) as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
