@@ -12,6 +12,7 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -326,6 +327,58 @@ def case_restart(choc, root):
               f"{second['packing_fraction']!r}")
 
 
+def frames(path):
+    """(Time, particle lines) of every frame of an extended XYZ file."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out, k = [], 0
+    while k < len(lines):
+        n = int(lines[k])
+        time_value = float(re.search(r"\bTime=(\S+)", lines[k + 1]).group(1))
+        out.append((time_value, lines[k + 2:k + 2 + n]))
+        k += 2 + n
+    return out
+
+
+def case_restart_unedited(choc, root):
+    """The config of a run, with only init.from and output paths set on the command line,
+    goes on from its last frame: the box (and its packing fraction) from the file, no
+    second equilibration unless init.equilibrate = true, and the clock going on."""
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        text = config(SMALL_2D, run="time = 2.0\nequilibrate = 1.0", output=(
+            'summary = "summary.json"\ntrajectory = { path = "t.xyz", every = 0.5 }\n'
+            'timeseries = { path = "s.csv", every = 0.5 }'))
+        run_and_load(choc, d, text)
+        paths = ["--set", "output.trajectory.path=t2.xyz", "--set",
+                 "output.timeseries.path=s2.csv", "--set", "output.summary=second.json"]
+        second = run_and_load(choc, d, text, ["--set", "init.from=t.xyz"] + paths,
+                              summary="second.json")
+        first_frames, second_frames = frames(os.path.join(d, "t.xyz")), frames(
+            os.path.join(d, "t2.xyz"))
+        check([t for t, _ in second_frames] == [2.0, 2.5, 3.0, 3.5, 4.0],
+              f"frame times {[t for t, _ in second_frames]}: the clock should go on from 2")
+        check(second_frames[0][1] == first_frames[-1][1],
+              "the first frame is not the snapshot: the start was equilibrated again")
+        check(second["sim_time"] == 2.0, f"sim_time {second['sim_time']}")
+        with open(os.path.join(d, "s2.csv")) as f:
+            rows = [line for line in f if not line.startswith("#")]
+        check(rows[1].startswith("2,") and rows[-1].startswith("4,"),
+              f"time-series rows from {rows[1][:10]!r} to {rows[-1][:10]!r}, not from 2 to 4")
+        # asked for, the equilibration is done, and the clock still goes on from the file
+        run_and_load(choc, d, text, ["--set", "init.from=t.xyz", "--set",
+                                     "init.equilibrate=true"] + paths, summary="second.json")
+        again = frames(os.path.join(d, "t2.xyz"))
+        check(again[0][0] == 2.0 and again[0][1] != first_frames[-1][1],
+              "with init.equilibrate = true the first frame should be the equilibrated state "
+              "at t = 2")
+        # a packing fraction that is not the snapshot's is refused, naming the key
+        result = run_choc(choc, d, text, ["--quiet", "--set", "init.from=t.xyz", "--set",
+                                          "box.packing_fraction=0.45"] + paths)
+        check(result.returncode == 2 and "box.packing_fraction" in result.stderr,
+              f"a packing fraction unlike the snapshot's: exit {result.returncode}, "
+              f"{result.stderr!r}")
+
+
 def case_at_rest(choc, root):
     """Every particle at rest (a start read from a frame with zero velocities): nothing
     collides, and the velocity distribution, undefined at kT = 0, is null."""
@@ -570,6 +623,7 @@ CASES = [
     ("trajectory frames across rebasing", case_trajectory_long),
     ("a million time-series rows at most", case_row_limit),
     ("restart from a frame is exact", case_restart),
+    ("restart from a frame with the config unedited", case_restart_unedited),
     ("all at rest: no velocity distribution", case_at_rest),
     ("hard walls", case_walls),
     ("time-limited run", case_time_limit),

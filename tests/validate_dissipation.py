@@ -304,6 +304,8 @@ def check_ball_collapse_in_equilibration(choc, workdir, e, checks):
     (sim_time 0, no collisions), as an interrupt there gives."""
     config = ball_config(e)
     config["run"] = {"time": 100.0, "equilibrate": 100.0}
+    # a start from a snapshot is equilibrated only when asked
+    config["init"]["equilibrate"] = True
     run = Run(choc, workdir, f"ball_equilibrate_{e}", config, {"ball.xyz": BALL_XYZ})
     print(f"-- ball, e = {e}, collapse in equilibration: exit {run.status}, "
           f"{run.seconds:.2f} s", flush=True)

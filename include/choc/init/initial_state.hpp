@@ -13,6 +13,7 @@ template <int D>
 struct InitialState {
     Box<D> box; // lengths, periodic axes, box walls and [[walls]]
     Particles<D> particles;
+    double time = 0.0; // the clock of the start: init.from's Time, else 0
 };
 
 // Throws InputError (naming the key) for an impossible start: packing fraction above what

@@ -81,6 +81,9 @@ struct Config {
     double temperature = 1.0;
     std::uint64_t seed = 1;
     std::optional<std::string> from;
+    // init.equilibrate: whether run.equilibrate applies; by default yes for a generated
+    // start, no for init.from (a snapshot is taken as equilibrated already).
+    std::optional<bool> equilibrate_start;
     // init.region: lattice "random" places centres only in [low, high] (`dimension` each)
     std::vector<double> region_low, region_high;
 
@@ -103,6 +106,12 @@ struct Config {
     // TOML (the summary's provenance records it).
     std::string resolved;
 };
+
+// The equilibration a run does: run.equilibrate, unless init.equilibrate (or, by default,
+// init.from) says the start needs none.
+inline double equilibration_time(const Config& config) {
+    return config.equilibrate_start.value_or(!config.from) ? config.equilibrate : 0.0;
+}
 
 // Reads the TOML file at `path`, applies each "dotted.key=value" override in order, and
 // validates everything. Throws InputError naming the file or the key on any problem:

@@ -140,9 +140,9 @@ Vec<D> wrap_into(const Box<D>& box, Vec<D> x) {
     return x;
 }
 
-// Positions and species from the last frame of init.from.
+// Positions and species from the last frame of init.from; returns the frame's time.
 template <int D>
-void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
+double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string path = escaped(*c.from);
     const XyzFrame f = [&] {
         try {
@@ -154,9 +154,6 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     if (f.dimension != D)
         throw InputError(fmt::format("init.from: {} holds a {}D frame but dimension = {}", path,
                                      f.dimension, D));
-    if (c.packing_fraction)
-        throw InputError("box.packing_fraction: cannot be given with init.from (the box comes "
-                         "from the snapshot)");
     for (int a = 0; a < D; ++a) {
         box.length[a] = f.box[static_cast<std::size_t>(a)];
         box.periodic[a] = c.periodic.empty() || c.periodic.at(static_cast<std::size_t>(a));
@@ -230,6 +227,20 @@ void from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
             throw InputError(fmt::format("species[{}].count: {} particles of \"{}\" requested, but "
                                          "init.from {} holds {}",
                                          k, c.species[k].count, c.species[k].name, path, found[k]));
+    // The box comes from the snapshot: a packing fraction in the config (the one the run
+    // that wrote it was started with, say) may stay if it is the snapshot's.
+    if (c.packing_fraction) {
+        double volume = 0.0;
+        for (std::uint32_t i = 0; i < particles.size(); ++i)
+            volume += ball_volume<D>(c.species[particles.state[i].species].radius);
+        const double held = volume / box.volume();
+        if (!(std::abs(held - *c.packing_fraction) <= 1e-9 * *c.packing_fraction))
+            throw InputError(fmt::format("box.packing_fraction: is {} but init.from {} holds "
+                                         "{} (the box comes from the snapshot: leave "
+                                         "packing_fraction out, or give the snapshot's)",
+                                         *c.packing_fraction, path, held));
+    }
+    return f.time;
 }
 
 // Lattice or random positions, species shuffled over them, then velocities.
@@ -292,7 +303,7 @@ InitialState<D> make_initial_state(const Config& config) {
     std::mt19937_64 rng(config.seed);
 
     if (config.from)
-        from_snapshot(config, st.box, st.particles);
+        st.time = from_snapshot(config, st.box, st.particles);
     else
         st.box = config_box<D>(config);
     check_box_fits(st.box, diameter, key);

@@ -138,6 +138,13 @@ std::optional<std::string> Section::string(std::string_view name) const {
     return source_->string(*node, key(name));
 }
 
+std::optional<bool> Section::boolean(std::string_view name) const {
+    const toml::node* node = get(name);
+    if (!node) return std::nullopt;
+    if (const auto* b = node->as_boolean()) return b->get();
+    fail(name, "must be true or false");
+}
+
 std::string Section::required_string(std::string_view name) const {
     auto value = string(name);
     if (!value) fail(name, "required key is missing");

@@ -82,6 +82,7 @@ class Section {
     double required_number(std::string_view name, Range range = Range::any) const;
     std::optional<std::int64_t> integer(std::string_view name, std::int64_t min) const;
     std::optional<std::string> string(std::string_view name) const;
+    std::optional<bool> boolean(std::string_view name) const;
     std::string required_string(std::string_view name) const;
 
     // `bounded` false only for directions (wall normals), which are normalised.

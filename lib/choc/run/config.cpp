@@ -385,7 +385,7 @@ void read_field(const Section& root, Config& config) {
 
 void read_init(const Section& root, Config& config) {
     Section init = root.table("init");
-    init.allow({"lattice", "velocities", "temperature", "seed", "from", "region"});
+    init.allow({"lattice", "velocities", "temperature", "seed", "from", "region", "equilibrate"});
     const bool three_d = config.dimension == 3;
     config.lattice = init.string("lattice").value_or(three_d ? "fcc" : "hex");
     const std::set<std::string> lattices_3d{"fcc", "sc", "random"};
@@ -424,6 +424,7 @@ void read_init(const Section& root, Config& config) {
     config.temperature = init.number("temperature", Range::positive).value_or(1.0);
     config.seed = static_cast<std::uint64_t>(init.integer("seed", 0).value_or(1));
     config.from = init.string("from");
+    config.equilibrate_start = init.boolean("equilibrate");
     if (config.from) {
         if (config.from->empty()) init.fail("from", "must not be empty");
         // A relative path written in the file is relative to the file's directory (the

@@ -143,8 +143,8 @@ class MeasuredPhase {
     // and restore() then puts back what was measured).
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
                   CollapseWatch& watch, const Particles<D>& initial, const Provenance& origin,
-                  CheckpointSchedule& checkpoints, const Streams& streams)
-        : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints),
+                  CheckpointSchedule& checkpoints, const Streams& streams, double label)
+        : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints), label_(label),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(), initial, engine.time()) {
         start_ = engine.time();
@@ -203,7 +203,10 @@ class MeasuredPhase {
                                      : static_cast<double>(engine_.tally().collisions) >= edge;
             if (at_edge) close_block();
         }
-        close_block(); // the part since the last edge (nothing if the run ended on one)
+        // the part since the last edge (nothing if the run ended on one)
+        const auto& last = edges_.back();
+        if (engine_.tally().virial != last.virial || engine_.kinetic_integral() != last.kinetic)
+            close_block();
         progress_.finish();
         if (trajectory_) trajectory_->finish();
         std::vector<VirialBlock> done;
@@ -302,10 +305,7 @@ class MeasuredPhase {
 
     // An edge now; at 2 * blocks blocks, every other edge goes and the width doubles.
     void close_block() {
-        const VirialBlock now{engine_.tally().virial, engine_.kinetic_integral()};
-        const auto& last = edges_.back();
-        if (now.virial == last.virial && now.kinetic == last.kinetic) return;
-        edges_.push_back(now);
+        edges_.push_back({engine_.tally().virial, engine_.kinetic_integral()});
         if (edges_.size() < 2 * blocks + 1) return;
         std::vector<VirialBlock> kept;
         for (std::size_t k = 0; k < edges_.size(); k += 2) kept.push_back(edges_[k]);
@@ -388,8 +388,9 @@ class MeasuredPhase {
         if (frames_.done >= max_frames)
             throw InputError("output.trajectory.every: the run would write more than " +
                              std::to_string(max_frames) + " frames");
-        // Frames are labelled with the time since the measured phase began, like sim_time.
-        const double t = engine_.time() - start_;
+        // Frames are labelled with the time since the measured phase began, like sim_time,
+        // on from the snapshot's clock in a run started from one (label_).
+        const double t = label_ + (engine_.time() - start_);
         for (auto& p : frame.state) p.t = t;
         write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t,
                         frame_keys_.keys(frames_.done));
@@ -413,7 +414,7 @@ class MeasuredPhase {
         const auto& t = engine_.tally();
         const auto n = static_cast<double>(snapshot.size());
         TimeSeriesRow row;
-        row.time = engine_.time() - start_;
+        row.time = label_ + (engine_.time() - start_);
         row.collisions_per_particle = 2.0 * static_cast<double>(t.collisions) / n;
         // kT = 2 KE / (d N), overall and per species, from the engine's running energies.
         const auto& species = snapshot.table.species;
@@ -438,6 +439,7 @@ class MeasuredPhase {
     const Config& config_;
     CollapseWatch& watch_;
     CheckpointSchedule& checkpoints_;
+    double label_; // the clock of frames and rows at the phase's start (init.from's time)
     CheckpointSchedule::State state_ = [](ArchiveWriter&) {};
     Progress progress_;
     double start_ = 0.0, end_ = never;

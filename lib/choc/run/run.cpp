@@ -105,6 +105,7 @@ struct RunClock {
     double equilibrated = 0.0;     // the time equilibration ends
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
+    double label = 0.0;            // the clock of frames and rows at the measured phase's start
 };
 
 template <int D, class Motion>
@@ -160,6 +161,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         out.put(clock.stage);
         out.put(clock.start);
         out.put(clock.equilibrated);
+        out.put(clock.label);
         out.put(checkpoints.done());
         out.put(clock.stage == Stage::measuring ? wall_seconds() : 0.0);
         engine.save(out);
@@ -192,7 +194,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
                 early_collapse = e;
             }
         });
-        if (InterruptGuard::requested() && !interrupted_early && config.equilibrate > 0.0)
+        if (InterruptGuard::requested() && !interrupted_early && clock.equilibrated > clock.start)
             spdlog::warn("interrupted during equilibration: the measured phase is empty");
         engine.reset_tally();
         // Sums over particles in the caller's order, so that a run started from a frame
@@ -202,13 +204,13 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
         s.momentum_initial = momentum(initial);
         clock.stage = Stage::measuring;
         phase.emplace(engine, config, options, watch, initial, provenance(config, options, started),
-                      checkpoints, Streams{config.checkpoint.has_value(), {}, {}});
+                      checkpoints, Streams{config.checkpoint.has_value(), {}, {}}, clock.label);
     } else {
         resume->get(s.kinetic_energy_initial);
         resume->get(s.momentum_initial);
         const Streams streams = MeasuredPhase<D, Motion>::restore_streams(*resume);
         phase.emplace(engine, config, options, watch, engine.snapshot(engine.time()),
-                      provenance(config, options, started), checkpoints, streams);
+                      provenance(config, options, started), checkpoints, streams, clock.label);
         phase->restore(*resume);
     }
     if (resume) resume->expect(run_tag + 1, "end");
@@ -367,7 +369,13 @@ Summary run_motion(const Config& config, const RunOptions& options, const std::s
         EngineT engine(std::move(start.box), std::move(start.particles), engine_settings(config),
                        motion);
         clock.start = engine.time();
-        clock.equilibrated = clock.start + std::max(0.0, config.equilibrate);
+        clock.equilibrated = clock.start + equilibration_time(config);
+        // A run from a snapshot goes on with the snapshot's clock.
+        clock.label = start.time;
+        if (config.from && config.equilibrate > 0.0 && equilibration_time(config) == 0.0)
+            spdlog::info("init.from: run.equilibrate = {} is not done (the snapshot is taken as "
+                         "equilibrated; init.equilibrate = true equilibrates it again)",
+                         config.equilibrate);
         return run_with<D>(config, options, summary_path, summary_key, started, engine, clock,
                            nullptr);
     }
@@ -378,6 +386,7 @@ Summary run_motion(const Config& config, const RunOptions& options, const std::s
         throw ArchiveError("the state's stage is damaged");
     in.get(clock.start);
     in.get(clock.equilibrated);
+    in.get(clock.label);
     in.get(clock.checkpoints);
     in.get(clock.wall_seconds);
     EngineT engine = EngineT::restore(in, engine_settings(config), motion);
