@@ -53,7 +53,8 @@ std::uint32_t random_part() {
     return static_cast<std::uint32_t>(generator());
 }
 
-// Creates the temporary exclusively (never opening someone else's file); returns its name.
+} // namespace
+
 std::string create_temporary(const std::string& path, const std::string& key) {
     for (int attempt = 0; attempt < 16; ++attempt) {
         const std::string name = temporary_name(path, random_part());
@@ -66,8 +67,6 @@ std::string create_temporary(const std::string& path, const std::string& key) {
     }
     throw InputError(label(key, path) + ": no free temporary name beside it");
 }
-
-} // namespace
 
 std::string temporary_name(const std::string& path, std::uint32_t random) {
     char tail[64];
