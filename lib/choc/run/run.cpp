@@ -7,7 +7,7 @@
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/io/output_paths.hpp"
-#include "choc/io/xyz.hpp"
+#include "choc/io/trajectory.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -104,7 +104,7 @@ class MeasuredPhase {
   public:
     using EngineT = Engine<D, DefaultCalendar, Motion>;
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
-                  CollapseWatch& watch, const Particles<D>& initial)
+                  CollapseWatch& watch, const Particles<D>& initial, const std::string& started)
         : engine_(engine), config_(config), watch_(watch),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(), initial, engine.time()) {
@@ -112,7 +112,9 @@ class MeasuredPhase {
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         if (config.trajectory) {
-            trajectory_.emplace(config.trajectory->path, "output.trajectory.path");
+            trajectory_.emplace(*config.trajectory, engine.box(), initial,
+                                provenance(config, options, started),
+                                config.timeseries.has_value());
             frames_.every = config.trajectory->every;
             trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
         }
@@ -267,9 +269,8 @@ class MeasuredPhase {
         // Frames are labelled with the time since the measured phase began, like sim_time.
         const double t = engine_.time() - start_;
         for (auto& p : frame.state) p.t = t;
-        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t);
-        trajectory_->check(); // a full disk stops the run now, not at its end
-        const auto written = static_cast<double>(trajectory_->stream().tellp());
+        trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions);
+        const double written = trajectory_->bytes();
         if (written > trajectory_budget_)
             throw InputError(fmt::format(
                 "output.trajectory.every: the trajectory reached {:.3g} bytes after {} frames, "
@@ -306,6 +307,7 @@ class MeasuredPhase {
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
         series_->write(row);
+        if (trajectory_) trajectory_->write_observables(row);
         ++rows_.done;
     }
 
@@ -315,7 +317,7 @@ class MeasuredPhase {
     Progress progress_;
     double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
-    std::optional<AtomicOutput> trajectory_;
+    std::optional<TrajectoryOutput<D>> trajectory_;
     double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;
     Displacement<D> displacement_;
@@ -414,7 +416,7 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
     s.momentum_initial = momentum(initial);
 
     const auto wall_start = std::chrono::steady_clock::now();
-    MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial);
+    MeasuredPhase<D, Motion> phase(engine, config, options, watch, initial, started);
     if (early_collapse) phase.stop_at_collapse(*early_collapse);
     std::vector<VirialBlock> done;
     if (!violation)
