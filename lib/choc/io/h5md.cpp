@@ -165,8 +165,11 @@ struct H5mdFile::State {
     void texts(hid_t object, const char* name, const std::vector<std::string>& values) const {
         std::vector<const char*> c;
         for (const auto& v : values) c.push_back(v.c_str());
+        // HDF5 refuses a null buffer even for no elements (a library call's empty command line)
+        const char* none = "";
         const Handle type = string_type();
-        attribute(object, name, type.get(), type.get(), {values.size()}, c.data());
+        attribute(object, name, type.get(), type.get(), {values.size()},
+                  c.empty() ? static_cast<const void*>(&none) : c.data());
     }
     std::string read_text(hid_t object, const char* name) const {
         Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
