@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""H5MD trajectories of `choc run` (docs/REFERENCE.md, "H5MD trajectory"), read with Debian's
+h5py: the H5MD 1.1 structure, and every frame equal to the extended XYZ frame of the same
+run (same config and seed, format = "xyz") bit for bit; the time-series observables equal
+the CSV's; provenance equal to the summary's; a bad format is refused with exit 2.
+
+h5py must be importable (Debian's python3-h5py, for /usr/bin/python3): without it the test
+fails, it does not skip.
+
+Usage: /usr/bin/python3 tests/cli_h5md.py CHOC_EXECUTABLE
+"""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy
+except ImportError as e:
+    print(f"FAIL: h5py is not importable ({e}); install Debian's python3-h5py and run this "
+          "with /usr/bin/python3", flush=True)
+    sys.exit(1)
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+# Two species of different radius and mass; one walled axis, so that the boundary
+# attribute has both kinds; frames every 0.5 and time-series rows every 0.25.
+def config_text(dimension, trajectory, fmt):
+    lattice = "fcc" if dimension == 3 else "hex"
+    boundary = ('["periodic", "wall", "periodic"]' if dimension == 3
+                else '["wall", "periodic"]')
+    count_a, count_b = (90, 60) if dimension == 3 else (120, 80)
+    return f"""dimension = {dimension}
+[box]
+packing_fraction = 0.25
+boundary = {boundary}
+[[species]]
+name = "small"
+count = {count_a}
+radius = 0.35
+mass = 0.5
+[[species]]
+name = "big"
+count = {count_b}
+radius = 0.5
+mass = 2.0
+[init]
+lattice = "random"
+seed = 11
+[run]
+equilibrate = 0.5
+time = 2.0
+[output]
+summary = "summary.json"
+trajectory = {{ path = "{trajectory}", every = 0.5, format = "{fmt}" }}
+timeseries = {{ path = "series.csv", every = 0.25 }}
+"""
+
+
+def run(choc, d, text, *args):
+    with open(os.path.join(d, "config.toml"), "w") as f:
+        f.write(text)
+    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
+                          capture_output=True, text=True, timeout=120)
+
+
+def read_xyz(path):
+    """[(time, lattice, pbc, [(type, [x y z], [vx vy vz], radius, mass)])] of every frame."""
+    frames = []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        n = int(lines[i])
+        comment = lines[i + 1]
+        fields = {}
+        # key=value and key="a b c" pairs
+        rest = comment
+        while rest:
+            key, _, rest = rest.partition("=")
+            if rest.startswith('"'):
+                value, _, rest = rest[1:].partition('"')
+            else:
+                value, _, rest = rest.partition(" ")
+            fields[key.strip()] = value
+            rest = rest.lstrip()
+        lattice = [float(w) for w in fields["Lattice"].split()]
+        particles = []
+        for line in lines[i + 2 : i + 2 + n]:
+            w = line.split()
+            particles.append((w[0], [float(x) for x in w[1:4]], [float(x) for x in w[4:7]],
+                              float(w[7]), float(w[8])))
+        frames.append((float(fields["Time"]), lattice, fields["pbc"].split(), particles))
+        i += 2 + n
+    return frames
+
+
+def same(a, b):
+    """Equal to the bit, NaN equal to NaN (a quantity not defined yet is NaN in both)."""
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def case_against_xyz(choc, dimension):
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        h5_dir, xyz_dir = os.path.join(d, "h5md"), os.path.join(d, "xyz")
+        os.mkdir(h5_dir)
+        os.mkdir(xyz_dir)
+        r = run(choc, h5_dir, config_text(dimension, "t.h5", "h5md"))
+        check(r.returncode == 0, f"h5md run: exit {r.returncode}: {r.stderr}")
+        r = run(choc, xyz_dir, config_text(dimension, "t.xyz", "xyz"))
+        check(r.returncode == 0, f"xyz run: exit {r.returncode}: {r.stderr}")
+        check(sorted(os.listdir(h5_dir)) == ["config.toml", "series.csv", "summary.json", "t.h5"],
+              f"files of the h5md run: {sorted(os.listdir(h5_dir))} (a temporary left?)")
+        with open(os.path.join(h5_dir, "summary.json")) as f:
+            summary = json.load(f)
+        frames = read_xyz(os.path.join(xyz_dir, "t.xyz"))
+        n = len(frames[0][3])
+        check(len(frames) == 5, f"{len(frames)} XYZ frames, expected 5 (t = 0, 0.5, ..., 2)")
+        with open(os.path.join(h5_dir, "series.csv")) as f:
+            rows = list(csv.DictReader(f))
+
+        with h5py.File(os.path.join(h5_dir, "t.h5"), "r") as h5:
+            # H5MD header
+            check(list(h5["h5md"].attrs["version"]) == [1, 1], "h5md version is not [1, 1]")
+            check(len(h5["h5md/author"].attrs["name"]) > 0, "no author name")
+            creator = h5["h5md/creator"].attrs
+            check(creator["name"] == "choc" and creator["version"] == summary["choc_version"],
+                  f"creator {dict(creator)}")
+            p = h5["particles/all"]
+            # box
+            box = p["box"].attrs
+            check(int(box["dimension"]) == dimension, f"box dimension {box['dimension']}")
+            expected_boundary = [("periodic" if flag == "T" else "none")
+                                 for flag in frames[0][2][:dimension]]
+            check(list(box["boundary"]) == expected_boundary,
+                  f"boundary {list(box['boundary'])}, expected {expected_boundary}")
+            edges = p["box/edges/value"][()]
+            check(edges.shape == (5, dimension), f"box edges shape {edges.shape}")
+            # per-particle constants against the XYZ columns
+            names = list(h5["parameters/choc"].attrs["species_names"])
+            species, mass, radius = p["species"][()], p["mass"][()], p["radius"][()]
+            check(species.shape == (n,) and mass.shape == (n,) and radius.shape == (n,),
+                  f"species/mass/radius shapes {species.shape} {mass.shape} {radius.shape}")
+            for i, (name, _, _, rad, m) in enumerate(frames[0][3]):
+                check(names[species[i]] == name and mass[i] == m and radius[i] == rad,
+                      f"particle {i}: {names[species[i]]} {mass[i]} {radius[i]}, XYZ {name} "
+                      f"{m} {rad}")
+            # frames, bit for bit against XYZ (both fold periodic coordinates into [0, L))
+            pos, vel = p["position/value"], p["velocity/value"]
+            check(pos.shape == (5, n, dimension) and vel.shape == (5, n, dimension),
+                  f"position {pos.shape}, velocity {vel.shape}, expected (5, {n}, {dimension})")
+            check(pos.dtype == numpy.float64 and vel.dtype == numpy.float64, "not doubles")
+            check(pos.chunks is not None and pos.compression == "gzip" and pos.shuffle,
+                  f"position chunks {pos.chunks}, compression {pos.compression}")
+            check(pos.maxshape[0] is None, "position not extensible along time")
+            x, v = pos[()], vel[()]
+            t, step = p["position/time"][()], p["position/step"][()]
+            check(list(step) == list(range(5)), f"position steps {list(step)}")
+            check(list(p["velocity/time"][()]) == list(t), "velocity times differ")
+            for k, (time, lattice, _, particles) in enumerate(frames):
+                check(t[k] == time, f"frame {k}: time {t[k]}, XYZ {time}")
+                check(list(edges[k]) == [lattice[4 * a] for a in range(dimension)],
+                      f"frame {k}: edges {list(edges[k])}, XYZ lattice {lattice}")
+                for i, (_, xi, vi, _, _) in enumerate(particles):
+                    check(list(x[k, i]) == xi[:dimension] and list(v[k, i]) == vi[:dimension],
+                          f"frame {k} particle {i}: {list(x[k, i])} {list(v[k, i])}, "
+                          f"XYZ {xi} {vi}")
+                    if dimension == 2:
+                        check(xi[2] == 0.0 and vi[2] == 0.0, "XYZ 2D frame with z != 0")
+            # collisions per frame: against the time series at the same times
+            collisions = h5["observables/collisions/value"][()]
+            check(list(h5["observables/collisions/time"][()]) == list(t), "collision times")
+            check(collisions[0] == 0 and all(numpy.diff(collisions) >= 0) and
+                  collisions[-1] <= summary["collisions"] and collisions[-1] > 0,
+                  f"collisions per frame {list(collisions)}, summary {summary['collisions']}")
+            by_time = {float(r["time"]): r for r in rows}
+            for k in range(5):
+                r = by_time[t[k]]
+                check(2.0 * collisions[k] / n == float(r["collisions_per_particle"]),
+                      f"frame {k}: {collisions[k]} collisions, series "
+                      f"{r['collisions_per_particle']} per particle")
+            # observables: the time-series CSV, value for value
+            obs = h5["observables"]
+            check(list(obs["temperature/time"][()]) == [float(r["time"]) for r in rows],
+                  "observable times differ from the series")
+            check(list(obs["temperature/step"][()]) == list(range(len(rows))),
+                  "observable steps")
+            for name in ("collisions_per_particle", "temperature", "Z", "kurtosis",
+                         "ks_distance", "H", "msd"):
+                values = obs[name + "/value"][()]
+                check(len(values) == len(rows), f"{name}: {len(values)} rows of {len(rows)}")
+                for k, r in enumerate(rows):
+                    check(same(values[k], float(r[name])),
+                          f"{name} row {k}: {values[k]}, series {r[name]}")
+            species_t = obs["species_temperature/value"][()]
+            check(species_t.shape == (len(rows), 2), f"species_temperature {species_t.shape}")
+            for k, r in enumerate(rows):
+                for s, name in enumerate(names):
+                    check(same(species_t[k, s], float(r["temperature_" + name])),
+                          f"species temperature {name} row {k}")
+            # provenance
+            prov = h5["parameters/choc"].attrs
+            sp = summary["provenance"]
+            for key in ("git_commit", "config", "started", "host"):
+                check(prov[key] == sp[key], f"{key}: {prov[key]!r}, summary {sp[key]!r}")
+            check(int(prov["seed"]) == sp["seed"] == 11, f"seed {prov['seed']}")
+            check(list(prov["command_line"]) == sp["command_line"],
+                  f"command line {list(prov['command_line'])}")
+            check(len(prov["finished"]) == 20, f"finished {prov['finished']!r}")
+
+
+def case_2d(choc):
+    case_against_xyz(choc, 2)
+
+
+def case_3d(choc):
+    case_against_xyz(choc, 3)
+
+
+def case_bad_format(choc):
+    """A format other than xyz and h5md: exit 2, one line naming the key, no file."""
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        r = run(choc, d, config_text(3, "t.h5", "hdf5"))
+        lines = r.stderr.splitlines()
+        check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr}")
+        check(len(lines) == 1 and lines[0].startswith("choc: error:") and
+              "output.trajectory.format" in lines[0] and '"hdf5"' in lines[0],
+              f"stderr {r.stderr!r}")
+        check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
+
+
+def case_missing_directory(choc):
+    """A trajectory path in a missing directory: refused up front, nothing written."""
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        r = run(choc, d, config_text(2, "missing/t.h5", "h5md"))
+        check(r.returncode == 2 and "output.trajectory.path" in r.stderr,
+              f"exit {r.returncode}: {r.stderr}")
+        check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
+
+
+CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
+         ("bad_format", case_bad_format),
+         ("missing_directory", case_missing_directory)]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    choc = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name, case in CASES:
+        try:
+            case(choc)
+            print(f"ok {name}", flush=True)
+        except Failure as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            failed += 1
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            print(f"FAIL {name}: file not as docs/REFERENCE.md says: {e!r}", flush=True)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
