@@ -148,7 +148,7 @@ def case_against_xyz(choc, dimension):
             check(list(box["boundary"]) == expected_boundary,
                   f"boundary {list(box['boundary'])}, expected {expected_boundary}")
             edges = p["box/edges/value"][()]
-            check(edges.shape == (5, dimension), f"box edges shape {edges.shape}")
+            check(edges.shape == (5, dimension, dimension), f"box edges shape {edges.shape}")
             # per-particle constants against the XYZ columns
             names = list(h5["parameters/choc"].attrs["species_names"])
             species, mass, radius = p["species"][()], p["mass"][()], p["radius"][()]
@@ -172,8 +172,11 @@ def case_against_xyz(choc, dimension):
             check(list(p["velocity/time"][()]) == list(t), "velocity times differ")
             for k, (time, lattice, _, particles) in enumerate(frames):
                 check(t[k] == time, f"frame {k}: time {t[k]}, XYZ {time}")
-                check(list(edges[k]) == [lattice[4 * a] for a in range(dimension)],
-                      f"frame {k}: edges {list(edges[k])}, XYZ lattice {lattice}")
+                # the box vectors as rows of a diagonal matrix
+                box_vectors = [[lattice[3 * a + b] for b in range(dimension)]
+                               for a in range(dimension)]
+                check(edges[k].tolist() == box_vectors,
+                      f"frame {k}: edges {edges[k].tolist()}, XYZ lattice {lattice}")
                 for i, (_, xi, vi, _, _) in enumerate(particles):
                     check(list(x[k, i]) == xi[:dimension] and list(v[k, i]) == vi[:dimension],
                           f"frame {k} particle {i}: {list(x[k, i])} {list(v[k, i])}, "

@@ -180,8 +180,9 @@ void check_write_reopen_append() {
     CHECK(read(path, "/observables/collisions/value").integers ==
           std::vector<long long>{0, 10, 99});
     const auto edges = read(path, "/particles/all/box/edges/value");
-    CHECK(edges.shape == std::vector<hsize_t>{3, D});
-    CHECK(edges.values[2 * D + D - 1] == box.length[D - 1]);
+    CHECK(edges.shape == std::vector<hsize_t>{3, D, D}); // box vectors, a diagonal matrix
+    CHECK(edges.values[2 * D * D + D * D - 1] == box.length[D - 1]);
+    CHECK(edges.values[2 * D * D + 1] == 0.0);
     CHECK(read(path, "/observables/temperature/value").values ==
           std::vector<double>{1.0, 1.25, 1.5});
     CHECK(read(path, "/observables/temperature/step").integers == std::vector<long long>{0, 1, 2});

@@ -231,8 +231,9 @@ struct H5mdFile::State {
         hsize_t length = 0;
     };
 
+    // `per_particle`: a record is one frame of particles ([N][D]).
     Element create_element(hid_t parent, const char* name, std::vector<hsize_t> record,
-                           hid_t file_type, hid_t memory_type) const {
+                           hid_t file_type, hid_t memory_type, bool per_particle = false) const {
         Element e;
         e.name = name;
         e.group = group(parent, name, true);
@@ -256,10 +257,10 @@ struct H5mdFile::State {
         };
         // A frame of particles: one frame per chunk (split if large); anything smaller
         // (a number, box edges, a temperature per species): many samples per chunk.
-        std::vector<hsize_t> chunk{e.record.size() == 2 ? 1 : chunk_scalars};
+        std::vector<hsize_t> chunk{per_particle ? 1 : chunk_scalars};
         for (std::size_t a = 0; a < e.record.size(); ++a)
-            chunk.push_back(a == 0 && e.record.size() == 2 ? std::min(e.record[0], chunk_particles)
-                                                           : e.record[a]);
+            chunk.push_back(a == 0 && per_particle ? std::min(e.record[0], chunk_particles)
+                                                   : e.record[a]);
         e.value = extensible("value", file_type, e.record, chunk);
         e.step = extensible("step", H5T_STD_I64LE, {}, {chunk_scalars});
         e.time = extensible("time", H5T_IEEE_F64LE, {}, {chunk_scalars});
@@ -416,13 +417,16 @@ H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, con
         std::vector<std::string> boundary;
         for (int a = 0; a < D; ++a) boundary.push_back(box.periodic[a] ? "periodic" : "none");
         s->texts(box_group.get(), "boundary", boundary);
-        // Edges as a time-dependent element (one per frame, though the box is fixed):
-        // readers such as MDAnalysis look for box/edges/value.
-        s->edges_element = s->create_element(box_group.get(), "edges", {D}, f64, H5T_NATIVE_DOUBLE);
+        // Edges as a time-dependent element (one per frame, though the box is fixed) and
+        // as the D x D matrix of the box vectors (diagonal) rather than the vector of
+        // lengths, both of which H5MD allows: MDAnalysis (2.4) reads only
+        // box/edges/value, and only as a matrix.
+        s->edges_element =
+            s->create_element(box_group.get(), "edges", {D, D}, f64, H5T_NATIVE_DOUBLE);
     }
     const hsize_t n = particles.size(), d = D;
-    s->position_element = s->create_element(all, "position", {n, d}, f64, H5T_NATIVE_DOUBLE);
-    s->velocity_element = s->create_element(all, "velocity", {n, d}, f64, H5T_NATIVE_DOUBLE);
+    s->position_element = s->create_element(all, "position", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
+    s->velocity_element = s->create_element(all, "velocity", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
     std::vector<int> species;
     std::vector<double> mass, radius;
     for (std::uint32_t i = 0; i < particles.size(); ++i) {
@@ -548,8 +552,8 @@ void H5mdFile::write_frame(const Box<D>& box, const Particles<D>& particles, dou
             s.velocity[i * D + static_cast<std::size_t>(a)] = particles.state[i].v[a];
         }
     }
-    std::array<double, D> edges{};
-    for (int a = 0; a < D; ++a) edges[static_cast<std::size_t>(a)] = box.length[a];
+    std::array<double, D * D> edges{}; // the box vectors: a diagonal matrix
+    for (int a = 0; a < D; ++a) edges[static_cast<std::size_t>(a * (D + 1))] = box.length[a];
     const auto step = static_cast<std::int64_t>(s.frames);
     const auto count = static_cast<std::int64_t>(collisions);
     s.append(s.position_element, s.position.data(), step, time);
