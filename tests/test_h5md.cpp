@@ -109,6 +109,12 @@ Data read(const std::string& file, const std::string& dataset) {
     return out;
 }
 
+// HDF5 identifiers still open anywhere in the process (files, groups, datasets, types,
+// attributes): the writer closes all of its own, on error paths too.
+void check_nothing_open() {
+    CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
 std::vector<double> slice(const std::vector<double>& all, std::size_t frame, std::size_t size) {
     return {all.begin() + static_cast<std::ptrdiff_t>(frame * size),
             all.begin() + static_cast<std::ptrdiff_t>((frame + 1) * size)};
@@ -215,6 +221,7 @@ void check_write_reopen_append() {
             "D trajectory");
     // The refusals left the file as it was.
     CHECK(read(path, "/particles/all/position/value").shape[0] == 3);
+    check_nothing_open();
     std::filesystem::remove(path);
 }
 
@@ -248,6 +255,7 @@ TEST_CASE("H5MD: reopen keeping 0 frames, and a file without observables gets th
     }
     CHECK(read(path, "/particles/all/position/time").values == std::vector<double>{2.0});
     CHECK(read(path, "/observables/msd/value").values == std::vector<double>{0.0});
+    check_nothing_open();
     std::filesystem::remove(path);
 }
 
@@ -291,4 +299,5 @@ TEST_CASE("H5MD: files that are not choc's H5MD, and unwritable places, are Inpu
     });
     CHECK(create.find("output.trajectory.path") != std::string::npos);
     CHECK(create.find("cannot create the file") != std::string::npos);
+    check_nothing_open();
 }
