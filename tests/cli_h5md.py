@@ -254,9 +254,52 @@ def case_missing_directory(choc):
         check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
 
 
+class Skip(Exception):
+    pass
+
+
+def refused_cleanly(r, d, keys, keep=()):
+    """Exit 2, one `choc: error:` line naming one of `keys` (no HDF5 error stack printed),
+    and nothing of the run left behind: no output, no temporary."""
+    lines = r.stderr.splitlines()
+    check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr!r}")
+    check(len(lines) == 1 and lines[0].startswith("choc: error:") and
+          any(k in lines[0] for k in keys), f"stderr {r.stderr!r}")
+    left = set(os.listdir(d)) - {"config.toml", *keep}
+    check(not left, f"left behind {sorted(left)}")
+
+
+def case_full_disk(choc):
+    """A 4 MB file system: an H5MD trajectory that outgrows half of it stops the run
+    (there is no up-front bound for compressed frames); on a disk full but for two pages
+    the file cannot even start. Either way exit 2 and nothing left."""
+    if os.geteuid() != 0:
+        raise Skip("mounting a tmpfs needs root")
+    d = tempfile.mkdtemp(prefix="choc-h5md-")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d],
+                      capture_output=True).returncode != 0:
+        os.rmdir(d)
+        raise Skip("mount -t tmpfs not permitted here")
+    try:
+        text = config_text(2, "t.h5", "h5md").replace("every = 0.5", "every = 0.002")
+        refused_cleanly(run(choc, d, text), d, ["output.trajectory.every"])
+        with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                pass
+        os.truncate(os.path.join(d, "filler"), os.path.getsize(os.path.join(d, "filler")) - 8192)
+        refused_cleanly(run(choc, d, config_text(2, "t.h5", "h5md")), d,
+                        ["output.trajectory.every", "output.trajectory.path"], keep={"filler"})
+    finally:
+        subprocess.run(["umount", d])
+        os.rmdir(d)
+
+
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format),
-         ("missing_directory", case_missing_directory)]
+         ("missing_directory", case_missing_directory), ("full_disk", case_full_disk)]
 
 
 def main():
@@ -269,6 +312,8 @@ def main():
         try:
             case(choc)
             print(f"ok {name}", flush=True)
+        except Skip as e:
+            print(f"skip {name}: {e}", flush=True)
         except Failure as e:
             print(f"FAIL {name}: {e}", flush=True)
             failed += 1

@@ -370,7 +370,17 @@ H5mdFile::~H5mdFile() = default;
 
 namespace {
 
+// Before the library's first use: no printing of HDF5's error stack (failures become
+// InputErrors), and no HDF5 clean-up at exit. A file whose close failed (a full disk: its
+// last metadata could not be written) stays half-closed, and HDF5 1.10's exit handler then
+// crashes closing it again (SIGSEGV in H5F__close_cb after the `choc: error:` line). Every
+// file is closed explicitly before exit, so the handler has nothing of ours to do.
 void quiet_hdf5() {
+    static const bool once = [] {
+        H5dont_atexit();
+        return true;
+    }();
+    (void)once;
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
