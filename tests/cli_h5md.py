@@ -77,32 +77,58 @@ def run(choc, d, text, *args):
                           capture_output=True, text=True, timeout=120)
 
 
+def comment_fields(comment):
+    """key=value and key="quoted value" pairs of an extended XYZ comment line (a backslash
+    escapes the next character inside quotes, as choc writes its provenance keys)."""
+    fields, i = {}, 0
+    while i < len(comment):
+        while i < len(comment) and comment[i] == " ":
+            i += 1
+        if i == len(comment):
+            break
+        eq = comment.index("=", i)
+        key, i = comment[i:eq], eq + 1
+        value = ""
+        if i < len(comment) and comment[i] == '"':
+            i += 1
+            while comment[i] != '"':
+                if comment[i] == "\\":
+                    i += 1
+                value += comment[i]
+                i += 1
+            i += 1
+        else:
+            end = comment.find(" ", i)
+            end = len(comment) if end < 0 else end
+            value, i = comment[i:end], end
+        fields[key] = value
+    return fields
+
+
 def read_xyz(path):
-    """[(time, lattice, pbc, [(type, [x y z], [vx vy vz], radius, mass)])] of every frame."""
+    """[(time, lattice, pbc, [(type, [x y z], [vx vy vz], radius, mass)])] of every frame,
+    the columns found by the Properties= key (so either layout choc writes is read)."""
     frames = []
     with open(path) as f:
         lines = f.read().splitlines()
     i = 0
     while i < len(lines):
         n = int(lines[i])
-        comment = lines[i + 1]
-        fields = {}
-        # key=value and key="a b c" pairs
-        rest = comment
-        while rest:
-            key, _, rest = rest.partition("=")
-            if rest.startswith('"'):
-                value, _, rest = rest[1:].partition('"')
-            else:
-                value, _, rest = rest.partition(" ")
-            fields[key.strip()] = value
-            rest = rest.lstrip()
+        fields = comment_fields(lines[i + 1])
+        props, column = fields["Properties"].split(":"), {}
+        at = 0
+        for k in range(0, len(props), 3):
+            column[props[k]] = at
+            at += int(props[k + 2])
+        mass = column.get("masses", column.get("mass"))
         lattice = [float(w) for w in fields["Lattice"].split()]
         particles = []
         for line in lines[i + 2 : i + 2 + n]:
             w = line.split()
-            particles.append((w[0], [float(x) for x in w[1:4]], [float(x) for x in w[4:7]],
-                              float(w[7]), float(w[8])))
+            pos, velo = column["pos"], column["velo"]
+            particles.append((w[column["type"]], [float(x) for x in w[pos : pos + 3]],
+                              [float(x) for x in w[velo : velo + 3]],
+                              float(w[column["radius"]]), float(w[mass])))
         frames.append((float(fields["Time"]), lattice, fields["pbc"].split(), particles))
         i += 2 + n
     return frames
@@ -129,8 +155,8 @@ def case_against_xyz(choc, dimension):
         frames = read_xyz(os.path.join(xyz_dir, "t.xyz"))
         n = len(frames[0][3])
         check(len(frames) == 5, f"{len(frames)} XYZ frames, expected 5 (t = 0, 0.5, ..., 2)")
-        with open(os.path.join(h5_dir, "series.csv")) as f:
-            rows = list(csv.DictReader(f))
+        with open(os.path.join(h5_dir, "series.csv")) as f:  # ('#' lines: provenance)
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
 
         with h5py.File(os.path.join(h5_dir, "t.h5"), "r") as h5:
             # H5MD header
