@@ -1,10 +1,11 @@
 // H5MD 1.1 trajectories (output.trajectory.format = "h5md"), written with the HDF5 C library:
 // the binary, compressed, self-describing alternative to extended XYZ for large or long
-// runs, read by h5py, MDAnalysis and other H5MD readers. The layout is in
-// docs/REFERENCE.md ("H5MD trajectory"); in short:
+// runs, read by h5py, MDAnalysis (3D) and other H5MD readers. The layout is in
+// docs/REFERENCE.md ("Trajectory (H5MD)"); in short:
 //
 //   /h5md                   version [1, 1]; author (name), creator (name = choc, version)
-//   /particles/all/box      dimension, boundary ("periodic" | "none" per axis); edges (element)
+//   /particles/all/box      dimension, boundary ("periodic" | "none" per axis); edges
+//                           (element: [frames][D][D], the diagonal matrix of box vectors)
 //   /particles/all/position, velocity      elements: value [frames][N][D], step, time
 //   /particles/all/species, mass, radius   fixed per particle
 //   /observables/collisions                pair collisions at each frame
