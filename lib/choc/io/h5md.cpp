@@ -354,6 +354,9 @@ struct H5mdFile::State {
         check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
                      "file format bounds");
         check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "file close degree");
+        // HDF5 locks the files it opens, and by default fails where the file system has no
+        // locks (some NFS set-ups): lock where possible, go on without where not.
+        check_status(H5Pset_file_locking(fapl.get(), true, true), "file locking");
         return fapl;
     }
 
