@@ -204,14 +204,34 @@ def interrupted_summary(d, process, what):
     return err
 
 
+def wait_until_caught(pid, sig, timeout=60.0):
+    """Waits until process `pid` has a handler for `sig` (/proc/PID/status, SigCgt)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                caught = next(int(line.split()[1], 16) for line in f if line.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            return  # no /proc (or the process is gone): fall back to the fixed delay
+        if caught & (1 << (int(sig) - 1)):
+            return
+        time.sleep(0.005)
+    raise Failure(f"choc did not install a handler for signal {int(sig)} within {timeout} s")
+
+
 def signal_during(choc, config_text, delay, sig, phase):
     """Runs config_text, sends sig after delay seconds; the stderr of the interrupted run."""
     with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
         with open(os.path.join(d, "config.toml"), "w") as f:
             f.write(config_text)
+        started = time.monotonic()
         process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        time.sleep(delay)
+        # Not before choc catches the signal: loading the program and its libraries (HDF5
+        # brings some thirty) can take longer than `delay` under the sanitizers, and a
+        # signal then kills it before main. Linux lists caught signals in SigCgt.
+        wait_until_caught(process.pid, sig)
+        time.sleep(max(0.0, delay - (time.monotonic() - started)))
         process.send_signal(sig)
         return interrupted_summary(d, process, phase)
 

@@ -473,6 +473,20 @@ TEST_CASE("the total particle count is at most 2^31") {
                    {"species[0].count=2147483649"});
 }
 
+TEST_CASE("output.trajectory.format: xyz by default, h5md, nothing else; trajectory only") {
+    const std::string t = "output.trajectory={path=\"t\", every=1";
+    CHECK(parse_config(minimal, "t", {t + "}"}).trajectory->format == choc::TrajectoryFormat::xyz);
+    CHECK(parse_config(minimal, "t", {t + ", format=\"xyz\"}"}).trajectory->format ==
+          choc::TrajectoryFormat::xyz);
+    CHECK(parse_config(minimal, "t", {t + ", format=\"h5md\"}"}).trajectory->format ==
+          choc::TrajectoryFormat::h5md);
+    check_rejected(minimal, "output.trajectory.format: must be \"xyz\" or \"h5md\", got \"HDF5\"",
+                   {t + ", format=\"HDF5\"}"});
+    check_rejected(minimal, "output.trajectory.format: expected a string", {t + ", format=5}"});
+    check_rejected(minimal, "output.timeseries.format: unknown key",
+                   {"output.timeseries={path=\"s\", every=1, format=\"h5md\"}"});
+}
+
 TEST_CASE("output.trajectory.every: finite, and at most a million frames over run.time") {
     // run.time = 10 in minimal: frames at t = 0 and at every k * every <= 10, so every = 1e-5
     // would write 1000001 (the run used to accept it and fail at its last frame)

@@ -37,9 +37,13 @@ struct PairRestitution {
     double restitution = 1.0;
 };
 
+// output.trajectory.format: extended XYZ (text, the default) or H5MD 1.1 (HDF5).
+enum class TrajectoryFormat { xyz, h5md };
+
 struct PeriodicOutput {
     std::string path;
     double every = 0.0;
+    TrajectoryFormat format = TrajectoryFormat::xyz; // output.trajectory only
 };
 
 // output.checkpoint: the run's complete state, every `every` of simulated time (if given),

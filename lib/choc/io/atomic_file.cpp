@@ -55,7 +55,8 @@ std::uint32_t random_part() {
     return static_cast<std::uint32_t>(generator());
 }
 
-// Creates the temporary exclusively (never opening someone else's file); returns its name.
+} // namespace
+
 std::string create_temporary(const std::string& path, const std::string& key) {
     for (int attempt = 0; attempt < 16; ++attempt) {
         const std::string name = temporary_name(path, random_part());
@@ -68,6 +69,8 @@ std::string create_temporary(const std::string& path, const std::string& key) {
     }
     throw InputError(label(key, path) + ": no free temporary name beside it");
 }
+
+namespace {
 
 // fsync of a file or directory: what was written survives a crash of the machine.
 void sync_path(const std::string& path, const std::string& key, const std::string& target) {

@@ -25,6 +25,12 @@ void check_writable(const std::string& path, const std::string& key);
 // `random`).
 std::string temporary_name(const std::string& path, std::uint32_t random);
 
+// Creates an empty temporary for `path` beside it, exclusively (never opening someone
+// else's file), and returns its name: for writers that need a file name rather than a
+// stream (HDF5). The caller renames it over `path` when complete, or removes it. Throws
+// InputError naming `key` (or `path`).
+std::string create_temporary(const std::string& path, const std::string& key);
+
 // Removes temporaries of `path` left by choc processes that no longer exist (killed
 // outright, SIGKILL). Returns how many were removed.
 int remove_stale_temporaries(const std::string& path);
@@ -41,6 +47,8 @@ struct OutputMark {
     static constexpr std::uint64_t tail_bytes = 4096;
     std::uint64_t bytes = 0;
     std::uint32_t tail_crc = 0;
+    // An H5MD trajectory is marked by its sample counts instead (io/trajectory.hpp).
+    std::uint64_t frames = 0, rows = 0;
 };
 
 // A streamed output of a checkpointed run is written in place, so that what a checkpoint

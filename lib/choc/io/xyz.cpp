@@ -69,10 +69,7 @@ void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& p
                    flag(2), D, keys.empty() ? "" : " ", keys);
     for (std::uint32_t i = 0; i < particles.size(); ++i) {
         const auto& p = particles.state[i];
-        Vec<D> x = box.wrap(p.position_at(now));
-        // wrap can land exactly on L when x is a hair below 0: fold that onto 0
-        for (int a = 0; a < D; ++a)
-            if (box.periodic[a] && x[a] >= box.length[a]) x[a] = 0.0;
+        const Vec<D> x = frame_position(box, p, now);
         const auto& s = particles.table.species[p.species];
         const double m = s.mass;
         if constexpr (D == 3)

@@ -27,6 +27,17 @@
 
 namespace choc {
 
+// A particle's position in a frame at time `now`: advanced along free flight, periodic
+// coordinates folded into [0, L) (wrap can land exactly on L when x is a hair below 0: that
+// is folded onto 0). The XYZ and H5MD writers share it, so their frames agree to the bit.
+template <int D>
+Vec<D> frame_position(const Box<D>& box, const ParticleState<D>& p, double now) {
+    Vec<D> x = box.wrap(p.position_at(now));
+    for (int a = 0; a < D; ++a)
+        if (box.periodic[a] && x[a] >= box.length[a]) x[a] = 0.0;
+    return x;
+}
+
 // Writes the state at time `now` (positions advanced along free flight on the fly, the
 // stored states are not touched; periodic coordinates folded into [0, L)). `keys` is added
 // to the end of the comment line as it is: key=value pairs made with xyz_quoted and xyz_json (the

@@ -172,11 +172,24 @@ void check_readable(const KeySource& source, const std::string& key, const std::
         source.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
 }
 
+// output.trajectory and output.timeseries: path and every; the trajectory also a format.
 std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
     if (!output.has(name)) return std::nullopt;
     Section table = output.table(name);
-    table.allow({"path", "every"});
+    const bool trajectory = name == "trajectory";
+    if (trajectory)
+        table.allow({"path", "every", "format"});
+    else
+        table.allow({"path", "every"});
     PeriodicOutput result;
+    if (trajectory)
+        if (const auto format = table.string("format")) {
+            if (*format == "h5md")
+                result.format = TrajectoryFormat::h5md;
+            else if (*format != "xyz")
+                table.fail("format",
+                           "must be \"xyz\" or \"h5md\", got \"" + escaped(*format) + "\"");
+        }
     result.path = table.required_string("path");
     auto every = table.number("every", Range::positive);
     if (!every) table.fail("every", "required key is missing");

@@ -13,6 +13,7 @@
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/io/output_paths.hpp"
+#include "choc/io/trajectory.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/engine.hpp"
@@ -152,7 +153,8 @@ class MeasuredPhase {
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         block_width_ = config.run_time ? first_block_time : 1.0;
         if (config.trajectory) {
-            trajectory_.emplace(config.trajectory->path, "output.trajectory.path",
+            trajectory_.emplace(*config.trajectory, engine.box(), initial, origin,
+                                config.timeseries.has_value(),
                                 placement(streams, streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(origin);
             frames_.every = config.trajectory->every;
@@ -392,10 +394,9 @@ class MeasuredPhase {
         // on from the snapshot's clock in a run started from one (label_).
         const double t = label_ + (engine_.time() - start_);
         for (auto& p : frame.state) p.t = t;
-        write_xyz_frame(trajectory_->stream(), engine_.box(), frame, t,
-                        frame_keys_.keys(frames_.done));
-        trajectory_->check(); // a full disk stops the run now, not at its end
-        const auto written = static_cast<double>(trajectory_->stream().tellp());
+        trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
+                                 frame_keys_.keys(frames_.done));
+        const double written = trajectory_->bytes();
         if (written > trajectory_budget_)
             throw InputError(fmt::format(
                 "output.trajectory.every: the trajectory reached {:.3g} bytes after {} frames, "
@@ -432,6 +433,7 @@ class MeasuredPhase {
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
         series_->write(row);
+        if (trajectory_) trajectory_->write_observables(row);
         ++rows_.done;
     }
 
@@ -444,7 +446,7 @@ class MeasuredPhase {
     Progress progress_;
     double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
-    std::optional<AtomicOutput> trajectory_;
+    std::optional<TrajectoryOutput<D>> trajectory_;
     XyzProvenance frame_keys_;
     double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;

@@ -7,7 +7,7 @@
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/io/output_paths.hpp"
-#include "choc/io/xyz.hpp"
+#include "choc/io/trajectory.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -342,9 +342,13 @@ Summary run_with(const Config& config, const RunOptions& options, const std::str
 
 // A time-limited run knows its frame count: refuse, before the first event, a trajectory
 // that cannot fit in its share of the free space (a collision-limited one is stopped when
-// it reaches that share, MeasuredPhase::write_frame).
+// it reaches that share, MeasuredPhase::write_frame). An H5MD frame is compressed and has
+// no useful lower bound on its size (a 2D frame took 27 bytes per particle, one at rest
+// far less): it is only stopped at that share.
 void check_trajectory_size(const Config& config, std::size_t particles) {
-    if (!config.trajectory || !config.run_time) return;
+    if (!config.trajectory || !config.run_time ||
+        config.trajectory->format == TrajectoryFormat::h5md)
+        return;
     const double frames = std::floor(*config.run_time / config.trajectory->every) + 1.0;
     const double least = frames * static_cast<double>(particles) * least_line_bytes;
     const double allowed = trajectory_bytes_allowed(config.trajectory->path);

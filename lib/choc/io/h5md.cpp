@@ -1,0 +1,643 @@
+// H5MD 1.1 with the HDF5 C API (Debian's libhdf5-dev). Every HDF5 object is held by a
+// move-only Handle that closes it, so no path (an error included) leaks an identifier;
+// the file is opened with the "strong" close degree as well, so closing the file closes
+// whatever might still be open in it.
+//
+// Storage: every time-dependent dataset is chunked and extensible along time only, with
+// shuffle + deflate level 4 (shuffle groups the bytes of the doubles by significance, which
+// deflate then packs far better than raw doubles). Positions and velocities take one frame
+// per chunk (a frame of many particles split into chunks of at most
+// `chunk_particles`, so that a chunk stays below a megabyte); the small per-sample records
+// (step, time, box edges, observables) take `chunk_scalars` samples per chunk. The file is written
+// in the HDF5 1.8 format (superblock 2, which H5MD recommends), which every HDF5 from 1.8 on reads.
+#include "choc/io/h5md.hpp"
+
+#include "choc/errors.hpp"
+#include "choc/io/xyz.hpp"
+#include "choc/message_text.hpp"
+#include "choc_commit.hpp"
+#include "choc_version.hpp"
+
+#include <hdf5.h>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace choc {
+namespace {
+
+// Particles per chunk of a frame: 32768 * 3 doubles = 768 KiB.
+constexpr hsize_t chunk_particles = 32768;
+// Records per chunk of a one-number-per-sample dataset (step, time, scalar observables).
+constexpr hsize_t chunk_scalars = 1024;
+constexpr unsigned deflate_level = 4;
+
+// The names of the time-series observables (TimeSeriesRow) under /observables, in order.
+constexpr const char* scalar_observables[] = {
+    "collisions_per_particle", "temperature", "Z", "kurtosis", "ks_distance", "H", "msd"};
+
+class Handle {
+  public:
+    using Closer = herr_t (*)(hid_t);
+    Handle() = default;
+    Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+    Handle(Handle&& other) noexcept
+        : id_(std::exchange(other.id_, H5I_INVALID_HID)), close_(other.close_) {}
+    Handle& operator=(Handle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            id_ = std::exchange(other.id_, H5I_INVALID_HID);
+            close_ = other.close_;
+        }
+        return *this;
+    }
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+    ~Handle() { reset(); }
+    hid_t get() const { return id_; }
+    bool valid() const { return id_ >= 0; }
+    // Closes now; the status (negative on failure).
+    herr_t reset() {
+        herr_t status = 0;
+        if (id_ >= 0) status = close_(id_);
+        id_ = H5I_INVALID_HID;
+        return status;
+    }
+
+  private:
+    hid_t id_ = H5I_INVALID_HID;
+    Closer close_ = nullptr;
+};
+
+// What the innermost entry of HDF5's error stack says about the system call that failed
+// ("Permission denied", "No space left on device"), else the outermost description.
+herr_t collect_error(unsigned n, const H5E_error2_t* entry, void* data) {
+    auto* out = static_cast<std::pair<std::string, std::string>*>(data);
+    const std::string desc = entry->desc ? entry->desc : "";
+    if (n == 0) out->first = desc;
+    const auto at = desc.find("error message = '");
+    if (at != std::string::npos) {
+        const auto start = at + std::strlen("error message = '");
+        out->second = desc.substr(start, desc.find('\'', start) - start);
+    }
+    return 0;
+}
+
+std::string hdf5_reason() {
+    std::pair<std::string, std::string> found;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &found);
+    H5Eclear2(H5E_DEFAULT);
+    if (!found.second.empty()) return found.second;
+    return found.first.empty() ? std::string("HDF5 error") : "HDF5: " + found.first;
+}
+
+// The login name for /h5md/author (H5MD requires an author).
+std::string author_name() {
+    if (const passwd* entry = ::getpwuid(::geteuid()); entry && entry->pw_name)
+        return entry->pw_name;
+    return "unknown";
+}
+
+} // namespace
+
+// One open file and everything in it that the writer touches.
+struct H5mdFile::State {
+    std::string shown; // the name errors give
+    int dimension = 3;
+    hsize_t particles = 0;
+    Handle file;
+    std::uint64_t frames = 0, rows = 0;
+    std::vector<double> position, velocity; // one frame's buffers
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw InputError(std::string(key) + ": \"" + escaped(shown) + "\": " + what);
+    }
+    [[noreturn]] void fail_hdf5(const std::string& what) const {
+        fail(what + " (" + hdf5_reason() + ")");
+    }
+    hid_t check(hid_t id, const std::string& what) const {
+        if (id < 0) fail_hdf5(what);
+        return id;
+    }
+    void check_status(herr_t status, const std::string& what) const {
+        if (status < 0) fail_hdf5(what);
+    }
+    Handle group(hid_t parent, const char* name, bool create) const {
+        const hid_t id = create ? H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                                : H5Gopen2(parent, name, H5P_DEFAULT);
+        return Handle(check(id, std::string(create ? "cannot create" : "no") + " group " + name),
+                      H5Gclose);
+    }
+
+    // Attributes: strings are variable-length UTF-8, which h5py returns as str.
+    Handle string_type() const {
+        Handle type(check(H5Tcopy(H5T_C_S1), "string type"), H5Tclose);
+        check_status(H5Tset_size(type.get(), H5T_VARIABLE), "string type");
+        check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
+        return type;
+    }
+    void attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
+                   const std::vector<hsize_t>& dims, const void* data) const {
+        Handle space(check(dims.empty() ? H5Screate(H5S_SCALAR)
+                                        : H5Screate_simple(static_cast<int>(dims.size()),
+                                                           dims.data(), nullptr),
+                           std::string("attribute ") + name),
+                     H5Sclose);
+        if (H5Aexists(object, name) > 0) H5Adelete(object, name);
+        Handle attr(
+            check(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                  std::string("cannot create attribute ") + name),
+            H5Aclose);
+        check_status(H5Awrite(attr.get(), memory_type, data),
+                     std::string("cannot write attribute ") + name);
+    }
+    void text(hid_t object, const char* name, const std::string& value) const {
+        const char* c = value.c_str();
+        const Handle type = string_type();
+        attribute(object, name, type.get(), type.get(), {}, &c);
+    }
+    void texts(hid_t object, const char* name, const std::vector<std::string>& values) const {
+        std::vector<const char*> c;
+        for (const auto& v : values) c.push_back(v.c_str());
+        // HDF5 refuses a null buffer even for no elements (a library call's empty command line)
+        const char* none = "";
+        const Handle type = string_type();
+        attribute(object, name, type.get(), type.get(), {values.size()},
+                  c.empty() ? static_cast<const void*>(&none) : c.data());
+    }
+    std::string read_text(hid_t object, const char* name) const {
+        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
+                    H5Aclose);
+        Handle stored(check(H5Aget_type(attr.get()), name), H5Tclose);
+        if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
+            fail(std::string("attribute ") + name + " is not a string as choc writes it");
+        const Handle type = string_type();
+        char* value = nullptr;
+        check_status(H5Aread(attr.get(), type.get(), &value), name);
+        std::string result = value ? value : "";
+        H5free_memory(value);
+        return result;
+    }
+    std::vector<long long> read_integers(hid_t object, const char* name) const {
+        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
+                    H5Aclose);
+        Handle space(check(H5Aget_space(attr.get()), name), H5Sclose);
+        const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+        if (n < 1 || n > 16) fail(std::string("attribute ") + name + " has an unexpected shape");
+        std::vector<long long> values(static_cast<std::size_t>(n));
+        check_status(H5Aread(attr.get(), H5T_NATIVE_LLONG, values.data()), name);
+        return values;
+    }
+
+    // Shuffle + deflate in chunks of `chunk`.
+    Handle compressed(const std::vector<hsize_t>& chunk) const {
+        Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "dataset properties"), H5Pclose);
+        check_status(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()),
+                     "chunked layout");
+        check_status(H5Pset_shuffle(dcpl.get()), "shuffle filter");
+        check_status(H5Pset_deflate(dcpl.get(), deflate_level), "deflate filter");
+        return dcpl;
+    }
+
+    // A per-particle dataset that does not change (species, mass, radius).
+    void fixed(hid_t parent, const char* name, hid_t file_type, hid_t memory_type,
+               const void* data) const {
+        const hsize_t n = particles;
+        Handle space(check(H5Screate_simple(1, &n, nullptr), name), H5Sclose);
+        Handle dcpl = n > 0 ? compressed({std::min(n, chunk_particles)})
+                            : Handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        Handle set(check(H5Dcreate2(parent, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(),
+                                    H5P_DEFAULT),
+                         std::string("cannot create dataset ") + name),
+                   H5Dclose);
+        if (n > 0)
+            check_status(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+                         std::string("cannot write dataset ") + name);
+    }
+
+    // A time-dependent H5MD element: a group with value [samples][record...], step
+    // [samples] (integer) and time [samples] (double).
+    struct Element {
+        std::string name;
+        Handle group, value, step, time;
+        std::vector<hsize_t> record; // the shape of one sample
+        hid_t memory_type = H5T_NATIVE_DOUBLE;
+        hsize_t length = 0;
+    };
+
+    // `per_particle`: a record is one frame of particles ([N][D]).
+    Element create_element(hid_t parent, const char* name, std::vector<hsize_t> record,
+                           hid_t file_type, hid_t memory_type, bool per_particle = false) const {
+        Element e;
+        e.name = name;
+        e.group = group(parent, name, true);
+        e.record = std::move(record);
+        e.memory_type = memory_type;
+        auto extensible = [&](const char* dataset, hid_t type, const std::vector<hsize_t>& shape,
+                              std::vector<hsize_t> chunk) {
+            std::vector<hsize_t> dims{0}, max{H5S_UNLIMITED};
+            dims.insert(dims.end(), shape.begin(), shape.end());
+            max.insert(max.end(), shape.begin(), shape.end());
+            for (auto& c : chunk) c = std::max<hsize_t>(c, 1);
+            Handle space(
+                check(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max.data()),
+                      dataset),
+                H5Sclose);
+            const Handle dcpl = compressed(chunk);
+            return Handle(check(H5Dcreate2(e.group.get(), dataset, type, space.get(), H5P_DEFAULT,
+                                           dcpl.get(), H5P_DEFAULT),
+                                std::string("cannot create dataset ") + name + "/" + dataset),
+                          H5Dclose);
+        };
+        // A frame of particles: one frame per chunk (split if large); anything smaller
+        // (a number, box edges, a temperature per species): many samples per chunk.
+        std::vector<hsize_t> chunk{per_particle ? 1 : chunk_scalars};
+        for (std::size_t a = 0; a < e.record.size(); ++a)
+            chunk.push_back(a == 0 && per_particle ? std::min(e.record[0], chunk_particles)
+                                                   : e.record[a]);
+        e.value = extensible("value", file_type, e.record, chunk);
+        e.step = extensible("step", H5T_STD_I64LE, {}, {chunk_scalars});
+        e.time = extensible("time", H5T_IEEE_F64LE, {}, {chunk_scalars});
+        return e;
+    }
+
+    // The length of a dataset along time, and the shape of one record.
+    std::vector<hsize_t> shape(const Handle& set, const std::string& what) const {
+        Handle space(check(H5Dget_space(set.get()), what), H5Sclose);
+        const int rank = H5Sget_simple_extent_ndims(space.get());
+        if (rank < 1) fail(what + " is not an array");
+        std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+        return dims;
+    }
+
+    Element open_element(hid_t parent, const char* name, hid_t memory_type) const {
+        Element e;
+        e.name = name;
+        e.group = group(parent, name, false);
+        e.memory_type = memory_type;
+        auto dataset = [&](const char* which) {
+            return Handle(check(H5Dopen2(e.group.get(), which, H5P_DEFAULT),
+                                std::string("no dataset ") + name + "/" + which),
+                          H5Dclose);
+        };
+        e.value = dataset("value");
+        e.step = dataset("step");
+        e.time = dataset("time");
+        auto dims = shape(e.value, std::string(name) + "/value");
+        e.length = dims[0];
+        e.record.assign(dims.begin() + 1, dims.end());
+        // A run killed between the datasets of one sample leaves them of unequal lengths:
+        // only the samples all three hold count.
+        e.length = std::min({e.length, shape(e.step, std::string(name) + "/step")[0],
+                             shape(e.time, std::string(name) + "/time")[0]});
+        return e;
+    }
+
+    void resize(Element& e, hsize_t length) const {
+        for (const Handle* set : {&e.value, &e.step, &e.time}) {
+            std::vector<hsize_t> dims{length};
+            if (set == &e.value) dims.insert(dims.end(), e.record.begin(), e.record.end());
+            check_status(H5Dset_extent(set->get(), dims.data()),
+                         "cannot resize the datasets of " + e.name);
+        }
+        e.length = length;
+    }
+
+    // Appends one sample (`data` holds one record of e.memory_type).
+    void append(Element& e, const void* data, std::int64_t step, double time) const {
+        const hsize_t at = e.length;
+        resize(e, at + 1);
+        auto write = [&](const Handle& set, hid_t type, const std::vector<hsize_t>& record,
+                         const void* values) {
+            std::vector<hsize_t> start(record.size() + 1, 0), count{1};
+            start[0] = at;
+            count.insert(count.end(), record.begin(), record.end());
+            Handle file_space(check(H5Dget_space(set.get()), e.name), H5Sclose);
+            check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(),
+                                             nullptr, count.data(), nullptr),
+                         e.name);
+            Handle memory_space(
+                check(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                      e.name),
+                H5Sclose);
+            check_status(H5Dwrite(set.get(), type, memory_space.get(), file_space.get(),
+                                  H5P_DEFAULT, values),
+                         "cannot write " + e.name);
+        };
+        write(e.value, e.memory_type, e.record, data);
+        write(e.step, H5T_NATIVE_INT64, {}, &step);
+        write(e.time, H5T_NATIVE_DOUBLE, {}, &time);
+    }
+
+    Handle particles_group, observables_group, parameters_group;
+    Element position_element, velocity_element, edges_element, collisions_element;
+    std::vector<Element> observables; // scalar_observables, then species_temperature
+
+    void create_observables(std::size_t species) {
+        for (const char* name : scalar_observables)
+            observables.push_back(create_element(observables_group.get(), name, {}, H5T_IEEE_F64LE,
+                                                 H5T_NATIVE_DOUBLE));
+        observables.push_back(create_element(observables_group.get(), "species_temperature",
+                                             {species}, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
+    }
+
+    // File access: the 1.8 format, and closing the file closes everything in it.
+    Handle access_properties() const {
+        Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "file access properties"), H5Pclose);
+        check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+                     "file format bounds");
+        check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "file close degree");
+        // HDF5 locks the files it opens, and by default fails where the file system has no
+        // locks (some NFS set-ups): lock where possible, go on without where not.
+        check_status(H5Pset_file_locking(fapl.get(), true, true), "file locking");
+        return fapl;
+    }
+
+    // Frame elements: written together, kept at one length.
+    std::vector<Element*> frame_elements() {
+        return {&position_element, &velocity_element, &edges_element, &collisions_element};
+    }
+};
+
+H5mdFile::H5mdFile(std::unique_ptr<State> state) : state_(std::move(state)) {}
+H5mdFile::H5mdFile(H5mdFile&&) noexcept = default;
+H5mdFile& H5mdFile::operator=(H5mdFile&&) noexcept = default;
+H5mdFile::~H5mdFile() = default;
+
+namespace {
+
+// Before the library's first use: no printing of HDF5's error stack (failures become
+// InputErrors), and no HDF5 clean-up at exit. A file whose close failed (a full disk: its
+// last metadata could not be written) stays half-closed, and HDF5 1.10's exit handler then
+// crashes closing it again (SIGSEGV in H5F__close_cb after the `choc: error:` line). Every
+// file is closed explicitly before exit, so the handler has nothing of ours to do.
+void quiet_hdf5() {
+    static const bool once = [] {
+        H5dont_atexit();
+        return true;
+    }();
+    (void)once;
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+} // namespace
+
+template <int D>
+H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, const Box<D>& box,
+                          const Particles<D>& particles, const Provenance& provenance,
+                          bool observables) {
+    quiet_hdf5();
+    auto s = std::make_unique<State>();
+    s->shown = shown;
+    s->dimension = D;
+    s->particles = particles.size();
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0)
+        s->fail("this HDF5 library has no deflate or shuffle filter");
+    {
+        const Handle fapl = s->access_properties();
+        s->file = Handle(s->check(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                                  "cannot create the file"),
+                         H5Fclose);
+    }
+    const hid_t root = s->file.get();
+    const hid_t i32 = H5T_STD_I32LE, f64 = H5T_IEEE_F64LE;
+
+    {
+        const Handle h5md = s->group(root, "h5md", true);
+        const int version[2] = {1, 1};
+        s->attribute(h5md.get(), "version", i32, H5T_NATIVE_INT, {2}, version);
+        const Handle author = s->group(h5md.get(), "author", true);
+        s->text(author.get(), "name", author_name());
+        const Handle creator = s->group(h5md.get(), "creator", true);
+        s->text(creator.get(), "name", "choc");
+        s->text(creator.get(), "version", choc::version);
+    }
+
+    const Handle particles_root = s->group(root, "particles", true);
+    s->particles_group = s->group(particles_root.get(), "all", true);
+    const hid_t all = s->particles_group.get();
+    {
+        const Handle box_group = s->group(all, "box", true);
+        const int dimension = D;
+        s->attribute(box_group.get(), "dimension", i32, H5T_NATIVE_INT, {}, &dimension);
+        std::vector<std::string> boundary;
+        for (int a = 0; a < D; ++a) boundary.push_back(box.periodic[a] ? "periodic" : "none");
+        s->texts(box_group.get(), "boundary", boundary);
+        // Edges as a time-dependent element (one per frame, though the box is fixed) and
+        // as the D x D matrix of the box vectors (diagonal) rather than the vector of
+        // lengths, both of which H5MD allows: MDAnalysis (2.4) reads only
+        // box/edges/value, and only as a matrix.
+        s->edges_element =
+            s->create_element(box_group.get(), "edges", {D, D}, f64, H5T_NATIVE_DOUBLE);
+    }
+    const hsize_t n = particles.size(), d = D;
+    s->position_element = s->create_element(all, "position", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
+    s->velocity_element = s->create_element(all, "velocity", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
+    std::vector<int> species;
+    std::vector<double> mass, radius;
+    for (std::uint32_t i = 0; i < particles.size(); ++i) {
+        species.push_back(static_cast<int>(particles.state[i].species));
+        mass.push_back(particles.mass(i));
+        radius.push_back(particles.radius(i));
+    }
+    s->fixed(all, "species", i32, H5T_NATIVE_INT, species.data());
+    s->fixed(all, "mass", f64, H5T_NATIVE_DOUBLE, mass.data());
+    s->fixed(all, "radius", f64, H5T_NATIVE_DOUBLE, radius.data());
+
+    s->observables_group = s->group(root, "observables", true);
+    s->collisions_element = s->create_element(s->observables_group.get(), "collisions", {},
+                                              H5T_STD_I64LE, H5T_NATIVE_INT64);
+    if (observables) s->create_observables(particles.table.size());
+
+    const Handle parameters = s->group(root, "parameters", true);
+    s->parameters_group = s->group(parameters.get(), "choc", true);
+    const hid_t p = s->parameters_group.get();
+    s->text(p, "choc_version", choc::version);
+    s->text(p, "git_commit", choc::git_commit);
+    s->text(p, "config", provenance.config);
+    const unsigned long long seed = provenance.seed;
+    s->attribute(p, "seed", H5T_STD_U64LE, H5T_NATIVE_ULLONG, {}, &seed);
+    s->texts(p, "command_line", provenance.command_line);
+    s->text(p, "started", provenance.started);
+    s->text(p, "host", provenance.host);
+    std::vector<std::string> names;
+    for (const auto& sp : particles.table.species) names.push_back(sp.name);
+    s->texts(p, "species_names", names);
+    return H5mdFile(std::move(s));
+}
+
+H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int dimension,
+                          std::uint64_t particles, std::uint64_t keep_frames,
+                          std::uint64_t keep_rows) {
+    quiet_hdf5();
+    auto s = std::make_unique<State>();
+    s->shown = shown;
+    s->dimension = dimension;
+    s->particles = particles;
+    if (H5Fis_hdf5(file.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        s->fail("not an HDF5 file (or it cannot be read)");
+    }
+    {
+        const Handle fapl = s->access_properties();
+        s->file = Handle(s->check(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()),
+                                  "cannot open the file for writing"),
+                         H5Fclose);
+    }
+    const hid_t root = s->file.get();
+    auto expect = [&](bool ok, const std::string& what) {
+        if (!ok) s->fail("not an H5MD trajectory written by choc: " + what);
+    };
+    expect(H5Lexists(root, "h5md", H5P_DEFAULT) > 0, "no /h5md group");
+    {
+        const Handle h5md = s->group(root, "h5md", false);
+        expect(s->read_integers(h5md.get(), "version") == std::vector<long long>{1, 1},
+               "/h5md version is not [1, 1]");
+        expect(H5Lexists(h5md.get(), "creator", H5P_DEFAULT) > 0, "no /h5md/creator");
+        const Handle creator = s->group(h5md.get(), "creator", false);
+        expect(s->read_text(creator.get(), "name") == "choc", "/h5md/creator name is not choc");
+    }
+    expect(H5Lexists(root, "particles", H5P_DEFAULT) > 0 &&
+               H5Lexists(root, "particles/all", H5P_DEFAULT) > 0,
+           "no /particles/all");
+    s->particles_group = s->group(root, "particles/all", false);
+    const hid_t all = s->particles_group.get();
+    const Handle box = s->group(all, "box", false);
+    const auto stored_dimension = s->read_integers(box.get(), "dimension");
+    if (stored_dimension != std::vector<long long>{dimension})
+        s->fail("the file holds a " + std::to_string(stored_dimension[0]) +
+                "D trajectory, the run is " + std::to_string(dimension) + "D");
+    s->position_element = s->open_element(all, "position", H5T_NATIVE_DOUBLE);
+    s->velocity_element = s->open_element(all, "velocity", H5T_NATIVE_DOUBLE);
+    s->edges_element = s->open_element(box.get(), "edges", H5T_NATIVE_DOUBLE);
+    const auto& record = s->position_element.record;
+    if (record.size() != 2 || record[1] != static_cast<hsize_t>(dimension))
+        s->fail("position/value is not [frames][N][" + std::to_string(dimension) + "]");
+    if (record[0] != particles)
+        s->fail("the file holds " + std::to_string(record[0]) + " particles, the run has " +
+                std::to_string(particles));
+    s->observables_group = s->group(root, "observables", false);
+    s->collisions_element =
+        s->open_element(s->observables_group.get(), "collisions", H5T_NATIVE_INT64);
+    const hid_t obs = s->observables_group.get();
+    if (H5Lexists(obs, "temperature", H5P_DEFAULT) > 0) {
+        for (const char* name : scalar_observables)
+            s->observables.push_back(s->open_element(obs, name, H5T_NATIVE_DOUBLE));
+        s->observables.push_back(s->open_element(obs, "species_temperature", H5T_NATIVE_DOUBLE));
+    }
+    s->parameters_group = s->group(root, "parameters/choc", false);
+
+    std::uint64_t frames = ~std::uint64_t{0}, rows = s->observables.empty() ? 0 : frames;
+    for (auto* e : s->frame_elements()) frames = std::min<std::uint64_t>(frames, e->length);
+    for (const auto& e : s->observables) rows = std::min<std::uint64_t>(rows, e.length);
+    if (frames < keep_frames)
+        s->fail("it holds " + std::to_string(frames) + " complete frames, fewer than the " +
+                std::to_string(keep_frames) + " to keep");
+    if (rows < keep_rows)
+        s->fail("it holds " + std::to_string(rows) + " complete time-series rows, fewer than the " +
+                std::to_string(keep_rows) + " to keep");
+    for (auto* e : s->frame_elements()) s->resize(*e, keep_frames);
+    for (auto& e : s->observables) s->resize(e, keep_rows);
+    s->frames = keep_frames;
+    s->rows = keep_rows;
+    return H5mdFile(std::move(s));
+}
+
+template <int D>
+void H5mdFile::write_frame(const Box<D>& box, const Particles<D>& particles, double time,
+                           std::uint64_t collisions) {
+    State& s = *state_;
+    if (D != s.dimension || particles.size() != s.particles)
+        s.fail("a frame of another dimension or particle count than the file's");
+    s.position.resize(particles.size() * D);
+    s.velocity.resize(particles.size() * D);
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+        const Vec<D> x = frame_position(box, particles.state[i], time);
+        for (int a = 0; a < D; ++a) {
+            s.position[i * D + static_cast<std::size_t>(a)] = x[a];
+            s.velocity[i * D + static_cast<std::size_t>(a)] = particles.state[i].v[a];
+        }
+    }
+    std::array<double, D * D> edges{}; // the box vectors: a diagonal matrix
+    for (int a = 0; a < D; ++a) edges[static_cast<std::size_t>(a * (D + 1))] = box.length[a];
+    const auto step = static_cast<std::int64_t>(s.frames);
+    const auto count = static_cast<std::int64_t>(collisions);
+    s.append(s.position_element, s.position.data(), step, time);
+    s.append(s.velocity_element, s.velocity.data(), step, time);
+    s.append(s.edges_element, edges.data(), step, time);
+    s.append(s.collisions_element, &count, step, time);
+    ++s.frames;
+}
+
+void H5mdFile::write_observables(const TimeSeriesRow& row) {
+    State& s = *state_;
+    if (s.observables.empty()) {
+        if (s.rows > 0) s.fail("time-series rows to append, but the file has none");
+        s.create_observables(row.species_temperature.size());
+    }
+    const double scalars[] = {
+        row.collisions_per_particle, row.temperature,  row.Z,  row.velocities.kurtosis,
+        row.velocities.ks_distance,  row.velocities.H, row.msd};
+    const auto step = static_cast<std::int64_t>(s.rows);
+    for (std::size_t k = 0; k < std::size(scalars); ++k)
+        s.append(s.observables[k], &scalars[k], step, row.time);
+    auto& species = s.observables.back();
+    if (species.record != std::vector<hsize_t>{row.species_temperature.size()})
+        s.fail("species_temperature has another number of species than the run");
+    s.append(species, row.species_temperature.data(), step, row.time);
+    ++s.rows;
+}
+
+std::uint64_t H5mdFile::frames() const {
+    return state_->frames;
+}
+
+std::uint64_t H5mdFile::rows() const {
+    return state_->rows;
+}
+
+double H5mdFile::bytes() const {
+    hsize_t size = 0;
+    if (H5Fget_filesize(state_->file.get(), &size) < 0) state_->fail_hdf5("cannot get its size");
+    return static_cast<double>(size);
+}
+
+void H5mdFile::flush() {
+    State& s = *state_;
+    s.check_status(H5Fflush(s.file.get(), H5F_SCOPE_GLOBAL), "cannot flush the file");
+    void* handle = nullptr;
+    s.check_status(H5Fget_vfd_handle(s.file.get(), H5P_DEFAULT, &handle), "no file descriptor");
+    // The default (sec2) driver's handle is a pointer to its POSIX file descriptor.
+    if (handle && ::fsync(*static_cast<int*>(handle)) != 0)
+        s.fail(std::string("cannot sync the file: ") + std::strerror(errno));
+}
+
+void H5mdFile::close(const std::string& finished) {
+    State& s = *state_;
+    if (!s.file.valid()) return;
+    s.text(s.parameters_group.get(), "finished", finished);
+    flush();
+    // Datasets and groups first, then the file, whose close writes the last metadata.
+    for (auto* e : s.frame_elements()) *e = State::Element{};
+    s.observables.clear();
+    s.particles_group.reset();
+    s.observables_group.reset();
+    s.parameters_group.reset();
+    if (s.file.reset() < 0) s.fail_hdf5("cannot close the file");
+}
+
+template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, const Box<2>&,
+                                      const Particles<2>&, const Provenance&, bool);
+template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
+                                      const Particles<3>&, const Provenance&, bool);
+template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double, std::uint64_t);
+template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double, std::uint64_t);
+
+} // namespace choc

@@ -1,0 +1,99 @@
+// H5MD 1.1 trajectories (output.trajectory.format = "h5md"), written with the HDF5 C library:
+// the binary, compressed, self-describing alternative to extended XYZ for large or long
+// runs, read by h5py, MDAnalysis (3D) and other H5MD readers. The layout is in
+// docs/REFERENCE.md ("Trajectory (H5MD)"); in short:
+//
+//   /h5md                   version [1, 1]; author (name), creator (name = choc, version)
+//   /particles/all/box      dimension, boundary ("periodic" | "none" per axis); edges
+//                           (element: [frames][D][D], the diagonal matrix of box vectors)
+//   /particles/all/position, velocity      elements: value [frames][N][D], step, time
+//   /particles/all/species, mass, radius   fixed per particle
+//   /observables/collisions                pair collisions at each frame
+//   /observables/<quantity>                the time-series rows (output.timeseries)
+//   /parameters/choc                       provenance: commit, config, seed, command line, ...
+//
+// An element's `step` is the index of its sample: frames are taken at fixed simulated times
+// (start + k every) and k is that step; the collision count is an observable of its own,
+// as it does not grow strictly (two frames may see the same count) as a step must.
+//
+// The dimension is a runtime value (2 or 3), so one class serves both; only the frame
+// writer is a template, to read a Box<D> and Particles<D>. Every failure of the library is
+// an InputError naming `output.trajectory.path` and the file; HDF5's own printing of its
+// error stack is switched off.
+#pragma once
+
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/particles.hpp"
+#include "choc/observers/time_series.hpp"
+#include "choc/run/summary.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace choc {
+
+class H5mdFile {
+  public:
+    // The key every error names.
+    static constexpr const char* key = "output.trajectory.path";
+
+    // Creates (or replaces) `file` and writes everything that does not change over the
+    // run: the H5MD header, the box's dimension and boundary, species, masses and radii of
+    // `particles` (in their order, which every frame keeps) and the provenance.
+    // `observables`: create the time-series elements now (rows are written with
+    // write_observables). `shown` is the name errors give (the target, not a temporary).
+    template <int D>
+    static H5mdFile create(const std::string& file, const std::string& shown, const Box<D>& box,
+                           const Particles<D>& particles, const Provenance& provenance,
+                           bool observables);
+
+    // Reopens a file written by create() to go on writing it (continuation): checks that it
+    // is an H5MD 1.1 file by choc with `particles` particles in `dimension` dimensions,
+    // keeps its first `keep_frames` frames and `keep_rows` time-series rows, drops the rest
+    // of every time-dependent dataset, and appends after them. A file with fewer frames or
+    // rows than asked for is refused.
+    static H5mdFile reopen(const std::string& file, const std::string& shown, int dimension,
+                           std::uint64_t particles, std::uint64_t keep_frames,
+                           std::uint64_t keep_rows);
+
+    H5mdFile(H5mdFile&&) noexcept;
+    H5mdFile& operator=(H5mdFile&&) noexcept;
+    ~H5mdFile(); // closes every handle (errors ignored: call close() to see them)
+
+    // One frame at simulated time `time`: positions (advanced to `time` and folded into the
+    // box like the XYZ writer's), velocities, box edges and the collision count.
+    template <int D>
+    void write_frame(const Box<D>& box, const Particles<D>& particles, double time,
+                     std::uint64_t collisions);
+
+    // One time-series row under /observables.
+    void write_observables(const TimeSeriesRow& row);
+
+    std::uint64_t frames() const;
+    std::uint64_t rows() const;
+    // The file's size so far in bytes (the run's trajectory budget).
+    double bytes() const;
+    // Everything written so far onto the disk: HDF5's buffers out (H5Fflush), then fsync.
+    void flush();
+    // Records the end time (/parameters/choc attribute `finished`), flushes and closes the
+    // file; nothing may be written after it.
+    void close(const std::string& finished);
+
+  private:
+    struct State;
+    explicit H5mdFile(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+extern template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, const Box<2>&,
+                                             const Particles<2>&, const Provenance&, bool);
+extern template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
+                                             const Particles<3>&, const Provenance&, bool);
+extern template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double,
+                                              std::uint64_t);
+extern template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double,
+                                              std::uint64_t);
+
+} // namespace choc

@@ -1,0 +1,410 @@
+#!/usr/bin/python3
+"""H5MD trajectories of `choc run` (docs/REFERENCE.md, "H5MD trajectory"), read with Debian's
+h5py: the H5MD 1.1 structure, and every frame equal to the extended XYZ frame of the same
+run (same config and seed, format = "xyz") bit for bit; the time-series observables equal
+the CSV's; provenance equal to the summary's; a bad format is refused with exit 2.
+
+h5py must be importable (Debian's python3-h5py, for /usr/bin/python3): without it the test
+fails, it does not skip.
+
+Usage: /usr/bin/python3 tests/cli_h5md.py CHOC_EXECUTABLE
+"""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import h5py
+    import numpy
+except ImportError as e:
+    print(f"FAIL: h5py is not importable ({e}); install Debian's python3-h5py and run this "
+          "with /usr/bin/python3", flush=True)
+    sys.exit(1)
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+# Two species of different radius and mass; one walled axis, so that the boundary
+# attribute has both kinds; frames every 0.5 and time-series rows every 0.25.
+def config_text(dimension, trajectory, fmt):
+    lattice = "fcc" if dimension == 3 else "hex"
+    boundary = ('["periodic", "wall", "periodic"]' if dimension == 3
+                else '["wall", "periodic"]')
+    count_a, count_b = (90, 60) if dimension == 3 else (120, 80)
+    return f"""dimension = {dimension}
+[box]
+packing_fraction = 0.25
+boundary = {boundary}
+[[species]]
+name = "small"
+count = {count_a}
+radius = 0.35
+mass = 0.5
+[[species]]
+name = "big"
+count = {count_b}
+radius = 0.5
+mass = 2.0
+[init]
+lattice = "random"
+seed = 11
+[run]
+equilibrate = 0.5
+time = 2.0
+[output]
+summary = "summary.json"
+trajectory = {{ path = "{trajectory}", every = 0.5, format = "{fmt}" }}
+timeseries = {{ path = "series.csv", every = 0.25 }}
+"""
+
+
+def run(choc, d, text, *args):
+    with open(os.path.join(d, "config.toml"), "w") as f:
+        f.write(text)
+    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
+                          capture_output=True, text=True, timeout=120)
+
+
+def comment_fields(comment):
+    """key=value and key="quoted value" pairs of an extended XYZ comment line (a backslash
+    escapes the next character inside quotes, as choc writes its provenance keys)."""
+    fields, i = {}, 0
+    while i < len(comment):
+        while i < len(comment) and comment[i] == " ":
+            i += 1
+        if i == len(comment):
+            break
+        eq = comment.index("=", i)
+        key, i = comment[i:eq], eq + 1
+        value = ""
+        if i < len(comment) and comment[i] == '"':
+            i += 1
+            while comment[i] != '"':
+                if comment[i] == "\\":
+                    i += 1
+                value += comment[i]
+                i += 1
+            i += 1
+        else:
+            end = comment.find(" ", i)
+            end = len(comment) if end < 0 else end
+            value, i = comment[i:end], end
+        fields[key] = value
+    return fields
+
+
+def read_xyz(path):
+    """[(time, lattice, pbc, [(type, [x y z], [vx vy vz], radius, mass)])] of every frame,
+    the columns found by the Properties= key (so either layout choc writes is read)."""
+    frames = []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        n = int(lines[i])
+        fields = comment_fields(lines[i + 1])
+        props, column = fields["Properties"].split(":"), {}
+        at = 0
+        for k in range(0, len(props), 3):
+            column[props[k]] = at
+            at += int(props[k + 2])
+        mass = column.get("masses", column.get("mass"))
+        lattice = [float(w) for w in fields["Lattice"].split()]
+        particles = []
+        for line in lines[i + 2 : i + 2 + n]:
+            w = line.split()
+            pos, velo = column["pos"], column["velo"]
+            particles.append((w[column["type"]], [float(x) for x in w[pos : pos + 3]],
+                              [float(x) for x in w[velo : velo + 3]],
+                              float(w[column["radius"]]), float(w[mass])))
+        frames.append((float(fields["Time"]), lattice, fields["pbc"].split(), particles))
+        i += 2 + n
+    return frames
+
+
+def same(a, b):
+    """Equal to the bit, NaN equal to NaN (a quantity not defined yet is NaN in both)."""
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def case_against_xyz(choc, dimension):
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        h5_dir, xyz_dir = os.path.join(d, "h5md"), os.path.join(d, "xyz")
+        os.mkdir(h5_dir)
+        os.mkdir(xyz_dir)
+        r = run(choc, h5_dir, config_text(dimension, "t.h5", "h5md"))
+        check(r.returncode == 0, f"h5md run: exit {r.returncode}: {r.stderr}")
+        r = run(choc, xyz_dir, config_text(dimension, "t.xyz", "xyz"))
+        check(r.returncode == 0, f"xyz run: exit {r.returncode}: {r.stderr}")
+        check(sorted(os.listdir(h5_dir)) == ["config.toml", "series.csv", "summary.json", "t.h5"],
+              f"files of the h5md run: {sorted(os.listdir(h5_dir))} (a temporary left?)")
+        with open(os.path.join(h5_dir, "summary.json")) as f:
+            summary = json.load(f)
+        frames = read_xyz(os.path.join(xyz_dir, "t.xyz"))
+        n = len(frames[0][3])
+        check(len(frames) == 5, f"{len(frames)} XYZ frames, expected 5 (t = 0, 0.5, ..., 2)")
+        with open(os.path.join(h5_dir, "series.csv")) as f:  # ('#' lines: provenance)
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+        with h5py.File(os.path.join(h5_dir, "t.h5"), "r") as h5:
+            # H5MD header
+            check(list(h5["h5md"].attrs["version"]) == [1, 1], "h5md version is not [1, 1]")
+            check(len(h5["h5md/author"].attrs["name"]) > 0, "no author name")
+            creator = h5["h5md/creator"].attrs
+            check(creator["name"] == "choc" and creator["version"] == summary["choc_version"],
+                  f"creator {dict(creator)}")
+            p = h5["particles/all"]
+            # box
+            box = p["box"].attrs
+            check(int(box["dimension"]) == dimension, f"box dimension {box['dimension']}")
+            expected_boundary = [("periodic" if flag == "T" else "none")
+                                 for flag in frames[0][2][:dimension]]
+            check(list(box["boundary"]) == expected_boundary,
+                  f"boundary {list(box['boundary'])}, expected {expected_boundary}")
+            edges = p["box/edges/value"][()]
+            check(edges.shape == (5, dimension, dimension), f"box edges shape {edges.shape}")
+            # per-particle constants against the XYZ columns
+            names = list(h5["parameters/choc"].attrs["species_names"])
+            species, mass, radius = p["species"][()], p["mass"][()], p["radius"][()]
+            check(species.shape == (n,) and mass.shape == (n,) and radius.shape == (n,),
+                  f"species/mass/radius shapes {species.shape} {mass.shape} {radius.shape}")
+            for i, (name, _, _, rad, m) in enumerate(frames[0][3]):
+                check(names[species[i]] == name and mass[i] == m and radius[i] == rad,
+                      f"particle {i}: {names[species[i]]} {mass[i]} {radius[i]}, XYZ {name} "
+                      f"{m} {rad}")
+            # frames, bit for bit against XYZ (both fold periodic coordinates into [0, L))
+            pos, vel = p["position/value"], p["velocity/value"]
+            check(pos.shape == (5, n, dimension) and vel.shape == (5, n, dimension),
+                  f"position {pos.shape}, velocity {vel.shape}, expected (5, {n}, {dimension})")
+            check(pos.dtype == numpy.float64 and vel.dtype == numpy.float64, "not doubles")
+            check(pos.chunks is not None and pos.compression == "gzip" and pos.shuffle,
+                  f"position chunks {pos.chunks}, compression {pos.compression}")
+            check(pos.maxshape[0] is None, "position not extensible along time")
+            x, v = pos[()], vel[()]
+            t, step = p["position/time"][()], p["position/step"][()]
+            check(list(step) == list(range(5)), f"position steps {list(step)}")
+            check(list(p["velocity/time"][()]) == list(t), "velocity times differ")
+            for k, (time, lattice, _, particles) in enumerate(frames):
+                check(t[k] == time, f"frame {k}: time {t[k]}, XYZ {time}")
+                # the box vectors as rows of a diagonal matrix
+                box_vectors = [[lattice[3 * a + b] for b in range(dimension)]
+                               for a in range(dimension)]
+                check(edges[k].tolist() == box_vectors,
+                      f"frame {k}: edges {edges[k].tolist()}, XYZ lattice {lattice}")
+                for i, (_, xi, vi, _, _) in enumerate(particles):
+                    check(list(x[k, i]) == xi[:dimension] and list(v[k, i]) == vi[:dimension],
+                          f"frame {k} particle {i}: {list(x[k, i])} {list(v[k, i])}, "
+                          f"XYZ {xi} {vi}")
+                    if dimension == 2:
+                        check(xi[2] == 0.0 and vi[2] == 0.0, "XYZ 2D frame with z != 0")
+            # collisions per frame: against the time series at the same times
+            collisions = h5["observables/collisions/value"][()]
+            check(list(h5["observables/collisions/time"][()]) == list(t), "collision times")
+            check(collisions[0] == 0 and all(numpy.diff(collisions) >= 0) and
+                  collisions[-1] <= summary["collisions"] and collisions[-1] > 0,
+                  f"collisions per frame {list(collisions)}, summary {summary['collisions']}")
+            by_time = {float(r["time"]): r for r in rows}
+            for k in range(5):
+                r = by_time[t[k]]
+                check(2.0 * collisions[k] / n == float(r["collisions_per_particle"]),
+                      f"frame {k}: {collisions[k]} collisions, series "
+                      f"{r['collisions_per_particle']} per particle")
+            # observables: the time-series CSV, value for value
+            obs = h5["observables"]
+            check(list(obs["temperature/time"][()]) == [float(r["time"]) for r in rows],
+                  "observable times differ from the series")
+            check(list(obs["temperature/step"][()]) == list(range(len(rows))),
+                  "observable steps")
+            for name in ("collisions_per_particle", "temperature", "Z", "kurtosis",
+                         "ks_distance", "H", "msd"):
+                values = obs[name + "/value"][()]
+                check(len(values) == len(rows), f"{name}: {len(values)} rows of {len(rows)}")
+                for k, r in enumerate(rows):
+                    check(same(values[k], float(r[name])),
+                          f"{name} row {k}: {values[k]}, series {r[name]}")
+            species_t = obs["species_temperature/value"][()]
+            check(species_t.shape == (len(rows), 2), f"species_temperature {species_t.shape}")
+            for k, r in enumerate(rows):
+                for s, name in enumerate(names):
+                    check(same(species_t[k, s], float(r["temperature_" + name])),
+                          f"species temperature {name} row {k}")
+            # provenance
+            prov = h5["parameters/choc"].attrs
+            sp = summary["provenance"]
+            for key in ("git_commit", "config", "started", "host"):
+                check(prov[key] == sp[key], f"{key}: {prov[key]!r}, summary {sp[key]!r}")
+            check(int(prov["seed"]) == sp["seed"] == 11, f"seed {prov['seed']}")
+            check(list(prov["command_line"]) == sp["command_line"],
+                  f"command line {list(prov['command_line'])}")
+            check(len(prov["finished"]) == 20, f"finished {prov['finished']!r}")
+
+
+def case_2d(choc):
+    case_against_xyz(choc, 2)
+
+
+def case_3d(choc):
+    case_against_xyz(choc, 3)
+
+
+def case_bad_format(choc):
+    """A format other than xyz and h5md: exit 2, one line naming the key, no file."""
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        r = run(choc, d, config_text(3, "t.h5", "hdf5"))
+        lines = r.stderr.splitlines()
+        check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr}")
+        check(len(lines) == 1 and lines[0].startswith("choc: error:") and
+              "output.trajectory.format" in lines[0] and '"hdf5"' in lines[0],
+              f"stderr {r.stderr!r}")
+        check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
+
+
+def case_missing_directory(choc):
+    """A trajectory path in a missing directory: refused up front, nothing written."""
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        r = run(choc, d, config_text(2, "missing/t.h5", "h5md"))
+        check(r.returncode == 2 and "output.trajectory.path" in r.stderr,
+              f"exit {r.returncode}: {r.stderr}")
+        check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
+
+
+class Skip(Exception):
+    pass
+
+
+def refused_cleanly(r, d, keys, keep=()):
+    """Exit 2, one `choc: error:` line naming one of `keys` (no HDF5 error stack printed),
+    and nothing of the run left behind: no output, no temporary."""
+    lines = r.stderr.splitlines()
+    check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr!r}")
+    check(len(lines) == 1 and lines[0].startswith("choc: error:") and
+          any(k in lines[0] for k in keys), f"stderr {r.stderr!r}")
+    left = set(os.listdir(d)) - {"config.toml", *keep}
+    check(not left, f"left behind {sorted(left)}")
+
+
+def case_full_disk(choc):
+    """A 4 MB file system: an H5MD trajectory that outgrows half of it stops the run
+    (there is no up-front bound for compressed frames); on a disk full but for two pages
+    the file cannot even start. Either way exit 2 and nothing left."""
+    if os.geteuid() != 0:
+        raise Skip("mounting a tmpfs needs root")
+    d = tempfile.mkdtemp(prefix="choc-h5md-")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d],
+                      capture_output=True).returncode != 0:
+        os.rmdir(d)
+        raise Skip("mount -t tmpfs not permitted here")
+    try:
+        text = config_text(2, "t.h5", "h5md").replace("every = 0.5", "every = 0.002")
+        refused_cleanly(run(choc, d, text), d, ["output.trajectory.every"])
+        with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                pass
+        os.truncate(os.path.join(d, "filler"), os.path.getsize(os.path.join(d, "filler")) - 8192)
+        refused_cleanly(run(choc, d, config_text(2, "t.h5", "h5md")), d,
+                        ["output.trajectory.every", "output.trajectory.path"], keep={"filler"})
+    finally:
+        subprocess.run(["umount", d])
+        os.rmdir(d)
+
+
+def h5md_arrays(path):
+    """Every dataset of an H5MD file but the provenance, by path."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def take(name, node):
+            if isinstance(node, h5py.Dataset) and not name.startswith("parameters"):
+                out[name] = node[()]
+        f.visititems(take)
+    return out
+
+
+def case_checkpoint(choc):
+    """A checkpointed H5MD run stopped (an extension of a shorter run, and SIGKILL after
+    the first checkpoints) and continued has every dataset of one uninterrupted run,
+    equal to the bit."""
+    text = config_text(3, "t.h5", "h5md").replace(
+        "time = 2.0", "time = 4.0") + 'checkpoint = { path = "state.chk", every = 0.3 }\n'
+    with tempfile.TemporaryDirectory() as d:
+        r = run(choc, d, text)
+        check(r.returncode == 0, f"uninterrupted run: exit {r.returncode}: {r.stderr}")
+        expected = h5md_arrays(os.path.join(d, "t.h5"))
+        check(expected["particles/all/position/value"].shape[0] == 9, "expected 9 frames")
+
+        def compare(what):
+            got = h5md_arrays(os.path.join(d, "t.h5"))
+            check(sorted(got) == sorted(expected), f"{what}: datasets {sorted(got)}")
+            for name, value in expected.items():
+                check(got[name].shape == value.shape and
+                      numpy.array_equal(got[name], value, equal_nan=True),
+                      f"{what}: {name} differs from the uninterrupted run")
+
+        for limit in ("1.1", "2.5"):
+            for f in ("t.h5", "state.chk"):
+                os.remove(os.path.join(d, f))
+            r = run(choc, d, text, "--set", f"run.time={limit}")
+            check(r.returncode == 0, f"run.time = {limit}: exit {r.returncode}: {r.stderr}")
+            r = run(choc, d, text, "--continue", "state.chk")
+            check(r.returncode == 0, f"continued from {limit}: exit {r.returncode}: {r.stderr}")
+            compare(f"run.time = {limit} continued")
+        # killed outright once a checkpoint exists: the file holds frames past it, which
+        # the continuation drops before it appends
+        os.remove(os.path.join(d, "state.chk"))
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(text)
+        p = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while p.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
+            time.sleep(0.002)
+        p.kill()
+        p.wait()
+        if p.returncode == -9:
+            r = run(choc, d, text, "--continue", "state.chk")
+            check(r.returncode == 0, f"after SIGKILL: exit {r.returncode}: {r.stderr}")
+            compare("continued after SIGKILL")
+
+
+CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
+         ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
+         ("missing_directory", case_missing_directory), ("full_disk", case_full_disk)]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    choc = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name, case in CASES:
+        try:
+            case(choc)
+            print(f"ok {name}", flush=True)
+        except Skip as e:
+            print(f"skip {name}: {e}", flush=True)
+        except Failure as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            failed += 1
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            print(f"FAIL {name}: file not as docs/REFERENCE.md says: {e!r}", flush=True)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
