@@ -324,6 +324,34 @@ def case_full_disk(choc):
         os.rmdir(d)
 
 
+def case_init_from(choc):
+    """init.from reads the last frame of an H5MD trajectory as it reads the XYZ one: a run
+    started from either goes the same way, to the bit (2D and 3D)."""
+    for dimension in (2, 3):
+        with tempfile.TemporaryDirectory() as d:
+            for name, fmt in (("t.h5", "h5md"), ("t.xyz", "xyz")):
+                r = run(choc, d, config_text(dimension, name, fmt))
+                check(r.returncode == 0, f"{dimension}D {fmt}: exit {r.returncode}: {r.stderr}")
+            again = {}
+            for source in ("t.h5", "t.xyz"):
+                out = "from_" + source.replace(".", "_")
+                r = run(choc, d, config_text(dimension, out + ".xyz", "xyz"), "--set",
+                        f"init.from={source}", "--set", f"output.summary={out}.json", "--set",
+                        f"output.timeseries.path={out}.csv")
+                check(r.returncode == 0, f"{dimension}D from {source}: exit {r.returncode}: "
+                      f"{r.stderr}")
+                with open(os.path.join(d, out + ".json")) as f:
+                    summary = json.load(f)
+                frames = read_xyz(os.path.join(d, out + ".xyz"))
+                again[source] = (summary["kinetic_energy"], summary["momentum"],
+                                 summary["collisions"], frames[-1][3], frames[-1][1],
+                                 [f[0] for f in frames])
+            check(again["t.h5"] == again["t.xyz"],
+                  f"{dimension}D: the runs from the H5MD and the XYZ frame differ")
+            check(again["t.h5"][5][0] == 2.0, f"{dimension}D: the clock did not go on from the "
+                  f"frame's time ({again['t.h5'][5][0]})")
+
+
 def h5md_arrays(path):
     """Every dataset of an H5MD file but the provenance, by path."""
     out = {}
@@ -382,6 +410,7 @@ def case_checkpoint(choc):
 
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
+         ("init_from", case_init_from),
          ("missing_directory", case_missing_directory), ("full_disk", case_full_disk)]
 
 

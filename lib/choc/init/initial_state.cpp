@@ -6,6 +6,7 @@
 #include "choc/init/lattice.hpp"
 #include "choc/init/random_packing.hpp"
 #include "choc/init/velocities.hpp"
+#include "choc/io/h5md.hpp"
 #include "choc/io/magnitude.hpp"
 #include "choc/io/unit_vector.hpp"
 #include "choc/io/xyz.hpp"
@@ -13,8 +14,10 @@
 #include "choc/message_text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
+#include <fstream>
 #include <random>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
@@ -140,11 +143,22 @@ Vec<D> wrap_into(const Box<D>& box, Vec<D> x) {
     return x;
 }
 
-// Positions and species from the last frame of init.from; returns the frame's time.
+// An HDF5 file starts with this signature (an H5MD trajectory is one).
+bool is_hdf5_file(const std::string& path) {
+    static constexpr char signature[] = "\x89HDF\r\n\x1a\n";
+    std::array<char, 8> head{};
+    std::ifstream in(path, std::ios::binary);
+    in.read(head.data(), head.size());
+    return in && std::equal(head.begin(), head.end(), signature);
+}
+
+// Positions and species from the last frame of init.from (extended XYZ or H5MD); returns
+// the frame's time.
 template <int D>
 double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string path = escaped(*c.from);
     const XyzFrame f = [&] {
+        if (is_hdf5_file(*c.from)) return H5mdFile::last_frame(*c.from, "init.from");
         try {
             return read_last_xyz_frame(*c.from);
         } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"

@@ -550,6 +550,150 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
     return H5mdFile(std::move(s));
 }
 
+XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key) {
+    quiet_hdf5();
+    State s;
+    s.shown = file;
+    auto fail = [&](const std::string& what) -> InputError {
+        return InputError(from_key + ": \"" + escaped(file) + "\": " + what);
+    };
+    if (H5Fis_hdf5(file.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        throw fail("not an HDF5 file (or it cannot be read)");
+    }
+    try {
+        {
+            const Handle fapl = s.access_properties();
+            s.file = Handle(
+                s.check(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.get()), "cannot open the file"),
+                H5Fclose);
+        }
+        const hid_t root = s.file.get();
+        if (H5Lexists(root, "h5md", H5P_DEFAULT) <= 0 ||
+            H5Lexists(root, "particles", H5P_DEFAULT) <= 0 ||
+            H5Lexists(root, "particles/all", H5P_DEFAULT) <= 0 ||
+            H5Lexists(root, "parameters", H5P_DEFAULT) <= 0 ||
+            H5Lexists(root, "parameters/choc", H5P_DEFAULT) <= 0)
+            throw fail("not an H5MD trajectory written by choc");
+        const Handle all = s.group(root, "particles/all", false);
+        const Handle box = s.group(all.get(), "box", false);
+        XyzFrame f;
+        const auto dimension = s.read_integers(box.get(), "dimension");
+        if (dimension.size() != 1 || (dimension[0] != 2 && dimension[0] != 3))
+            throw fail("box dimension is not 2 or 3");
+        f.dimension = static_cast<int>(dimension[0]);
+        const auto d = static_cast<hsize_t>(f.dimension);
+        // A dataset's shape, and a read of one record (the last along the first axis).
+        auto open = [&](hid_t parent, const char* name) {
+            return Handle(s.check(H5Dopen2(parent, name, H5P_DEFAULT), std::string("no ") + name),
+                          H5Dclose);
+        };
+        auto shape = [&](const Handle& set) {
+            Handle space(s.check(H5Dget_space(set.get()), "dataspace"), H5Sclose);
+            const int rank = H5Sget_simple_extent_ndims(space.get());
+            std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+            if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+            return dims;
+        };
+        auto read_record = [&](const Handle& set, hsize_t index, hid_t type, void* out) {
+            auto dims = shape(set);
+            Handle space(s.check(H5Dget_space(set.get()), "dataspace"), H5Sclose);
+            std::vector<hsize_t> start(dims.size(), 0), count = dims;
+            start[0] = index;
+            count[0] = 1;
+            s.check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                               count.data(), nullptr),
+                           "selection");
+            Handle memory(
+                s.check(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                        "memory space"),
+                H5Sclose);
+            s.check_status(H5Dread(set.get(), type, memory.get(), space.get(), H5P_DEFAULT, out),
+                           "cannot read the frame");
+        };
+        const Handle position = open(all.get(), "position/value");
+        const Handle velocity = open(all.get(), "velocity/value");
+        const Handle times = open(all.get(), "position/time");
+        const Handle edges = open(box.get(), "edges/value");
+        const auto p_shape = shape(position);
+        if (p_shape.size() != 3 || p_shape[2] != d || shape(velocity) != p_shape)
+            throw fail("position and velocity are not [frames][N][" + std::to_string(d) + "]");
+        const hsize_t frames = std::min({p_shape[0], shape(times)[0], shape(edges)[0]});
+        if (frames == 0) throw fail("the trajectory holds no frame");
+        const hsize_t n = p_shape[1], last = frames - 1;
+        std::vector<double> x(n * d), v(n * d), edge(d * d);
+        read_record(position, last, H5T_NATIVE_DOUBLE, x.data());
+        read_record(velocity, last, H5T_NATIVE_DOUBLE, v.data());
+        read_record(times, last, H5T_NATIVE_DOUBLE, &f.time);
+        if (shape(edges) != std::vector<hsize_t>{shape(edges)[0], d, d})
+            throw fail("box edges are not [frames][D][D]");
+        read_record(edges, last, H5T_NATIVE_DOUBLE, edge.data());
+        f.box = {1.0, 1.0, 1.0};
+        for (hsize_t a = 0; a < d; ++a) f.box[a] = edge[a * d + a];
+        // boundary: "periodic" | "none" per axis
+        {
+            Handle attr(s.check(H5Aopen(box.get(), "boundary", H5P_DEFAULT), "no box boundary"),
+                        H5Aclose);
+            std::vector<char*> text(d, nullptr);
+            const Handle type = s.string_type();
+            Handle space(s.check(H5Aget_space(attr.get()), "boundary"), H5Sclose);
+            if (H5Sget_simple_extent_npoints(space.get()) != static_cast<hssize_t>(d))
+                throw fail("box boundary does not have one entry per axis");
+            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "boundary");
+            for (hsize_t a = 0; a < d; ++a) {
+                f.periodic[a] = text[a] && std::string(text[a]) == "periodic";
+                H5free_memory(text[a]);
+            }
+        }
+        // species names, then every particle's species, mass and radius
+        std::vector<std::string> names;
+        {
+            const Handle parameters = s.group(root, "parameters/choc", false);
+            Handle attr(s.check(H5Aopen(parameters.get(), "species_names", H5P_DEFAULT),
+                                "no species_names"),
+                        H5Aclose);
+            Handle space(s.check(H5Aget_space(attr.get()), "species_names"), H5Sclose);
+            const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+            if (count < 1 || count > 1 << 20) throw fail("species_names is damaged");
+            std::vector<char*> text(static_cast<std::size_t>(count), nullptr);
+            const Handle type = s.string_type();
+            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "species_names");
+            for (char* t : text) {
+                names.emplace_back(t ? t : "");
+                H5free_memory(t);
+            }
+        }
+        std::vector<int> species(n);
+        f.mass.resize(n);
+        f.radius.resize(n);
+        for (const auto& [name, type, out] :
+             {std::tuple{"species", H5T_NATIVE_INT, static_cast<void*>(species.data())},
+              {"mass", H5T_NATIVE_DOUBLE, static_cast<void*>(f.mass.data())},
+              {"radius", H5T_NATIVE_DOUBLE, static_cast<void*>(f.radius.data())}}) {
+            const Handle set = open(all.get(), name);
+            if (shape(set) != std::vector<hsize_t>{n})
+                throw fail(std::string(name) + " does not have one value per particle");
+            if (n > 0)
+                s.check_status(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), name);
+        }
+        for (hsize_t i = 0; i < n; ++i) {
+            if (species[i] < 0 || static_cast<std::size_t>(species[i]) >= names.size())
+                throw fail("particle " + std::to_string(i) + " has no species name");
+            f.species.push_back(names[static_cast<std::size_t>(species[i])]);
+            std::array<double, 3> xi{}, vi{};
+            for (hsize_t a = 0; a < d; ++a) xi[a] = x[i * d + a], vi[a] = v[i * d + a];
+            f.position.push_back(xi);
+            f.velocity.push_back(vi);
+        }
+        return f;
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        // the State's errors name output.trajectory.path: this file is an input
+        if (what.rfind(key, 0) == 0) throw fail(what.substr(what.find(": ", what.find('"')) + 2));
+        throw;
+    }
+}
+
 template <int D>
 void H5mdFile::write_frame(const Box<D>& box, const Particles<D>& particles, double time,
                            std::uint64_t collisions) {

@@ -22,6 +22,7 @@
 // error stack is switched off.
 #pragma once
 
+#include "choc/io/xyz.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/observers/time_series.hpp"
@@ -57,6 +58,11 @@ class H5mdFile {
     static H5mdFile reopen(const std::string& file, const std::string& shown, int dimension,
                            std::uint64_t particles, std::uint64_t keep_frames,
                            std::uint64_t keep_rows);
+
+    // The last frame of an H5MD trajectory written by choc (init.from): positions,
+    // velocities, species names, masses, radii, box and its boundary, and the frame's time,
+    // as the XYZ reader gives them. InputError naming `from_key` and the file otherwise.
+    static XyzFrame last_frame(const std::string& file, const std::string& from_key);
 
     H5mdFile(H5mdFile&&) noexcept;
     H5mdFile& operator=(H5mdFile&&) noexcept;
