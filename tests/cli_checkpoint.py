@@ -236,6 +236,20 @@ def check_signals(choc, d, text, expected, seconds, sig, fractions):
     check(continuations > 0, f"no {signal.Signals(sig).name} found the run under way")
 
 
+def check_first_checkpoint(choc, d, text, expected, what):
+    """SIGKILL as soon as the first periodic checkpoint exists, then continue from it: with
+    checkpoint.every below run.equilibrate that is a split during equilibration."""
+    setup(d, text)
+    process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while process.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
+        time.sleep(0.001)
+    process.kill()
+    process.wait()
+    check(os.path.exists(os.path.join(d, "state.chk")), f"{what}: no checkpoint written")
+    same(expected, continued(choc, d, what), what)
+
+
 def case_mixture_3d(choc):
     with tempfile.TemporaryDirectory() as d:
         expected, seconds = reference(choc, d, MIXTURE_3D)
@@ -243,6 +257,8 @@ def case_mixture_3d(choc):
         check_signals(choc, d, MIXTURE_3D, expected, seconds, signal.SIGTERM,
                       [0.02, 0.15, 0.4, 0.7, 0.9])
         check_signals(choc, d, MIXTURE_3D, expected, seconds, signal.SIGKILL, [0.5, 0.8])
+        check_first_checkpoint(choc, d, MIXTURE_3D, expected,
+                               "continued from the checkpoint at t = 0.7, in equilibration")
 
 
 def case_hourglass_2d(choc):
@@ -253,6 +269,9 @@ def case_hourglass_2d(choc):
                          [0.1, 1.3333, 2.5, 3.0000001, 4.75])
         check_signals(choc, d, HOURGLASS_2D, expected, seconds, signal.SIGTERM,
                       [0.05, 0.3, 0.6, 0.85])
+        check_first_checkpoint(choc, d, HOURGLASS_2D.replace("every = 0.6", "every = 0.3"),
+                               expected, "continued from the checkpoint at t = 0.3, in "
+                               "equilibration")
 
 
 def case_drag_3d_collisions(choc):
