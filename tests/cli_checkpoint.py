@@ -322,6 +322,10 @@ def case_refusals(choc):
         open(os.path.join(d, "bad.chk"), "w").write("dimension = 3\n")
         refused(choc, d, ["--continue", "bad.chk"], "not a choc checkpoint", "a TOML file")
         refused(choc, d, ["--continue", "missing.chk"], "missing.chk", "a missing file")
+        # an output other than the checkpoint itself may not replace the checkpoint read
+        refused(choc, d, ["--continue", "state.chk", "--set", "output.checkpoint.path=new.chk",
+                          "--set", "output.summary=state.chk"],
+                "--continue", "the summary written over the checkpoint")
         # another version: the version string changed and the checksum made right again
         (length,) = struct.unpack_from("<Q", good, 20)
         version = good[28:28 + length]

@@ -442,6 +442,14 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
     std::vector<NamedPath> inputs{{"the config file", config.source}};
     if (config.from) inputs.push_back({"init.from", *config.from});
     check_outputs(outputs, inputs);
+    // The checkpoint to continue is read whole before anything is written, and the run's
+    // own checkpoints replace it; no other output may.
+    if (options.continue_from) {
+        std::vector<NamedPath> others;
+        for (const auto& o : outputs)
+            if (o.key != "output.checkpoint.path") others.push_back(o);
+        check_outputs(others, {{"--continue", *options.continue_from}});
+    }
     remove_stale_temporaries(outputs);
 
     const auto resume = checkpoint_to_continue(config, options);
