@@ -39,7 +39,8 @@ class ArchiveWriter {
     template <Bytes T, class A>
     void put(const std::vector<T, A>& v) {
         put(std::uint64_t{v.size()});
-        bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+        if (!v.empty())
+            bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
     }
     void put(const std::string& s) {
         put(std::uint64_t{s.size()});
@@ -103,6 +104,7 @@ class ArchiveReader {
   private:
     void take(void* out, std::size_t n) {
         if (n > left_) throw ArchiveError("the state ends too early");
+        if (n == 0) return; // an empty vector's data() may be null, which memcpy may not take
         std::memcpy(out, data_, n);
         data_ += n;
         left_ -= n;
