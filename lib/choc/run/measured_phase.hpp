@@ -1,5 +1,5 @@
-// The measured phase of a run: the engine runs to the run's time or collision limit in
-// `blocks` stretches (for the block-average error of Z), stopping for the trajectory, the
+// The measured phase of a run: the engine runs to the run's time or collision limit,
+// stopping at the edges of Z's blocks (a doubling grid, see run()), for the trajectory, the
 // time series, the displacement and g(r) snapshots and the checkpoints at their own times,
 // with progress, interrupt checks and the collapse watch between chunks of events.
 //
@@ -132,10 +132,7 @@ double displacement_interval(const Box<D>& box, const Particles<D>& p) {
     return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
 }
 
-// The measured phase, stopping at the run's time or collision limit, with `blocks`
-// intermediate stops at equal fractions of whichever limit comes first, and snapshots
-// for the trajectory, the time series and the displacement/g(r) observers at their own
-// times, with progress between chunks.
+// The measured phase (see the top of this file).
 template <int D, class Motion>
 class MeasuredPhase {
   public:
