@@ -9,7 +9,9 @@
 #include "choc/run/config.hpp"
 #include "choc/run/interrupt.hpp"
 #include "choc/run/run.hpp"
+#include "choc/sweep/mpi.hpp"
 #include "choc_version.hpp"
+#include "sweep_command.hpp"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/base_sink.h>
@@ -55,6 +57,24 @@ Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file
 3 inelastic collapse (one `choc: error:` line naming the key to change; every output
 covers the part run so far, the summary says "collapsed": true), 1 internal failure,
 130 interrupted (the summary covers the part run so far).)";
+
+const char* const sweep_footer = R"(
+The sweep file is TOML (every key: docs/REFERENCE.md, "choc sweep"):
+  config = "base.toml"     the base config (relative to the sweep file's directory)
+  output = "out/study"     the sweep's directory (relative to the working directory)
+  combine = "grid" | "zip" every combination of the axes' values, or side by side
+  replicas = n             runs per point, init.seed = the point's seed + 0 ... n - 1
+  collect = ["pressure.Z", "collision_rate"]   summary numbers to aggregate
+  checkpoint_every = t     each run's checkpoint period (simulated time), for resuming
+  [[axes]]                 key = "box.packing_fraction" and values = [...] or
+                           range = { from, to, count } or { from, to, step }
+Every run has its directory (OUTPUT/p003/r1) with its summary and outputs. The table
+(OUTPUT/table.csv, OUTPUT/table.json) has per point and key the mean over replicas, its
+standard error and the count. The same command again skips complete runs and goes on
+with interrupted ones. Under mpirun or srun the ranks share the runs out (choc --version
+says whether MPI is built in); --shard I/N runs one share of a job array.
+Exit status: 0 done, 2 bad input (one `choc: error:` line naming the key or file),
+1 a run failed or broke an invariant, 130 interrupted (the same command resumes).)";
 
 const char* const collide_footer = R"(
 The group file is TOML (every key: docs/REFERENCE.md, "choc collide"):
@@ -159,7 +179,9 @@ int main(int argc, char** argv) {
     spdlog::set_default_logger(logger);
 
     CLI::App app{"choc: event-driven molecular dynamics of hard discs and spheres", "choc"};
-    app.set_version_flag("--version", std::string("choc ") + choc::version);
+    const std::string mpi = choc::mpi_description();
+    app.set_version_flag("--version", std::string("choc ") + choc::version +
+                                          "\nMPI: " + (mpi.empty() ? "not built in" : mpi));
     app.require_subcommand(1);
 
     std::string config_path;
@@ -178,6 +200,26 @@ int main(int argc, char** argv) {
                     "Go on from this checkpoint (output.checkpoint) to the config's limits")
         ->type_name("CHECKPOINT");
     run->footer(run_footer);
+
+    choc::SweepArguments sweep_args;
+    CLI::App* sweep = app.add_subcommand(
+        "sweep", "Run every point of a sweep file (axes x replicas) and aggregate a table");
+    sweep->add_option("SWEEP", sweep_args.sweep_path, "TOML sweep file")->required();
+    sweep->add_option("--set", sweep_args.sets, "Override a key of the base config")
+        ->type_name("KEY=VALUE")
+        ->allow_extra_args(false);
+    sweep->add_option("--output", sweep_args.output, "The sweep's directory (overrides output)")
+        ->type_name("DIR");
+    sweep
+        ->add_option("--jobs", sweep_args.jobs,
+                     "Runs at once (default: every core; under MPI 1 per rank)")
+        ->type_name("N");
+    sweep
+        ->add_option("--shard", sweep_args.shard,
+                     "Run only the runs with index % N == I (a job array's task)")
+        ->type_name("I/N");
+    sweep->add_flag("--quiet", sweep_args.quiet, "No progress line, only warnings and errors");
+    sweep->footer(sweep_footer);
 
     CollideArguments collide_args;
     CLI::App* collide_command = app.add_subcommand(
@@ -199,6 +241,11 @@ int main(int argc, char** argv) {
     }
 
     if (collide_command->parsed()) return collide(collide_args, *sink);
+    if (sweep->parsed()) {
+        if (sweep_args.quiet) spdlog::set_level(spdlog::level::warn);
+        sweep_args.command_line.assign(argv, argv + argc);
+        return choc::sweep_command(sweep_args, argc, argv, [&] { sink->release(); });
+    }
 
     // SIGINT/SIGTERM are recorded from before the config is read, so a signal at any
     // moment of a run gives status 130 and a summary (README), never a kill.

@@ -3,7 +3,9 @@
 // The app installs the handlers before it reads the config, so a signal during start-up
 // (reading, building the start, equilibrating) is recorded too, never fatal. Guards nest:
 // only the outermost one installs the handlers, clears the flag and restores the previous
-// handlers when it goes out of scope.
+// handlers when it goes out of scope. The outermost guard belongs to the thread that
+// starts the work (the program's main thread); the runs of a sweep, in worker threads,
+// nest their guards inside it, so the count is atomic.
 #pragma once
 
 #include <atomic>
@@ -12,7 +14,7 @@
 namespace choc {
 
 inline std::atomic<int> interrupt_signal{0};
-inline int interrupt_guards = 0; // guards alive (one thread sets them up)
+inline std::atomic<int> interrupt_guards{0}; // guards alive
 
 extern "C" inline void record_interrupt(int signal) {
     interrupt_signal = signal;

@@ -49,9 +49,10 @@ std::string label(const std::string& key, const std::string& path) {
 }
 
 // A fresh random part for each file: two outputs of one run, or a pid reused after a
-// reboot, never meet on one name.
+// reboot, never meet on one name. One generator per thread: the runs of a sweep create
+// files from several threads at once.
 std::uint32_t random_part() {
-    static std::mt19937 generator{std::random_device{}()};
+    thread_local std::mt19937 generator{std::random_device{}()};
     return static_cast<std::uint32_t>(generator());
 }
 

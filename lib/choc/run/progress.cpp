@@ -6,17 +6,13 @@
 
 namespace choc {
 
-namespace {
-
-std::string duration(double seconds) {
+std::string duration_text(double seconds) {
     if (!(seconds >= 0) || seconds > 1e7) return "?";
     const auto s = static_cast<long>(seconds + 0.5);
     if (s < 60) return fmt::format("{}s", s);
     if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
     return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
 }
-
-} // namespace
 
 Progress::Progress(bool enabled, bool terminal, std::optional<double> end_time,
                    std::optional<std::uint64_t> end_collisions)
@@ -42,7 +38,7 @@ void Progress::update(double sim_time, std::uint64_t collisions) {
     const double rate = elapsed > 0 ? static_cast<double>(collisions) / elapsed : 0.0;
     const std::string line =
         fmt::format("t = {:.4g}  collisions = {}  {:.3g} M/s  {:.0f}%  ETA {}", sim_time,
-                    collisions, rate / 1e6, 100.0 * std::min(done, 1.0), duration(eta));
+                    collisions, rate / 1e6, 100.0 * std::min(done, 1.0), duration_text(eta));
     std::fprintf(stderr, tty_ ? "\r%-78s" : "%s\n", line.c_str());
     std::fflush(stderr);
     printed_ = true;

@@ -6,7 +6,12 @@
 #include <cstdint>
 #include <optional>
 
+#include <string>
+
 namespace choc {
+
+// "42s", "3m05s", "2h10m"; "?" for an unknown or absurd duration.
+std::string duration_text(double seconds);
 
 class Progress {
   public:
