@@ -4,6 +4,7 @@
 #include "choc/sweep/sweep.hpp"
 
 #include "choc/errors.hpp"
+#include "choc/init/initial_state.hpp"
 #include "choc/io/toml_file.hpp"
 #include "choc/io/toml_reader.hpp"
 #include "choc/message_text.hpp"
@@ -266,6 +267,14 @@ SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options) {
                 for (auto& o : output_overrides(seeded, run.directory, plan.base, checkpoint_every))
                     overrides.push_back(std::move(o));
                 run.config = load_config(plan.base, with_sets(overrides));
+                // A start the config cannot have (too dense for its lattice, a particle
+                // larger than the box) is refused now, not when its run's turn comes.
+                if (r == 0) {
+                    if (run.config.dimension == 2)
+                        make_initial_state<2>(run.config);
+                    else
+                        make_initial_state<3>(run.config);
+                }
                 run.summary = run.config.summary;
                 run.checkpoint = run.config.checkpoint->path;
                 plan.runs.push_back(std::move(run));
