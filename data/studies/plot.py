@@ -163,6 +163,42 @@ def eos(study_dir, d, figures):
     return save(fig, figures, f"eos{d}d.png")
 
 
+def eos_sweep(study_dir, figures):
+    """Z against packing fraction from a sweep's aggregated table (data/studies/
+    eos3d_sweep.toml): the mean over replicas with its standard error, against
+    Hansen-Goos."""
+    table = read_json(os.path.join(study_dir, "table.json"))
+    rows = [r for r in table["rows"] if r["results"]["pressure.Z"]["mean"] is not None]
+    f = np.array([r["axes"]["box.packing_fraction"] for r in rows])
+    z = np.array([r["results"]["pressure.Z"]["mean"] for r in rows])
+    sem = np.array([r["results"]["pressure.Z"]["sem"] or 0.0 for r in rows])
+    n = min(r["results"]["pressure.Z"]["n"] for r in rows)
+    grid = np.linspace(0.01, max(f) * 1.03, 300)
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    ax = axes[0]
+    ax.plot(grid, hansen_goos(grid), "k-", label="Hansen-Goos")
+    ax.errorbar(f, z, yerr=sem, fmt="o", color="C0", ms=4, capsize=2,
+                label=f"choc sweep, mean of {n} replicas")
+    ax.set_xlabel("packing fraction η")
+    ax.set_ylabel("Z = PV / NkT")
+    ax.set_title("hard spheres: equation of state from choc sweep", fontsize=10)
+    ax.legend(fontsize=8)
+
+    ax = axes[1]
+    ax.axhline(0, color="k", lw=1, label="Hansen-Goos")
+    deviation = 100 * (z / hansen_goos(f) - 1)
+    ax.errorbar(f, deviation, yerr=100 * sem / hansen_goos(f), fmt="o", color="C0", ms=4,
+                capsize=2, label="choc (standard error over replicas)")
+    ax.set_xlabel("packing fraction η")
+    ax.set_ylabel("100 (Z / Z_Hansen-Goos − 1)  [%]")
+    ax.set_title("deviation from Hansen-Goos", fontsize=10)
+    lo = min(-0.3, float(np.min(deviation - 3 * 100 * sem / hansen_goos(f))))
+    ax.set_ylim(lo, max(0.3, -lo))
+    ax.legend(fontsize=8)
+    return save(fig, figures, "eos3d_sweep.png")
+
+
 def mixture(study_dir, figures):
     """Species temperatures relaxing to sum_s x_s T_s(0)."""
     series = read_csv(os.path.join(study_dir, "series.csv"))
@@ -198,7 +234,8 @@ def main():
             ("relax2d", lambda p: relaxation(p, 2, figures)),
             ("eos3d", lambda p: eos(p, 3, figures)),
             ("eos2d", lambda p: eos(p, 2, figures)),
-            ("mixture", lambda p: mixture(p, figures))]
+            ("mixture", lambda p: mixture(p, figures)),
+            ("eos3d_sweep", lambda p: eos_sweep(p, figures))]
     for name, plot in jobs:
         path = os.path.join(studies, name)
         if os.path.isdir(path):
