@@ -44,6 +44,11 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
     return {i, n};
 }
 
+// "1 replica", "3 replicas"
+std::string count(std::size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
 } // namespace
 
 int sweep_command(const SweepArguments& args, int& argc, char**& argv,
@@ -84,13 +89,17 @@ int sweep_command(const SweepArguments& args, int& argc, char**& argv,
         try {
             plan = load_sweep(args.sweep_path, {args.sets, args.output});
         } catch (const InputError& e) {
-            // Every rank reads the same file and refuses it alike: the root says why.
-            return root ? fail(e.what(), 2) : 2;
+            // The ranks agree before anything runs (run_sweep's first_failing is the same
+            // collective call): a file one node cannot read stops them all, and the first
+            // rank that refused says why (all of them alike: the root).
+            const int first = transport->first_failing(true);
+            return first == transport->rank() ? fail(e.what(), 2) : 2;
         }
         release_log();
         if (root)
-            spdlog::info("sweep: {} points x {} replicas = {} runs into {}{}", plan.points,
-                         plan.replicas, plan.runs.size(), plan.output,
+            spdlog::info("sweep: {} x {} = {} into {}{}", count(plan.points, "point"),
+                         count(plan.replicas, "replica"), count(plan.runs.size(), "run"),
+                         plan.output,
                          mpi ? " over " + std::to_string(transport->ranks()) + " MPI ranks"
                              : " with " + std::to_string(options.jobs) + " jobs");
         // The runs' own log lines (equilibrating, events) would bury the progress line.
@@ -126,8 +135,8 @@ int sweep_command(const SweepArguments& args, int& argc, char**& argv,
             return 0;
         }
         std::cout << "table written to " << result.written[0] << " and " << result.written[1]
-                  << " (" << plan.points << " points x " << plan.replicas << " replicas; "
-                  << result.ran << " runs ran now, " << result.runs - result.ran
+                  << " (" << count(plan.points, "point") << " x " << count(plan.replicas, "replica")
+                  << "; " << result.ran << " runs ran now, " << result.runs - result.ran
                   << " were complete)" << std::endl;
         if (!result.invalid.empty())
             return fail(std::to_string(result.invalid.size()) +
