@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace choc {
@@ -14,20 +15,39 @@ std::string duration_text(double seconds) {
     return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
 }
 
+ProgressLine::ProgressLine(bool enabled, bool terminal)
+    : enabled_(enabled), tty_(terminal), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+bool ProgressLine::due() {
+    if (!enabled_) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < (tty_ ? 1.0 : 10.0)) return false;
+    last_ = now;
+    return true;
+}
+
+double ProgressLine::elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void ProgressLine::print(const std::string& line) {
+    std::fprintf(stderr, tty_ ? "\r%-78s" : "%s\n", line.c_str());
+    std::fflush(stderr);
+    printed_ = true;
+}
+
+void ProgressLine::finish() {
+    if (enabled_ && tty_ && printed_) std::fprintf(stderr, "\n");
+    printed_ = false;
+}
+
 Progress::Progress(bool enabled, bool terminal, std::optional<double> end_time,
                    std::optional<std::uint64_t> end_collisions)
-    : enabled_(enabled), tty_(terminal), end_time_(end_time), end_collisions_(end_collisions),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : line_(enabled, terminal), end_time_(end_time), end_collisions_(end_collisions) {}
 
 void Progress::update(double sim_time, std::uint64_t collisions) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    // A terminal line is rewritten every second; a log (not a terminal) gets a line every
-    // ten seconds so it stays readable.
-    const double interval = tty_ ? 1.0 : 10.0;
-    if (std::chrono::duration<double>(now - last_).count() < interval) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (!line_.due()) return;
+    const double elapsed = line_.elapsed();
     // Fraction done by whichever limit is closer to being reached.
     double done = 0.0;
     if (end_time_ && *end_time_ > 0) done = sim_time / *end_time_;
@@ -36,17 +56,9 @@ void Progress::update(double sim_time, std::uint64_t collisions) {
             std::max(done, static_cast<double>(collisions) / static_cast<double>(*end_collisions_));
     const double eta = done > 0 ? elapsed * (1.0 - done) / done : -1.0;
     const double rate = elapsed > 0 ? static_cast<double>(collisions) / elapsed : 0.0;
-    const std::string line =
-        fmt::format("t = {:.4g}  collisions = {}  {:.3g} M/s  {:.0f}%  ETA {}", sim_time,
-                    collisions, rate / 1e6, 100.0 * std::min(done, 1.0), duration_text(eta));
-    std::fprintf(stderr, tty_ ? "\r%-78s" : "%s\n", line.c_str());
-    std::fflush(stderr);
-    printed_ = true;
-}
-
-void Progress::finish() {
-    if (enabled_ && tty_ && printed_) std::fprintf(stderr, "\n");
-    printed_ = false;
+    line_.print(fmt::format("t = {:.4g}  collisions = {}  {:.3g} M/s  {:.0f}%  ETA {}", sim_time,
+                            collisions, rate / 1e6, 100.0 * std::min(done, 1.0),
+                            duration_text(eta)));
 }
 
 } // namespace choc
