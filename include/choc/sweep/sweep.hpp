@@ -53,6 +53,11 @@ struct SweepFileOptions {
 // anything is written.
 SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options = {});
 
+// The same from the file's text (the Python module's sweeps from a string or a dict):
+// `source` names it in messages, `base_directory` is where a relative `config` is.
+SweepPlan parse_sweep(const std::string& text, const std::string& source,
+                      const std::string& base_directory, const SweepFileOptions& options = {});
+
 // What one run gave, read from its summary (or why it has none).
 struct RunOutcome {
     enum class Status { complete, interrupted, failed };

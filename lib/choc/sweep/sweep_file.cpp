@@ -160,7 +160,13 @@ std::string point_label(const SweepPlan& plan, std::size_t point) {
 } // namespace
 
 SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options) {
-    const toml::table document = parse_toml(read_text_file(path), path);
+    return parse_sweep(read_text_file(path), path, fs::path(path).parent_path().string(),
+                       options);
+}
+
+SweepPlan parse_sweep(const std::string& text, const std::string& path,
+                      const std::string& base_directory, const SweepFileOptions& options) {
+    const toml::table document = parse_toml(text, path);
     KeySource source(path, {}, "sweep values");
     Section root(source, &document, "");
     root.allow({"config", "output", "combine", "replicas", "collect", "checkpoint_every", "axes"});
@@ -168,7 +174,7 @@ SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options) {
     SweepPlan plan;
     plan.source = path;
     // The base config travels with the sweep file: relative to its directory.
-    const fs::path directory = fs::path(path).parent_path();
+    const fs::path directory = base_directory;
     const std::string config = root.required_string("config");
     if (config.empty()) root.fail("config", "must not be empty");
     plan.base = fs::path(config).is_relative() && !directory.empty()
