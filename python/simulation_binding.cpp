@@ -113,6 +113,10 @@ the summary are those of `choc run` with the same config and seed, to the bit.
 list of "dotted.key=value" strings, applied like `choc run --set`.
 Writes no file: the [output] paths are not written, but what the config asks for is
 measured (time series rows, g(r)) at the same times as choc run would.
+Every array it returns is a fresh copy made at the call (the engine keeps each particle at
+its own time stamp and renumbers them, so nothing can be a view on it), owned by the
+array without a second copy; changing it changes nothing in the run.
+Ctrl-C while the start is built or equilibrated raises KeyboardInterrupt (no Simulation).
 Raises choc.InputError for bad input, with the CLI's message.)")
         .def(py::init<const py::handle&, const py::handle&>(), py::arg("config"),
              py::arg("overrides") = py::none())
@@ -151,13 +155,13 @@ The run summary so far with exactly the keys of the summary JSON of choc run
                 const auto n = static_cast<py::ssize_t>(p.count);
                 return owned_array(std::move(p.species), {n});
             },
-            "int64 array (N,): index of each particle's [[species]]")
+            "int64 array (N,): index of each particle's [[species]] (a copy)")
         .def_property_readonly(
             "radii", [](const PySimulation& s) { return vector(s.particles().radii); },
-            "float64 array (N,): radii")
+            "float64 array (N,): radii (a copy)")
         .def_property_readonly(
             "masses", [](const PySimulation& s) { return vector(s.particles().masses); },
-            "float64 array (N,): masses")
+            "float64 array (N,): masses (a copy)")
         .def_property_readonly("time", &PySimulation::time,
                                "time since the measured phase began (init.from's clock on), "
                                "as the trajectory and the time series label it")

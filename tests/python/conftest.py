@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-CHOC = os.environ.get("CHOC", "")
+# (absolute: the tests run choc in their own temporary directories)
+CHOC = os.path.abspath(os.environ["CHOC"]) if os.environ.get("CHOC") else ""
 SOURCE = os.environ.get("CHOC_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
 
 

@@ -58,3 +58,26 @@ def test_python_handlers_come_back():
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5.0)
+
+
+BUILD = textwrap.dedent("""
+    import sys
+    import choc
+    print("building", flush=True)
+    try:
+        choc.Simulation(sys.argv[1], sys.argv[2:])
+        print("built before the signal", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+""")
+
+
+def test_ctrl_c_while_equilibrating():
+    sets = ["species.0.count=4000", "run.equilibrate=100", "run.time=1"]
+    child = subprocess.Popen([sys.executable, "-c", BUILD, data("examples", "gas3d.toml")] + sets,
+                             stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    assert child.stdout.readline().strip() == "building"
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=600)
+    assert out.strip() == "interrupted"

@@ -154,9 +154,7 @@ class MeasuredPhase {
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         block_width_ = config.run_time ? first_block_time : 1.0;
-        if (config.trajectory) {
-            frames_.every = config.trajectory->every;
-        }
+        if (config.trajectory) frames_.every = config.trajectory->every;
         if (config.trajectory && options.files) {
             trajectory_.emplace(*config.trajectory, engine.box(), initial, origin,
                                 config.timeseries.has_value(),
