@@ -23,10 +23,16 @@ struct RunOptions {
     // Called once the start is built and checked, before the first event: from then on
     // the run is under way (the app releases log lines it held back until then).
     std::function<void()> started;
+    // false: the run writes no file at all (the Python module's Simulation). Every sample
+    // of the outputs the config names is still taken at its time (frames for their overlap
+    // check, time-series rows kept in memory), so the physics and the summary are those of
+    // the run that writes them; no output path is checked, no checkpoint written.
+    bool files = true;
 };
 
 // Sets up, equilibrates, runs and measures; writes the trajectory and the summary.
-// Throws InputError for bad input (before any output file is created).
+// Throws InputError for bad input (before any output file is created). A Simulation
+// (simulation.hpp) advanced to the config's limits and finished.
 Summary run_simulation(const Config& config, const RunOptions& options);
 
 } // namespace choc

@@ -77,6 +77,20 @@ class Displacement {
     std::optional<Estimate> diffusion() const {
         return diffusion_fit(D, times_, msd_, group_size_);
     }
+    // The samples so far: their times since t0, and the mean over all particles of
+    // |x(t) - x(t0)|^2 at each (the groups' means weighted by their sizes).
+    const std::vector<double>& times() const { return times_; }
+    std::vector<double> msd_samples() const {
+        std::vector<double> out;
+        double n = 0.0;
+        for (double size : group_size_) n += size;
+        for (const auto& groups : msd_) {
+            double total = 0.0;
+            for (std::size_t g = 0; g < groups.size(); ++g) total += groups[g] * group_size_[g];
+            out.push_back(total / n);
+        }
+        return out;
+    }
 
     // Everything sampled so far, for a checkpoint (the box and groups follow from the
     // particles, which the caller gives again).

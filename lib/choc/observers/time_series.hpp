@@ -25,6 +25,20 @@ struct TimeSeriesRow {
     double msd = 0.0; // mean-squared displacement since the measured phase began
 };
 
+// The column line (with its newline) and one row's line, as the file holds them: numbers
+// in shortest round-trip form, a quantity not defined yet `nan`.
+inline std::string timeseries_columns(const std::vector<std::string>& species) {
+    std::string out = "time,collisions_per_particle,temperature";
+    for (const auto& name : species) out += ",temperature_" + name;
+    return out + ",Z,kurtosis,ks_distance,H,msd\n";
+}
+inline std::string timeseries_line(const TimeSeriesRow& r) {
+    std::string out = fmt::format("{},{},{}", r.time, r.collisions_per_particle, r.temperature);
+    for (double t : r.species_temperature) out += fmt::format(",{}", t);
+    return out + fmt::format(",{},{},{},{},{}\n", r.Z, r.velocities.kurtosis,
+                             r.velocities.ks_distance, r.velocities.H, r.msd);
+}
+
 class TimeSeries {
   public:
     // `in_place`: a checkpointed run (atomic_file.hpp); resuming one, the header is
@@ -33,19 +47,10 @@ class TimeSeries {
                const std::string& header = {}, std::optional<InPlace> in_place = std::nullopt)
         : out_(path, "output.timeseries.path", in_place) {
         if (in_place && in_place->resume) return;
-        out_.stream() << header << "time,collisions_per_particle,temperature";
-        for (const auto& name : species) out_.stream() << ",temperature_" << name;
-        out_.stream() << ",Z,kurtosis,ks_distance,H,msd\n";
+        out_.stream() << header << timeseries_columns(species);
     }
 
-    // Numbers in shortest round-trip form; a quantity not defined yet is `nan`.
-    void write(const TimeSeriesRow& r) {
-        auto& s = out_.stream();
-        s << fmt::format("{},{},{}", r.time, r.collisions_per_particle, r.temperature);
-        for (double t : r.species_temperature) s << fmt::format(",{}", t);
-        s << fmt::format(",{},{},{},{},{}\n", r.Z, r.velocities.kurtosis, r.velocities.ks_distance,
-                         r.velocities.H, r.msd);
-    }
+    void write(const TimeSeriesRow& r) { out_.stream() << timeseries_line(r); }
 
     void commit(const std::string& footer = {}) {
         out_.stream() << footer;

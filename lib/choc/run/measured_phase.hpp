@@ -3,6 +3,9 @@
 // time series, the displacement and g(r) snapshots and the checkpoints at their own times,
 // with progress, interrupt checks and the collapse watch between chunks of events.
 //
+// It runs to the run's limits (choc run) or, in steps, to any limits a caller sets
+// (run_to: the Python module's Simulation.run); a step's end is one more stop.
+//
 // A checkpoint holds the phase as it stands (save/restore): the block under way, every
 // observer's accumulators, where the streamed outputs are. A continuation re-enters the
 // same block and goes on as the uninterrupted run would: stops for samples and
@@ -145,23 +148,26 @@ class MeasuredPhase {
         : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints), label_(label),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(), initial, engine.time()) {
+        // Without files (RunOptions::files) the samples are taken all the same, at the same
+        // times: frames for their overlap check, rows kept in memory (rows()).
         start_ = engine.time();
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         block_width_ = config.run_time ? first_block_time : 1.0;
-        if (config.trajectory) {
+        if (config.trajectory) frames_.every = config.trajectory->every;
+        if (config.trajectory && options.files) {
             trajectory_.emplace(*config.trajectory, engine.box(), initial, origin,
                                 config.timeseries.has_value(),
                                 placement(streams, streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(origin);
-            frames_.every = config.trajectory->every;
             trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
         }
         std::vector<std::string> names;
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
         if (config.timeseries) {
-            series_.emplace(config.timeseries->path, names, timeseries_header(origin),
-                            placement(streams, streams.series, config.timeseries->path));
+            if (options.files)
+                series_.emplace(config.timeseries->path, names, timeseries_header(origin),
+                                placement(streams, streams.series, config.timeseries->path));
             rows_.every = config.timeseries->every;
         }
         // Diffusion needs the displacement in 3D with every axis periodic; the time series
@@ -174,47 +180,79 @@ class MeasuredPhase {
                          PairCorrelation<D>::range(engine.box(),
                                                    rdf_range * initial.table.largest_diameter()),
                          rdf_bin * initial.table.largest_diameter());
-        if ((D == 3 && bulk) || series_ || rdf_) next_unwrap_ = start_;
+        if ((D == 3 && bulk) || config.timeseries || rdf_) next_unwrap_ = start_;
     }
 
     // The run's state for a checkpoint, written when one is due (CheckpointSchedule).
     void checkpoint_state(CheckpointSchedule::State state) { state_ = std::move(state); }
 
-    // Runs to the end (or an interrupt); returns the blocks.
+    // Runs to the run's limits (or an interrupt, a collapse, the end of all events) and
+    // ends the phase (end()); returns Z's blocks.
+    std::vector<VirialBlock> run() {
+        run_to(end_, collision_limit_);
+        end();
+        return z_blocks();
+    }
+
+    // Runs until absolute time `until` and `limit` collisions of the phase (the run's own
+    // limits: end(), collision_limit()), or until an interrupt, a collapse or the end of all
+    // events. Another call goes on from there as if there had been no stop.
     //
     // Z's blocks have edges at start + j w (a time-limited run) or at j w collisions (a
     // run limited by collisions alone), the width w doubling from a fixed first width each
     // time 2 * blocks blocks are closed (every other edge is dropped). The edges depend on
     // how far the run has come, not on how long it is meant to be: a run extended by a
-    // continuation has the blocks of one that was as long from the start.
-    std::vector<VirialBlock> run() {
-        while (!stopped_) {
+    // continuation, or by another run_to, has the blocks of one that was as long from the
+    // start.
+    void run_to(double until, std::uint64_t limit) {
+        reached_ = interrupted_ = false;
+        while (!stopped_ && !reached_ && !interrupted_) {
             const double edge = static_cast<double>(edges_.size()) * block_width_;
-            double until = end_;
-            std::uint64_t limit = collision_limit_;
+            double block_until = until;
+            std::uint64_t block_limit = limit;
             if (config_.run_time)
-                until = std::min(end_, start_ + edge);
+                block_until = std::min(until, start_ + edge);
             else
-                limit = std::min(collision_limit_, static_cast<std::uint64_t>(edge));
-            advance(until, limit);
+                block_limit = std::min(limit, static_cast<std::uint64_t>(edge));
+            advance(block_until, block_limit, until, limit);
             const bool at_edge = config_.run_time
                                      ? engine_.time() >= start_ + edge
                                      : static_cast<double>(engine_.tally().collisions) >= edge;
             if (at_edge) close_block();
         }
-        // the part since the last edge (nothing if the run ended on one)
-        const auto& last = edges_.back();
-        if (engine_.tally().virial != last.virial || engine_.kinetic_integral() != last.kinetic)
-            close_block();
+    }
+
+    // The phase's end: the progress line's last word, the trajectory's last flush.
+    void end() {
         progress_.finish();
         if (trajectory_) trajectory_->finish();
+    }
+
+    // Z's blocks so far, the part since the last edge included as a block of its own
+    // (nothing if the phase stands on an edge); the phase's own edges stay as they are,
+    // so that it can go on.
+    std::vector<VirialBlock> z_blocks() const {
+        auto edges = edges_;
+        const auto& last = edges.back();
+        if (engine_.tally().virial != last.virial || engine_.kinetic_integral() != last.kinetic)
+            close_block(edges);
         std::vector<VirialBlock> done;
-        for (std::size_t k = 1; k < edges_.size(); ++k)
-            if (edges_[k].kinetic > edges_[k - 1].kinetic)
-                done.push_back({edges_[k].virial - edges_[k - 1].virial,
-                                edges_[k].kinetic - edges_[k - 1].kinetic});
+        for (std::size_t k = 1; k < edges.size(); ++k)
+            if (edges[k].kinetic > edges[k - 1].kinetic)
+                done.push_back({edges[k].virial - edges[k - 1].virial,
+                                edges[k].kinetic - edges[k - 1].kinetic});
         return done;
     }
+
+    // The phase's start and the run's own limits (absolute time, collisions).
+    double start() const { return start_; }
+    double end_time() const { return end_; }
+    std::uint64_t collision_limit() const { return collision_limit_; }
+    // The clock of frames and rows at the phase's start.
+    double label() const { return label_; }
+    // The last run_to reached its limits (not stopped by an interrupt, a collapse or the
+    // end of events).
+    bool reached() const { return reached_; }
 
     // What the phase has measured and written so far, for a checkpoint: first where the
     // streamed outputs stand (read back before the phase is built, restore_streams), then
@@ -270,14 +308,21 @@ class MeasuredPhase {
         if (trajectory_) trajectory_->publish();
     }
 
-    // The last state: a final displacement sample when the clock moved past the last one.
-    void finish(const Particles<D>& final) {
-        if (next_unwrap_ != never) displacement_.sample(final, engine_.time());
-        if (rdf_ && engine_.tally().collisions > rdf_collisions_) rdf_->sample(final);
-        if (displacement_.largest_step() > 0.25)
+    // The displacement and g(r) with the last state sampled too (when the clock moved past
+    // their last sample): copies, so that the phase can go on with its own samples.
+    struct Final {
+        Displacement<D> displacement;
+        std::optional<PairCorrelation<D>> rdf;
+    };
+    Final finished(const Particles<D>& final) const {
+        Final f{displacement_, rdf_};
+        if (next_unwrap_ != never) f.displacement.sample(final, engine_.time());
+        if (f.rdf && engine_.tally().collisions > rdf_collisions_) f.rdf->sample(final);
+        if (f.displacement.largest_step() > 0.25)
             spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
                          "samples: the unwrapped mean-squared displacement may be wrong",
-                         displacement_.largest_step());
+                         f.displacement.largest_step());
+        return f;
     }
 
     double frame_overlap() const { return frame_overlap_; }
@@ -289,8 +334,8 @@ class MeasuredPhase {
         collapse_ = e;
         stopped_ = true;
     }
-    const Displacement<D>& displacement() const { return displacement_; }
-    const std::optional<PairCorrelation<D>>& rdf() const { return rdf_; }
+    // The time series rows of a run without files (RunOptions::files), in memory.
+    const std::vector<TimeSeriesRow>& rows() const { return kept_rows_; }
 
   private:
     using Stop = typename EngineT::Stop;
@@ -304,12 +349,16 @@ class MeasuredPhase {
 
     // An edge now; at 2 * blocks blocks, every other edge goes and the width doubles.
     void close_block() {
-        edges_.push_back({engine_.tally().virial, engine_.kinetic_integral()});
-        if (edges_.size() < 2 * blocks + 1) return;
+        if (close_block(edges_)) block_width_ *= 2.0;
+    }
+    // The edge now added to `edges`; true when that thinned them.
+    bool close_block(std::vector<VirialBlock>& edges) const {
+        edges.push_back({engine_.tally().virial, engine_.kinetic_integral()});
+        if (edges.size() < 2 * blocks + 1) return false;
         std::vector<VirialBlock> kept;
-        for (std::size_t k = 0; k < edges_.size(); k += 2) kept.push_back(edges_[k]);
-        edges_ = std::move(kept);
-        block_width_ *= 2.0;
+        for (std::size_t k = 0; k < edges.size(); k += 2) kept.push_back(edges[k]);
+        edges = std::move(kept);
+        return true;
     }
 
     double next_sample() const {
@@ -317,7 +366,8 @@ class MeasuredPhase {
             {frames_.next(start_), rows_.next(start_), next_unwrap_, checkpoints_.next()});
     }
 
-    void advance(double until, std::uint64_t limit) {
+    // To the block's limits (until, limit), within the step's (step_until, step_limit).
+    void advance(double until, std::uint64_t limit, double step_until, std::uint64_t step_limit) {
         while (true) {
             // Checked before any work: a signal during start-up or equilibration stops
             // the run before its first event.
@@ -328,18 +378,19 @@ class MeasuredPhase {
                                  "covers the part run so far",
                                  std::max(0.0, engine_.time() - start_));
                 checkpoints_.interrupted(state_);
-                interrupted_ = stopped_ = true;
+                interrupted_ = true;
                 return;
             }
             begun_ = true;
             const double target = std::min(until, next_sample());
             const Stop stop = engine_.run(target, limit, chunk_budget(engine_));
             if (stop == Stop::time && target == next_sample()) sample();
-            // The run's limits: a checkpoint that a continuation with larger limits extends
-            // (written before the last block closes, which the continuation reopens).
-            if ((stop == Stop::time && engine_.time() >= end_) ||
-                (stop == Stop::collisions && engine_.tally().collisions >= collision_limit_)) {
-                stopped_ = true;
+            // The step's limits (the run's own in `choc run`): a checkpoint that a
+            // continuation with larger limits extends (written before the last block
+            // closes, which the continuation reopens).
+            if ((stop == Stop::time && engine_.time() >= step_until) ||
+                (stop == Stop::collisions && engine_.tally().collisions >= step_limit)) {
+                reached_ = true;
                 checkpoints_.write(state_);
             }
             if (stop == Stop::no_events) {
@@ -353,7 +404,7 @@ class MeasuredPhase {
             } catch (const InelasticCollapse& e) {
                 stop_at_collapse(e);
             }
-            if (stopped_ || stop == Stop::collisions ||
+            if (stopped_ || reached_ || stop == Stop::collisions ||
                 (stop == Stop::time && engine_.time() >= until))
                 return;
         }
@@ -391,15 +442,18 @@ class MeasuredPhase {
         // on from the snapshot's clock in a run started from one (label_).
         const double t = label_ + (engine_.time() - start_);
         for (auto& p : frame.state) p.t = t;
-        trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
-                                 frame_keys_.keys(frames_.done));
-        const double written = trajectory_->bytes();
-        if (written > trajectory_budget_)
-            throw InputError(fmt::format(
-                "output.trajectory.every: the trajectory reached {:.3g} bytes after {} frames, "
-                "half the space that was free on its file system when the run started; use "
-                "a larger every, fewer particles or a file system with more space",
-                written, frames_.done + 1));
+        if (trajectory_) {
+            trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
+                                     frame_keys_.keys(frames_.done));
+            const double written = trajectory_->bytes();
+            if (written > trajectory_budget_)
+                throw InputError(fmt::format(
+                    "output.trajectory.every: the trajectory reached {:.3g} bytes after {} "
+                    "frames, half the space that was free on its file system when the run "
+                    "started; use a larger every, fewer particles or a file system with more "
+                    "space",
+                    written, frames_.done + 1));
+        }
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
         ++frames_.done;
     }
@@ -429,7 +483,10 @@ class MeasuredPhase {
         row.Z = running_z(t.virial, engine_.kinetic_integral());
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
-        series_->write(row);
+        if (series_)
+            series_->write(row);
+        else
+            kept_rows_.push_back(row);
         if (trajectory_) trajectory_->write_observables(row);
         ++rows_.done;
     }
@@ -447,6 +504,7 @@ class MeasuredPhase {
     XyzProvenance frame_keys_;
     double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;
+    std::vector<TimeSeriesRow> kept_rows_; // without files
     Displacement<D> displacement_;
     std::optional<PairCorrelation<D>> rdf_;
     Every frames_, rows_;
@@ -457,7 +515,8 @@ class MeasuredPhase {
     // the phase's start, and the current width (time, or collisions).
     std::vector<VirialBlock> edges_{{0.0, 0.0}};
     double block_width_ = 1.0;
-    bool stopped_ = false, interrupted_ = false, begun_ = false;
+    // stopped_: for good (a collapse, no more events); reached_, interrupted_: the last step
+    bool stopped_ = false, reached_ = false, interrupted_ = false, begun_ = false;
     std::optional<InelasticCollapse> collapse_;
 };
 

@@ -1,0 +1,579 @@
+// The run behind a Simulation (simulation.hpp) for one dimension and one Motion: the
+// engine built or restored, equilibrated, its measured phase advanced step by step, and
+// the summary and outputs of the run so far. `choc run` (run.cpp) and the Python module
+// both go through it; nothing here is duplicated elsewhere.
+#pragma once
+
+#include "choc/errors.hpp"
+#include "choc/init/ball_volume.hpp"
+#include "choc/init/initial_state.hpp"
+#include "choc/io/atomic_file.hpp"
+#include "choc/kernel/engine.hpp"
+#include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/overlap.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/observers/pressure.hpp"
+#include "choc/observers/speed_histogram.hpp"
+#include "choc/observers/time_series.hpp"
+#include "choc/observers/velocity_distribution.hpp"
+#include "choc/run/checkpoint.hpp"
+#include "choc/run/checkpoint_schedule.hpp"
+#include "choc/run/collapse_watch.hpp"
+#include "choc/run/interrupt.hpp"
+#include "choc/run/measured_phase.hpp"
+#include "choc/run/provenance.hpp"
+#include "choc/run/settings_from_config.hpp"
+#include "choc/run/simulation.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace choc {
+
+// What Simulation forwards to, with the dimension and the Motion erased.
+class Simulation::Impl {
+  public:
+    virtual ~Impl() = default;
+    virtual StepEnd advance(const Advance& by) = 0;
+    virtual Summary summary() const = 0;
+    virtual ParticleArrays particles() const = 0;
+    virtual Measurements measurements() const = 0;
+    virtual double time() const = 0;
+    virtual Summary finish(const std::string& summary_path, const std::string& summary_key) = 0;
+    virtual const Config& config() const = 0;
+    virtual const std::optional<InelasticCollapse>& collapse() const = 0;
+    virtual const std::optional<InvariantViolation>& violation() const = 0;
+};
+
+namespace live {
+
+template <int D>
+std::vector<double> momentum(const Particles<D>& p) {
+    std::vector<double> m(D, 0.0);
+    for (std::uint32_t i = 0; i < p.size(); ++i)
+        for (int a = 0; a < D; ++a) m[a] += p.mass(i) * p.state[i].v[a];
+    return m;
+}
+
+template <int D>
+double packing_fraction(const Box<D>& box, const Particles<D>& p) {
+    double v = 0.0;
+    for (std::uint32_t i = 0; i < p.size(); ++i) v += ball_volume<D>(p.radius(i));
+    return v / box.volume();
+}
+
+// The first restitution key below 1, which the collapse message names; none when every
+// collision is elastic (then nothing can collapse and the watch stays off).
+inline std::optional<std::string> inelastic_key(const Config& config) {
+    if (config.restitution < 1.0) return "collisions.restitution";
+    for (std::size_t k = 0; k < config.pair_restitution.size(); ++k)
+        if (config.pair_restitution[k].restitution < 1.0)
+            return "collisions.pair[" + std::to_string(k) + "].restitution";
+    const bool box_walls =
+        std::any_of(config.periodic.begin(), config.periodic.end(), [](bool p) { return !p; });
+    if (box_walls && config.wall_restitution < 1.0) return "box.wall_restitution";
+    for (std::size_t k = 0; k < config.walls.size(); ++k)
+        if (config.walls[k].restitution < 1.0)
+            return "walls[" + std::to_string(k) + "].restitution";
+    return std::nullopt;
+}
+
+// Equilibration to absolute time `until`, with the periodic checkpoints that fall in it
+// and one at an interrupt; the watch looks at the same grid of events as in the measured
+// phase (chunk_budget).
+template <class E>
+void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedule& checkpoints,
+                 const CheckpointSchedule::State& state) {
+    if (engine.time() < until && !InterruptGuard::requested())
+        spdlog::info("equilibrating until t = {:.6g}", until);
+    while (engine.time() < until) {
+        if (InterruptGuard::requested()) {
+            checkpoints.interrupted(state);
+            return;
+        }
+        const double target = std::min(until, checkpoints.next());
+        const auto stop = engine.run(target, ~std::uint64_t{0}, chunk_budget(engine));
+        if (stop == E::Stop::budget)
+            watch.check(engine.time(), engine.tally().events());
+        else
+            checkpoints.due(engine.time(), state);
+    }
+}
+
+// A time-limited run knows its frame count: refuse, before the first event, a trajectory
+// that cannot fit in its share of the free space (a collision-limited one is stopped when
+// it reaches that share, MeasuredPhase::write_frame). An H5MD frame is compressed and has
+// no useful lower bound on its size (a 2D frame took 27 bytes per particle, one at rest
+// far less): it is only stopped at that share.
+inline void check_trajectory_size(const Config& config, std::size_t particles) {
+    if (!config.trajectory || !config.run_time ||
+        config.trajectory->format == TrajectoryFormat::h5md)
+        return;
+    const double frames = std::floor(*config.run_time / config.trajectory->every) + 1.0;
+    const double least = frames * static_cast<double>(particles) * least_line_bytes;
+    const double allowed = trajectory_bytes_allowed(config.trajectory->path);
+    if (least > allowed)
+        throw InputError(fmt::format(
+            "output.trajectory.every: {:.0f} frames of {} particles take at least {:.3g} bytes, "
+            "more than half the {:.3g} bytes free on the trajectory's file system; use a "
+            "larger every or a file system with more space",
+            frames, particles, least, allowed / trajectory_share));
+}
+
+// The part of a checkpoint's state written around the engine, the watch and the
+// measured phase.
+enum class Stage : std::uint8_t { equilibrating = 0, measuring = 1 };
+constexpr std::uint32_t run_tag = 0x4e555243; // "CRUN"
+
+struct RunClock {
+    Stage stage = Stage::equilibrating;
+    double start = 0.0;            // the time the run began
+    double equilibrated = 0.0;     // the time equilibration ends
+    std::uint64_t checkpoints = 0; // periodic checkpoints written
+    double wall_seconds = 0.0;     // of the measured phase before this process
+    double label = 0.0;            // the clock of frames and rows at the measured phase's start
+};
+
+template <int D, class Motion>
+class LiveRun final : public Simulation::Impl {
+  public:
+    using EngineT = Engine<D, DefaultCalendar, Motion>;
+    using Phase = MeasuredPhase<D, Motion>;
+
+    // The engine from the config's start, or (resume) from a checkpoint's state; then the
+    // watch, the checkpoints, equilibration and the measured phase, ready for advance.
+    LiveRun(const Config& config, const RunOptions& options, std::string started, Motion motion,
+            const Checkpoint* resume)
+        : config_(config), options_(options), started_(std::move(started)) {
+        std::optional<ArchiveReader> in;
+        if (!resume) {
+            auto start = make_initial_state<D>(config_);
+            if (options_.files) check_trajectory_size(config_, start.particles.size());
+            engine_.reset(new EngineT(std::move(start.box), std::move(start.particles),
+                                      engine_settings(config_), motion));
+            clock_.start = engine_->time();
+            clock_.equilibrated = clock_.start + equilibration_time(config_);
+            // A run from a snapshot goes on with the snapshot's clock.
+            clock_.label = start.time;
+            if (config_.from && config_.equilibrate > 0.0 && equilibration_time(config_) == 0.0)
+                spdlog::info("init.from: run.equilibrate = {} is not done (the snapshot is taken "
+                             "as equilibrated; init.equilibrate = true equilibrates it again)",
+                             config_.equilibrate);
+        } else {
+            in.emplace(resume->state);
+            in->expect(run_tag, "start");
+            in->get(clock_.stage);
+            if (clock_.stage != Stage::equilibrating && clock_.stage != Stage::measuring)
+                throw ArchiveError("the state's stage is damaged");
+            in->get(clock_.start);
+            in->get(clock_.equilibrated);
+            in->get(clock_.label);
+            in->get(clock_.checkpoints);
+            in->get(clock_.wall_seconds);
+            engine_.reset(new EngineT(EngineT::restore(*in, engine_settings(config_), motion)));
+        }
+        set_up(in ? &*in : nullptr);
+    }
+
+    StepEnd advance(const Advance& by) override {
+        if (violation_) return StepEnd::violated;
+        // (a collapse in equilibration is reported by the first step, which still checks
+        // the state as every step does)
+        if (phase_->collapse() && stepped_) return StepEnd::collapsed;
+        stepped_ = true;
+        double until = phase_->end_time();
+        std::uint64_t limit = phase_->collision_limit();
+        std::optional<double> asked; // the time since the phase began that this step asks for
+        if (by.time || by.collisions) {
+            until = never;
+            limit = ~std::uint64_t{0};
+            if (by.time) {
+                // From the time the last step asked for when it got there, so that steps of
+                // a and b stop where one of a + b does, to the bit.
+                asked = time_asked_.value_or(engine_->time() - phase_->start()) + *by.time;
+                until = phase_->start() + *asked;
+            }
+            if (by.collisions)
+                limit = engine_->tally().collisions +
+                        std::min(*by.collisions, limit - engine_->tally().collisions);
+        } else if (config_.run_time) {
+            asked = *config_.run_time; // (end_time() is start + run.time)
+        }
+        // Without files (the Python module) a step that asks for nothing beyond where the
+        // run stands ends at once: the engine's clock must never be set back.
+        if (!options_.files && !phase_->collapse() &&
+            (until <= engine_->time() || engine_->tally().collisions >= limit))
+            return StepEnd::reached;
+
+        Timer timer(*this);
+        guarded([&] {
+            phase_broken_ = true;
+            phase_->run_to(until, limit);
+            phase_broken_ = false;
+            engine_->check_conservation(); // the stretch since the last maintenance step
+        });
+        time_asked_ = phase_->reached() && asked && engine_->time() == until
+                          ? asked
+                          : std::optional<double>();
+        if (!violation_) {
+            const double overlap = max_overlap_now(engine_->snapshot(engine_->time()));
+            if (!(overlap <= engine_->contact_tolerance()))
+                violation_ = InvariantViolation(
+                    "overlap",
+                    fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
+                                "is above the tolerance {:.3g}",
+                                engine_->time(), overlap, engine_->contact_tolerance()));
+        }
+        if (violation_) return StepEnd::violated;
+        if (phase_->collapse()) return StepEnd::collapsed;
+        if (phase_->interrupted()) return StepEnd::interrupted;
+        return phase_->reached() ? StepEnd::reached : StepEnd::no_events;
+    }
+
+    Summary summary() const override {
+        const auto final = engine_->snapshot(engine_->time());
+        if (violation_) return summary_of(final, nullptr);
+        const auto measured = phase_->finished(final);
+        return summary_of(final, &measured);
+    }
+
+    ParticleArrays particles() const override {
+        const auto p = engine_->snapshot(engine_->time());
+        ParticleArrays a;
+        a.dimension = D;
+        a.count = p.size();
+        for (std::uint32_t i = 0; i < p.size(); ++i) {
+            for (int k = 0; k < D; ++k) {
+                a.positions.push_back(p.state[i].x[k]);
+                a.velocities.push_back(p.state[i].v[k]);
+            }
+            a.radii.push_back(p.radius(i));
+            a.masses.push_back(p.mass(i));
+            a.species.push_back(p.state[i].species);
+        }
+        return a;
+    }
+
+    Measurements measurements() const override {
+        const auto final = engine_->snapshot(engine_->time());
+        const auto names = species_names();
+        const auto speeds = speed_sample(final);
+        Measurements m;
+        m.speed_histogram = speed_histogram_csv(speeds, names);
+        m.velocity_histogram = component_histogram_csv(speeds, names);
+        const auto measured = phase_->finished(final);
+        if (measured.rdf) m.rdf = measured.rdf->csv();
+        if (config_.timeseries) {
+            std::string text = timeseries_columns(names);
+            for (const auto& row : phase_->rows()) text += timeseries_line(row);
+            m.timeseries = std::move(text);
+        }
+        m.msd_times = measured.displacement.times();
+        m.msd = measured.displacement.msd_samples();
+        return m;
+    }
+
+    double time() const override { return phase_->label() + (engine_->time() - phase_->start()); }
+
+    Summary finish(const std::string& summary_path, const std::string& summary_key) override {
+        const auto final = engine_->snapshot(engine_->time());
+        if (violation_) { // none of the measurements can be trusted: only the summary says so
+            write_summary(summary_path, summary_of(final, nullptr));
+            throw *violation_;
+        }
+        phase_->end();
+        const auto measured = phase_->finished(final);
+        Summary s = summary_of(final, &measured);
+        const auto names = species_names();
+        const auto velocities = speed_sample(final);
+        // All or nothing: every output is written to its temporary and checked before any is
+        // renamed into place, so a full disk leaves none of this run's outputs (the
+        // temporaries go with the exception). The summary comes last.
+        std::vector<std::unique_ptr<AtomicOutput>> staged;
+        auto stage = [&staged](const std::string& key, const std::string& path,
+                               const std::string& content) {
+            staged.push_back(std::make_unique<AtomicOutput>(path, key));
+            staged.back()->stream() << content;
+            staged.back()->finish();
+        };
+        if (config_.histogram)
+            stage("output.histogram", *config_.histogram, speed_histogram_csv(velocities, names));
+        if (config_.velocity_histogram)
+            stage("output.velocity_histogram", *config_.velocity_histogram,
+                  component_histogram_csv(velocities, names));
+        if (config_.rdf && measured.rdf) stage("output.rdf", *config_.rdf, measured.rdf->csv());
+
+        const Tally& t = engine_->tally();
+        spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} "
+                     "stale predictions renewed ({} by a new scan, the others by the runner-up)",
+                     t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans);
+        if (config_.epsilon > 0.0)
+            spdlog::info("simultaneous groups of two or more contacts: {}", t.groups);
+        if (t.singular_groups > 0 || t.fallback_groups > 0)
+            spdlog::warn("{} simultaneous groups had rank-deficient contact geometry; {} of them "
+                         "were resolved by the sequential plastic fallback (docs/REFERENCE.md, "
+                         "\"Simultaneous collisions in a run\")",
+                         t.singular_groups, t.fallback_groups);
+        stage(summary_key, summary_path, summary_json(s) + "\n");
+        phase_->publish(s.provenance.finished);
+        for (auto& output : staged) output->publish();
+        if (s.interrupted)
+            spdlog::warn("summary written for the interrupted run: {}", summary_path);
+        // Every output of the part run is in place; the app reports the collapse (exit 3).
+        if (phase_->collapse()) throw *phase_->collapse();
+        return s;
+    }
+
+    const Config& config() const override { return config_; }
+    const std::optional<InelasticCollapse>& collapse() const override { return phase_->collapse(); }
+    const std::optional<InvariantViolation>& violation() const override { return violation_; }
+
+  private:
+    // Wall-clock seconds of the run: those of the measured phase before this process
+    // (a continuation's), then the time spent in set_up and advance.
+    class Timer {
+      public:
+        explicit Timer(LiveRun& run) : run_(run) { run_.since_ = std::chrono::steady_clock::now(); }
+        ~Timer() {
+            run_.wall_ += seconds_since(*run_.since_);
+            run_.since_.reset();
+        }
+        Timer(const Timer&) = delete;
+        Timer& operator=(const Timer&) = delete;
+
+      private:
+        LiveRun& run_;
+    };
+    static double seconds_since(std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    }
+    double wall_seconds() const { return wall_ + (since_ ? seconds_since(*since_) : 0.0); }
+
+    // A broken runtime invariant (audit.hpp) stops the run; the summary is still
+    // available, marked invalid with the reason.
+    template <class Step>
+    void guarded(Step&& step) {
+        try {
+            step();
+        } catch (const InvariantViolation& e) {
+            violation_ = e;
+            broken_ = true;
+        }
+    }
+
+    void set_up(ArchiveReader* resume) {
+        const bool has_walls = !engine_->box().walls.empty() || !engine_->box().segments.empty();
+        has_walls_ = has_walls;
+        if (options_.started) options_.started();
+        const bool interrupted_early = InterruptGuard::requested();
+        if (interrupted_early)
+            spdlog::warn("interrupted during start-up: the summary is that of the start");
+        // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
+        std::function<void(double)> switch_on_tc;
+        if (config_.tc_on_collapse)
+            switch_on_tc = [this](double time) {
+                engine_->enable_tc();
+                spdlog::warn("inelastic collapse at t = {:.6g}: the TC model is on from now "
+                             "(collisions.tc = {:.6g})",
+                             time, config_.tc);
+            };
+        const auto inelastic = inelastic_key(config_);
+        watch_.emplace(inelastic.has_value(), std::move(switch_on_tc), config_.tc,
+                       inelastic.value_or(""));
+        if (resume) watch_->restore(*resume);
+
+        if (config_.checkpoint && options_.files) {
+            Checkpoint header;
+            header.config = config_.resolved;
+            header.dimension = D;
+            header.field = Motion::has_field;
+            checkpoints_ = CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every,
+                                              header, clock_.start, clock_.checkpoints);
+        }
+
+        base_.dimension = D;
+        base_.N = engine_->particles().size();
+        // (in the caller's order, as every sum over particles here: the engine's order
+        // depends on when it last renumbered, and a continuation must give the same bits)
+        base_.packing_fraction =
+            packing_fraction(engine_->box(), engine_->snapshot(engine_->time()));
+        wall_ = clock_.wall_seconds;
+        Timer timer(*this);
+        const CheckpointSchedule::State state = [this](ArchiveWriter& out) { save(out); };
+
+        // A collapse in equilibration leaves the measured phase empty, as an interrupt does.
+        std::optional<InelasticCollapse> early_collapse;
+        if (clock_.stage == Stage::equilibrating) {
+            guarded([&] {
+                phase_broken_ = true;
+                try {
+                    equilibrate(*engine_, clock_.equilibrated, *watch_, checkpoints_, state);
+                } catch (const InelasticCollapse& e) {
+                    early_collapse = e;
+                }
+                phase_broken_ = false;
+            });
+            if (InterruptGuard::requested() && !interrupted_early &&
+                clock_.equilibrated > clock_.start)
+                spdlog::warn("interrupted during equilibration: the measured phase is empty");
+            engine_->reset_tally();
+            // Sums over particles in the caller's order, so that a run started from a frame
+            // reproduces these bit for bit.
+            const auto initial = engine_->snapshot(engine_->time());
+            base_.kinetic_energy_initial = kinetic_energy(initial);
+            base_.momentum_initial = momentum(initial);
+            clock_.stage = Stage::measuring;
+            phase_.emplace(*engine_, config_, options_, *watch_, initial,
+                           provenance(config_, options_, started_), checkpoints_,
+                           Streams{config_.checkpoint.has_value() && options_.files, {}, {}},
+                           clock_.label);
+        } else {
+            resume->get(base_.kinetic_energy_initial);
+            resume->get(base_.momentum_initial);
+            const Streams streams = Phase::restore_streams(*resume);
+            phase_.emplace(*engine_, config_, options_, *watch_, engine_->snapshot(engine_->time()),
+                           provenance(config_, options_, started_), checkpoints_, streams,
+                           clock_.label);
+            phase_->restore(*resume);
+        }
+        if (resume) resume->expect(run_tag + 1, "end");
+        phase_->checkpoint_state(state);
+        if (early_collapse) phase_->stop_at_collapse(*early_collapse);
+        // the phase's clock is the engine's now (a step's time is counted from it)
+        if (engine_->time() == phase_->start()) time_asked_ = 0.0;
+    }
+
+    // The whole run's state, for a checkpoint.
+    void save(ArchiveWriter& out) {
+        out.tag(run_tag);
+        out.put(clock_.stage);
+        out.put(clock_.start);
+        out.put(clock_.equilibrated);
+        out.put(clock_.label);
+        out.put(checkpoints_.done());
+        out.put(clock_.stage == Stage::measuring ? wall_seconds() : 0.0);
+        engine_->save(out);
+        watch_->save(out);
+        if (clock_.stage == Stage::measuring) {
+            out.put(base_.kinetic_energy_initial);
+            out.put(base_.momentum_initial);
+            phase_->save(out);
+        }
+        out.tag(run_tag + 1);
+    }
+
+    double max_overlap_now(const Particles<D>& final) const {
+        // (a run already found broken may hold NaN positions, which no cell grid takes)
+        return std::max({engine_->tally().max_overlap, phase_->frame_overlap(),
+                         broken_ ? 0.0 : max_overlap(engine_->box(), final, engine_->time())});
+    }
+
+    std::vector<std::string> species_names() const {
+        std::vector<std::string> names;
+        for (const auto& sp : engine_->particles().table.species) names.push_back(sp.name);
+        return names;
+    }
+
+    // The summary of the run so far; `measured` (the displacement and g(r) with the final
+    // state sampled) is null for a run found broken, whose summary says only that.
+    Summary summary_of(const Particles<D>& final, const typename Phase::Final* measured) const {
+        Summary s = base_;
+        const std::size_t n = engine_->particles().size();
+        s.wall_seconds = wall_seconds();
+        const Tally& t = engine_->tally();
+        // Round-off in the clock's rebasing may give -4e-16 for a phase that never ran.
+        s.sim_time = std::max(0.0, engine_->measured_time());
+        s.collisions = t.collisions;
+        s.wall_collisions = t.wall_collisions;
+        s.events = t.events();
+        s.collisions_per_second =
+            s.wall_seconds > 0 ? static_cast<double>(t.collisions) / s.wall_seconds : 0.0;
+        s.kinetic_energy_final = kinetic_energy(final);
+        s.momentum_final = momentum(final);
+        s.max_overlap = max_overlap_now(final);
+
+        // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
+        const auto& species = engine_->particles().table.species;
+        std::vector<std::uint64_t> counts(species.size(), 0);
+        for (const auto& p : engine_->particles().state) ++counts[p.species];
+        double kinetic_total = 0.0;
+        for (std::uint32_t k = 0; k < species.size(); ++k) {
+            const double mean_kinetic =
+                s.sim_time > 0 ? engine_->kinetic_integral(k) / s.sim_time : engine_->kinetic(k);
+            kinetic_total += mean_kinetic;
+            s.species.push_back({species[k].name, counts[k],
+                                 counts[k] ? std::optional(temperature(
+                                                 mean_kinetic, static_cast<double>(counts[k]), D))
+                                           : std::nullopt});
+        }
+        s.temperature = temperature(kinetic_total, static_cast<double>(n), D);
+
+        if (s.sim_time > 0 && t.collisions > 0) {
+            s.collision_rate =
+                2.0 * static_cast<double>(t.collisions) / (static_cast<double>(n) * s.sim_time);
+            s.mean_free_time = 1.0 / *s.collision_rate;
+        }
+        // The collision virial gives the bulk pressure of a periodic fluid; walls would add
+        // their own momentum flux, which this version does not measure.
+        // (none when the measured phase itself broke: its blocks were never closed)
+        if (!has_walls_ && !phase_broken_)
+            if (auto z = compressibility(phase_->z_blocks())) {
+                s.Z = z->mean;
+                s.Z_err = z->error;
+            }
+
+        const auto stats = velocity_stats(speed_sample(final));
+        // Every particle at rest: kT = 0, there is no Maxwell–Boltzmann to compare with, and
+        // the statistics come out NaN; the summary's "velocity_distribution" is then null.
+        if (std::isfinite(stats.ks_distance) && std::isfinite(stats.kurtosis)) {
+            s.ks_distance = stats.ks_distance;
+            s.kurtosis = stats.kurtosis;
+        }
+        s.collapsed = phase_->collapse().has_value();
+        if (violation_) {
+            s.valid = false;
+            s.violation = violation_->what();
+            return s;
+        }
+        // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
+        // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), and walls confine
+        // the walk.
+        if (D == 3 && !has_walls_)
+            if (auto diffusion = measured->displacement.diffusion()) {
+                s.D = diffusion->mean;
+                s.D_err = diffusion->error;
+            }
+        s.interrupted = phase_->interrupted();
+        s.provenance = provenance(config_, options_, started_);
+        s.provenance.finished = utc_now();
+        return s;
+    }
+
+    Config config_;
+    RunOptions options_;
+    std::string started_;
+    RunClock clock_;
+    std::unique_ptr<EngineT> engine_; // (built in place: Engine need not be movable)
+    std::optional<CollapseWatch> watch_;
+    CheckpointSchedule checkpoints_;
+    std::optional<Phase> phase_;
+    Summary base_; // what is known before the measured phase: N, packing, initial energy
+    bool has_walls_ = false;
+    std::optional<InvariantViolation> violation_;
+    bool broken_ = false;       // the violation came from the engine (the state may hold NaN)
+    bool phase_broken_ = false; // ... from equilibration or the measured phase's run itself
+    bool stepped_ = false;      // advance was called
+    std::optional<double> time_asked_;
+    double wall_ = 0.0;
+    std::optional<std::chrono::steady_clock::time_point> since_;
+};
+
+} // namespace live
+} // namespace choc

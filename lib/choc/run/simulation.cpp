@@ -1,0 +1,90 @@
+// Simulation: the run for the config's dimension and field (live_run.hpp), built from the
+// config's start or from the checkpoint to continue.
+#include "choc/run/simulation.hpp"
+
+#include "choc/run/live_run.hpp"
+
+namespace choc {
+namespace {
+
+// The checkpoint to continue, checked against the config before anything is written.
+std::optional<Checkpoint> checkpoint_to_continue(const Config& config, const RunOptions& options) {
+    if (!options.continue_from) return std::nullopt;
+    const std::string& path = *options.continue_from;
+    Checkpoint c = read_checkpoint(path, "--continue");
+    if (auto key = config_difference(c.config, config.resolved))
+        throw InputError("--continue \"" + path + "\": " + *key +
+                         ": the config differs from the one the checkpoint was written with "
+                         "(a continuation may change only run.time, run.collisions, "
+                         "output.checkpoint and the outputs' paths)");
+    // (the dimension and the field follow from the config, which matched)
+    if (c.dimension != config.dimension)
+        throw InputError("--continue \"" + path + "\": the checkpoint is damaged");
+    return c;
+}
+
+// The engine for the field: straight flights unless there is gravity or drag (the
+// field-free engine pays nothing for fields it does not have).
+template <int D>
+std::unique_ptr<Simulation::Impl> live_run(const Config& config, const RunOptions& options,
+                                           const std::string& started, const Checkpoint* resume) {
+    Vec<D> g;
+    for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
+    if (norm2(g) == 0.0 && config.drag == 0.0)
+        return std::make_unique<live::LiveRun<D, Ballistic<D>>>(config, options, started,
+                                                                Ballistic<D>{}, resume);
+    return std::make_unique<live::LiveRun<D, Field<D>>>(config, options, started,
+                                                        Field<D>(g, config.drag), resume);
+}
+
+} // namespace
+
+Simulation::Simulation(const Config& config, const RunOptions& options) {
+    const auto resume = checkpoint_to_continue(config, options);
+    const Checkpoint* from = resume ? &*resume : nullptr;
+    const std::string started = utc_now();
+    try {
+        impl_ = config.dimension == 2 ? live_run<2>(config, options, started, from)
+                                      : live_run<3>(config, options, started, from);
+    } catch (const ArchiveError& e) {
+        // (a state whose checksum held but that does not fit this config or build)
+        throw InputError("--continue \"" + *options.continue_from +
+                         "\": the checkpoint cannot be continued: " + e.what());
+    }
+}
+
+Simulation::~Simulation() = default;
+Simulation::Simulation(Simulation&&) noexcept = default;
+Simulation& Simulation::operator=(Simulation&&) noexcept = default;
+
+StepEnd Simulation::advance(const Advance& by) {
+    if (by.time && !(std::isfinite(*by.time) && *by.time >= 0.0))
+        throw InputError("run: time must be a finite number >= 0");
+    return impl_->advance(by);
+}
+Summary Simulation::summary() const {
+    return impl_->summary();
+}
+ParticleArrays Simulation::particles() const {
+    return impl_->particles();
+}
+Measurements Simulation::measurements() const {
+    return impl_->measurements();
+}
+double Simulation::time() const {
+    return impl_->time();
+}
+const Config& Simulation::config() const {
+    return impl_->config();
+}
+const std::optional<InelasticCollapse>& Simulation::collapse() const {
+    return impl_->collapse();
+}
+const std::optional<InvariantViolation>& Simulation::violation() const {
+    return impl_->violation();
+}
+Summary Simulation::finish(const std::string& summary_path, const std::string& summary_key) {
+    return impl_->finish(summary_path, summary_key);
+}
+
+} // namespace choc

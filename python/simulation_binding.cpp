@@ -1,0 +1,220 @@
+// choc.Simulation: a run kept alive in Python (choc/run/simulation.hpp), advanced step by
+// step with the GIL released and Ctrl-C honoured, its state and measurements as NumPy
+// arrays.
+#include "arrays.hpp"
+#include "config_input.hpp"
+#include "interrupts.hpp"
+
+#include "choc/run/config.hpp"
+#include "choc/run/simulation.hpp"
+#include "choc/run/summary.hpp"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+namespace choc::python {
+
+namespace {
+
+Config read_config(const py::handle& config, const py::handle& overrides) {
+    const auto sets = override_list(overrides);
+    const auto in = toml_input(config);
+    return in.path ? load_config(*in.path, sets) : parse_config(in.text, in.source, sets);
+}
+
+// Raises KeyboardInterrupt in Python (the run's state is consistent: it may go on).
+[[noreturn]] void raise_interrupt() {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+}
+
+class PySimulation {
+  public:
+    PySimulation(const py::handle& config, const py::handle& overrides)
+        : sim_(build(read_config(config, overrides))) {}
+
+    void run(std::optional<double> time, std::optional<py::int_> collisions) {
+        Advance by;
+        by.time = time;
+        if (collisions) {
+            if (*collisions < py::int_(0))
+                throw InputError("run: collisions must be an integer >= 0");
+            by.collisions = collisions->cast<std::uint64_t>();
+        }
+        StepEnd end;
+        {
+            PythonInterrupts interrupts;
+            py::gil_scoped_release release;
+            end = sim_->advance(by);
+        }
+        if (end == StepEnd::violated) throw *sim_->violation();
+        if (end == StepEnd::collapsed) throw *sim_->collapse();
+        if (end == StepEnd::interrupted) raise_interrupt();
+    }
+
+    py::object summary() const {
+        return py::module_::import("json").attr("loads")(summary_json(sim_->summary()));
+    }
+
+    ParticleArrays particles() const { return sim_->particles(); }
+    double time() const { return sim_->time(); }
+    Measurements measurements() const { return sim_->measurements(); }
+    const Config& config() const { return sim_->config(); }
+
+  private:
+    // The start built and equilibrated with the GIL released; Ctrl-C there raises
+    // KeyboardInterrupt and no Simulation is made.
+    static std::optional<Simulation> build(const Config& config) {
+        RunOptions options;
+        options.quiet = true;
+        options.files = false;
+        std::optional<Simulation> sim;
+        bool interrupted = false;
+        {
+            PythonInterrupts interrupts;
+            py::gil_scoped_release release;
+            sim.emplace(config, options);
+            interrupted = PythonInterrupts::requested();
+        }
+        if (interrupted) raise_interrupt();
+        return sim;
+    }
+
+    std::optional<Simulation> sim_;
+};
+
+py::array_t<double> matrix(std::vector<double>&& values, const ParticleArrays& p) {
+    return owned_array(std::move(values), {static_cast<py::ssize_t>(p.count), p.dimension});
+}
+py::array_t<double> vector(std::vector<double>&& values) {
+    const auto n = static_cast<py::ssize_t>(values.size());
+    return owned_array(std::move(values), {n});
+}
+
+// A dict of columns, or a pandas DataFrame of them when asked (pandas is optional).
+py::object columns(const std::string& csv, bool frame) {
+    py::dict c = csv_columns(csv);
+    if (!frame) return c;
+    return py::module_::import("pandas").attr("DataFrame")(c);
+}
+
+} // namespace
+
+void bind_simulation(py::module_& m) {
+    py::class_<PySimulation>(m, "Simulation", R"(Simulation(config, overrides=None)
+
+A choc run kept alive between calls (docs/REFERENCE.md, "Python module"): the start is
+built and equilibrated here, then run() advances the measured phase. The physics and
+the summary are those of `choc run` with the same config and seed, to the bit.
+`config`: a TOML file path (str or os.PathLike), TOML text (a str with a newline or an
+"="), or a dict nested like the TOML. `overrides`: a dict {"dotted.key": value} or a
+list of "dotted.key=value" strings, applied like `choc run --set`.
+Writes no file: the [output] paths are not written, but what the config asks for is
+measured (time series rows, g(r)) at the same times as choc run would.
+Every array it returns is a fresh copy made at the call (the engine keeps each particle at
+its own time stamp and renumbers them, so nothing can be a view on it), owned by the
+array without a second copy; changing it changes nothing in the run.
+Ctrl-C while the start is built or equilibrated raises KeyboardInterrupt (no Simulation).
+Raises choc.InputError for bad input, with the CLI's message.)")
+        .def(py::init<const py::handle&, const py::handle&>(), py::arg("config"),
+             py::arg("overrides") = py::none())
+        .def("run", &PySimulation::run, py::arg("time") = py::none(),
+             py::arg("collisions") = py::none(), R"(run(time=None, collisions=None)
+
+Advances the measured phase by `time` of simulated time and/or `collisions` pair
+collisions, whichever comes first; with neither, to the config's run.time /
+run.collisions (as choc run; nothing more once there). Steps of a and b end where one of
+a + b does, to the bit. Releases the GIL. Ctrl-C (SIGINT) or SIGTERM stops the run at its
+next chunk of events and raises KeyboardInterrupt; the state is consistent and another
+run() goes on as if there had been no stop. Raises choc.InelasticCollapse or
+choc.InvariantViolation, after which the run is over (summary() still works).)")
+        .def("summary", &PySimulation::summary, R"(summary() -> dict
+
+The run summary so far with exactly the keys of the summary JSON of choc run
+(docs/REFERENCE.md, "Run summary"); provenance.command_line is empty.)")
+        .def_property_readonly(
+            "positions",
+            [](const PySimulation& s) {
+                auto p = s.particles();
+                return matrix(std::move(p.positions), p);
+            },
+            "float64 array (N, D): positions now (a copy), in the start's order")
+        .def_property_readonly(
+            "velocities",
+            [](const PySimulation& s) {
+                auto p = s.particles();
+                return matrix(std::move(p.velocities), p);
+            },
+            "float64 array (N, D): velocities now (a copy), in the start's order")
+        .def_property_readonly(
+            "species",
+            [](const PySimulation& s) {
+                auto p = s.particles();
+                const auto n = static_cast<py::ssize_t>(p.count);
+                return owned_array(std::move(p.species), {n});
+            },
+            "int64 array (N,): index of each particle's [[species]] (a copy)")
+        .def_property_readonly(
+            "radii", [](const PySimulation& s) { return vector(s.particles().radii); },
+            "float64 array (N,): radii (a copy)")
+        .def_property_readonly(
+            "masses", [](const PySimulation& s) { return vector(s.particles().masses); },
+            "float64 array (N,): masses (a copy)")
+        .def_property_readonly("time", &PySimulation::time,
+                               "time since the measured phase began (init.from's clock on), "
+                               "as the trajectory and the time series label it")
+        .def_property_readonly(
+            "dimension", [](const PySimulation& s) { return s.config().dimension; }, "2 or 3")
+        .def(
+            "speed_histogram",
+            [](const PySimulation& s, bool frame) {
+                return columns(s.measurements().speed_histogram, frame);
+            },
+            py::arg("frame") = false,
+            "the speed histogram of the state now beside Maxwell-Boltzmann: the columns of "
+            "output.histogram (dict of float64 arrays; a pandas DataFrame with frame=True)")
+        .def(
+            "velocity_histogram",
+            [](const PySimulation& s, bool frame) {
+                return columns(s.measurements().velocity_histogram, frame);
+            },
+            py::arg("frame") = false,
+            "the x-velocity histogram: the columns of output.velocity_histogram")
+        .def(
+            "rdf",
+            [](const PySimulation& s, bool frame) -> py::object {
+                auto m = s.measurements();
+                if (!m.rdf) return py::none();
+                return columns(*m.rdf, frame);
+            },
+            py::arg("frame") = false,
+            "g(r) averaged over the measured phase so far (columns r, g), or None unless the "
+            "config sets output.rdf")
+        .def(
+            "timeseries",
+            [](const PySimulation& s, bool frame) -> py::object {
+                auto m = s.measurements();
+                if (!m.timeseries) return py::none();
+                return columns(*m.timeseries, frame);
+            },
+            py::arg("frame") = false,
+            "the time series rows so far: the columns of output.timeseries, or None unless "
+            "the config sets output.timeseries")
+        .def(
+            "msd",
+            [](const PySimulation& s, bool frame) -> py::object {
+                auto m = s.measurements();
+                py::dict d;
+                d["time"] = vector(std::move(m.msd_times));
+                d["msd"] = vector(std::move(m.msd));
+                if (!frame) return d;
+                return py::module_::import("pandas").attr("DataFrame")(d);
+            },
+            py::arg("frame") = false,
+            "the displacement samples: time since the measured phase began and the mean "
+            "squared displacement over all particles (float64 arrays, one entry per sample)");
+}
+
+} // namespace choc::python
