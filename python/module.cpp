@@ -17,7 +17,8 @@ namespace py = pybind11;
 
 namespace choc::python {
 void bind_simulation(py::module_& m);
-}
+void bind_sweep(py::module_& m);
+} // namespace choc::python
 
 namespace {
 
@@ -55,6 +56,7 @@ PYBIND11_MODULE(choc, m) {
     py::register_exception<choc::InvariantViolation>(m, "InvariantViolation", PyExc_RuntimeError);
 
     choc::python::bind_simulation(m);
+    choc::python::bind_sweep(m);
 
     m.def("collide", &collide, py::arg("group"), R"(collide(group) -> dict
 
