@@ -160,8 +160,7 @@ std::string point_label(const SweepPlan& plan, std::size_t point) {
 } // namespace
 
 SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options) {
-    return parse_sweep(read_text_file(path), path, fs::path(path).parent_path().string(),
-                       options);
+    return parse_sweep(read_text_file(path), path, fs::path(path).parent_path().string(), options);
 }
 
 SweepPlan parse_sweep(const std::string& text, const std::string& path,
