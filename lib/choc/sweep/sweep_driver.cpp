@@ -24,7 +24,6 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
-#include <regex>
 #include <thread>
 
 namespace choc {
@@ -33,17 +32,27 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-// The sweep's directory holds only what sweeps write there: run directories (p000, ...),
-// the table and the table's temporaries. Anything else is another use of that directory.
+// What sweeps write in their directory: run directories (p000, ...), the table, and the
+// table's temporaries (atomic_file.hpp: ".table.csv.choc-PID-RANDOM.tmp").
+bool sweep_entry(const std::string& name) {
+    if (name.size() > 1 && name[0] == 'p')
+        return std::all_of(name.begin() + 1, name.end(),
+                           [](char c) { return c >= '0' && c <= '9'; });
+    if (name == "table.csv" || name == "table.json") return true;
+    return (name.starts_with(".table.csv.choc-") || name.starts_with(".table.json.choc-")) &&
+           name.ends_with(".tmp");
+}
+
+// The sweep's directory holds only what sweeps write there: anything else is another use
+// of that directory.
 void check_output_directory(const SweepPlan& plan) {
     std::error_code error;
     if (!fs::exists(plan.output, error)) return;
     if (!fs::is_directory(plan.output, error))
         throw InputError("output: \"" + escaped(plan.output) + "\" is not a directory");
-    static const std::regex ours(R"(p[0-9]+|table\.(csv|json)|\.table\.(csv|json)\.choc-.*\.tmp)");
     for (const auto& entry : fs::directory_iterator(plan.output, error)) {
         const std::string name = entry.path().filename().string();
-        if (!std::regex_match(name, ours))
+        if (!sweep_entry(name))
             throw InputError("output: \"" + escaped(plan.output) + "\" holds \"" + escaped(name) +
                              "\", which no sweep writes; give the sweep an empty or new "
                              "directory");
