@@ -60,8 +60,8 @@ std::string contact_table(const ContactReport& r) {
     const SpringDashpot& m = r.model;
     const bool pair = f.geometry == ContactGeometry::pair;
     std::string text = fmt::format(
-        "{}: {}, {} (E = {} Pa, nu = {}, density = {} kg/m^3), R = {} m, v0 = {} m/s\n", f.source,
-        pair ? "two equal spheres" : "a sphere on a wall", f.material, show(f.youngs_modulus),
+        "{}: {}, {} (E = {} GPa, nu = {}, density = {} kg/m^3), R = {} m, v0 = {} m/s\n", f.source,
+        pair ? "two equal spheres" : "a sphere on a wall", f.material, show(f.youngs_modulus / 1e9),
         show(f.poisson_ratio), show(f.density), show(f.radius), show(f.velocity));
     text += fmt::format("mass m* = {} kg{}, R* = {} m, stiffness k = {} N/m ({}), damping lambda = "
                         "{} kg/s ({})\n",
