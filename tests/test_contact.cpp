@@ -130,7 +130,7 @@ TEST_CASE("contact: the measured orders match the theory over the asymptotic ran
     CHECK(fit_range({5, 10}) == std::vector<int>{5, 10});
     CHECK(fit_range({7}).empty());
     // Tolerance +-0.15 on the slope: the error of an order-p method is
-    // C dt^p (1 + O(omega dt)), and omega dt = pi/n * sqrt(1 - zeta^2) is 0.06 to 0.16 over
+    // C dt^p (1 + O(omega dt)), and omega dt = pi / (n sqrt(1 - zeta^2)) is 0.06 to 0.16 over
     // n = 20 ... 50, which moves a two-decade slope by about that much. The measured
     // slopes (docs/PHYSICS.md) are within 0.13 of the theory.
     const double tolerance = 0.15;
