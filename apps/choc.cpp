@@ -11,6 +11,7 @@
 #include "choc/run/run.hpp"
 #include "choc/sweep/mpi.hpp"
 #include "choc_version.hpp"
+#include "contact_command.hpp"
 #include "sweep_command.hpp"
 
 #include <CLI/CLI.hpp>
@@ -233,6 +234,19 @@ int main(int argc, char** argv) {
         ->type_name("PATH");
     collide_command->footer(collide_footer);
 
+    choc::ContactArguments contact_args;
+    CLI::App* contact = app.add_subcommand(
+        "contact",
+        "Integrate the spring-dashpot contact of a TOML file against its exact solution");
+    contact->add_option("CONTACT", contact_args.contact_path, "TOML contact file")->required();
+    contact->add_flag("--json", contact_args.json,
+                      "Print the result as JSON (docs/REFERENCE.md) instead of a table");
+    contact
+        ->add_option("--plot", contact_args.plot_path,
+                     "Draw delta(t) and the errors against dt to PATH (.png or .svg)")
+        ->type_name("PATH");
+    contact->footer(choc::contact_footer);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -241,6 +255,7 @@ int main(int argc, char** argv) {
     }
 
     if (collide_command->parsed()) return collide(collide_args, *sink);
+    if (contact->parsed()) return choc::contact_command(contact_args, [&] { sink->release(); });
     if (sweep->parsed()) {
         if (sweep_args.quiet) spdlog::set_level(spdlog::level::warn);
         sweep_args.command_line.assign(argv, argv + argc);
