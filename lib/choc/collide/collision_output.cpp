@@ -1,5 +1,6 @@
 // The table and the JSON of `choc collide`.
 #include "choc/collide/collision_output.hpp"
+#include "choc/io/text_table.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,24 +21,6 @@ std::string show(const std::vector<double>& v) {
     std::string text = "(";
     for (std::size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + show(v[i]);
     return text + ")";
-}
-
-// Rows of cells, each column padded to its widest cell, two spaces apart.
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> width;
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) {
-            width.resize(std::max(width.size(), row.size()));
-            width[c] = std::max(width[c], row[c].size());
-        }
-    std::string text;
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c < row.size(); ++c)
-            line += c + 1 < row.size() ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
-        text += line + "\n";
-    }
-    return text;
 }
 
 } // namespace

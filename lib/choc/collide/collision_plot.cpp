@@ -4,10 +4,9 @@
 
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/plot/image_file.hpp"
 
-#include <cairo-svg.h>
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
 
 #include <algorithm>
 #include <array>
@@ -21,15 +20,12 @@
 namespace choc {
 namespace {
 
-enum class Format { png, svg, unknown };
-
-Format format_of(const std::string& path) {
+// .png or .svg, in any case.
+bool known_format(const std::string& path) {
     std::string lower = path;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower.ends_with(".png")) return Format::png;
-    if (lower.ends_with(".svg")) return Format::svg;
-    return Format::unknown;
+    return lower.ends_with(".png") || lower.ends_with(".svg");
 }
 
 constexpr double panel = 480.0; // px, each of the two square panels
@@ -205,53 +201,17 @@ class Drawing {
     double arrow_ = 0.0, span_ = 1.0, x0_ = 0.0, y0_ = 0.0;
 };
 
-cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
-    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-    return CAIRO_STATUS_SUCCESS;
-}
-
-using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
-using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
-
-void draw_on(cairo_surface_t* surface, const CollisionReport& report) {
-    Context cr(cairo_create(surface), cairo_destroy);
-    Drawing(report, cr.get()).draw();
-    if (cairo_status(cr.get()) != CAIRO_STATUS_SUCCESS)
-        throw std::runtime_error(std::string("cairo: ") +
-                                 cairo_status_to_string(cairo_status(cr.get())));
-}
-
 } // namespace
 
 void check_plot_path(const std::string& path, const std::string& key) {
-    if (format_of(path) == Format::unknown)
+    if (!known_format(path))
         throw InputError(key + ": \"" + path +
                          "\": unknown image format; give a file name ending in .png or .svg");
     check_writable(path, key);
 }
 
 void write_collision_plot(const CollisionReport& report, const std::string& path) {
-    std::string bytes;
-    if (format_of(path) == Format::svg) {
-        Surface surface(cairo_svg_surface_create_for_stream(append, &bytes, width, height),
-                        cairo_surface_destroy);
-        draw_on(surface.get(), report);
-        cairo_surface_finish(surface.get()); // flushes the SVG text into `bytes`
-    } else {
-        Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width),
-                                                   static_cast<int>(height)),
-                        cairo_surface_destroy);
-        draw_on(surface.get(), report);
-        if (cairo_surface_write_to_png_stream(surface.get(), append, &bytes) !=
-            CAIRO_STATUS_SUCCESS)
-            throw std::runtime_error("cairo: cannot encode the PNG");
-    }
-    // Cairo and fontconfig keep font caches for the life of the process; release them now
-    // that every surface is gone, so that a leak checker sees a clean exit (the cairo test
-    // suite does the same). A later plot would simply load them again.
-    cairo_debug_reset_static_data();
-    FcFini();
-    write_file_atomically(path, bytes);
+    write_image(path, width, height, [&](cairo_t* cr) { Drawing(report, cr).draw(); });
 }
 
 } // namespace choc

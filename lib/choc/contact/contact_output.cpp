@@ -1,5 +1,6 @@
 // The table and the JSON of `choc contact`.
 #include "choc/contact/contact_output.hpp"
+#include "choc/io/text_table.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,23 +17,6 @@ std::string show(double x, int digits = 6) {
 
 std::string order_text(const std::optional<double>& p) {
     return p ? fmt::format("{:.2f}", *p) : "-";
-}
-
-// Rows of cells, each column padded to its widest cell, two spaces apart.
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<std::size_t> width;
-    for (const auto& row : rows) {
-        width.resize(std::max(width.size(), row.size()));
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    }
-    std::string text;
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c < row.size(); ++c)
-            line += c + 1 < row.size() ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
-        text += line + "\n";
-    }
-    return text;
 }
 
 std::string stiffness_origin(const ContactFile& f) {

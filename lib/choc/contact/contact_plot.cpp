@@ -2,12 +2,10 @@
 // file atomically, as the collision plot is.
 #include "choc/contact/contact_plot.hpp"
 
-#include "choc/io/atomic_file.hpp"
+#include "choc/plot/image_file.hpp"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <fmt/format.h>
-#include <fontconfig/fontconfig.h>
 
 #include <algorithm>
 #include <array>
@@ -32,13 +30,6 @@ constexpr std::array<std::array<double, 3>, 5> palette = {{{0.90, 0.62, 0.00},
                                                            {0.00, 0.62, 0.45},
                                                            {0.84, 0.37, 0.00},
                                                            {0.80, 0.47, 0.65}}};
-
-bool is_svg(const std::string& path) {
-    std::string lower = path;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower.ends_with(".svg");
-}
 
 // Data (x, y) to device pixels of one panel's plotting area.
 struct Axes {
@@ -261,44 +252,10 @@ class Drawing {
     cairo_t* cr_;
 };
 
-cairo_status_t append(void* closure, const unsigned char* data, unsigned int length) {
-    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-    return CAIRO_STATUS_SUCCESS;
-}
-
-using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
-using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
-
-void draw_on(cairo_surface_t* surface, const ContactReport& report) {
-    Context cr(cairo_create(surface), cairo_destroy);
-    Drawing(report, cr.get()).draw();
-    if (cairo_status(cr.get()) != CAIRO_STATUS_SUCCESS)
-        throw std::runtime_error(std::string("cairo: ") +
-                                 cairo_status_to_string(cairo_status(cr.get())));
-}
-
 } // namespace
 
 void write_contact_plot(const ContactReport& report, const std::string& path) {
-    std::string bytes;
-    if (is_svg(path)) {
-        Surface surface(cairo_svg_surface_create_for_stream(append, &bytes, width, height),
-                        cairo_surface_destroy);
-        draw_on(surface.get(), report);
-        cairo_surface_finish(surface.get());
-    } else {
-        Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(width),
-                                                   static_cast<int>(height)),
-                        cairo_surface_destroy);
-        draw_on(surface.get(), report);
-        if (cairo_surface_write_to_png_stream(surface.get(), append, &bytes) !=
-            CAIRO_STATUS_SUCCESS)
-            throw std::runtime_error("cairo: cannot encode the PNG");
-    }
-    // As the collision plot: release Cairo's and fontconfig's caches for a clean exit.
-    cairo_debug_reset_static_data();
-    FcFini();
-    write_file_atomically(path, bytes);
+    write_image(path, width, height, [&](cairo_t* cr) { Drawing(report, cr).draw(); });
 }
 
 } // namespace choc
