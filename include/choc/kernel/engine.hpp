@@ -64,6 +64,9 @@ template <int D, Calendar Cal = DefaultCalendar, Motion<D> Motion = Ballistic<D>
 class Engine {
   public:
     using Settings = EngineSettings;
+    using MotionT = Motion;
+    // Every contact at its contact distance: the run checks overlaps as an invariant.
+    static constexpr bool exact = true;
 
     enum class Stop {
         time,       // reached `until`
@@ -239,7 +242,7 @@ class Engine {
         out.put(wrapped_potential_);
         out.put(collision_energy_since_check_);
         out.tag(archive_tag + 2);
-        save_tally(out);
+        save_tally(out, tally_);
         out.put(now_);
         out.put(stopped_at_);
         out.put(origin_);
@@ -957,7 +960,7 @@ class Engine {
         in.get(wrapped_potential_);
         in.get(collision_energy_since_check_);
         in.expect(archive_tag + 2, "schedule");
-        restore_tally(in);
+        restore_tally(in, tally_, particles_.table.size());
         in.get(now_);
         in.get(stopped_at_);
         in.get(origin_);
@@ -973,31 +976,6 @@ class Engine {
                 throw ArchiveError("the state's particle indices are damaged");
         }
         for (std::uint32_t i = 0; i < n; ++i) reschedule(i);
-    }
-
-    void save_tally(ArchiveWriter& out) const {
-        const Tally& t = tally_;
-        for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans,
-                             t.groups, t.singular_groups, t.fallback_groups})
-            out.put(c);
-        for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
-        out.put(t.kinetic);
-        out.put(t.kinetic_time);
-        out.put(t.since);
-    }
-    void restore_tally(ArchiveReader& in) {
-        Tally& t = tally_;
-        for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
-                        &t.groups, &t.singular_groups, &t.fallback_groups})
-            in.get(*c);
-        for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start}) in.get(*x);
-        in.get(t.kinetic);
-        in.get(t.kinetic_time);
-        in.get(t.since);
-        const auto species = particles_.table.size();
-        if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
-            t.since.size() != species)
-            throw ArchiveError("the state's tally does not match its species");
     }
 
     std::vector<double> kinetic_per_species() const {

@@ -29,6 +29,10 @@ struct EngineSettings {
     // Maintenance (renumbering, moving the time origin, the energy and momentum checks)
     // every this many events; 0: max(4 N, 65536). Tests make it frequent.
     std::uint64_t maintain_every = 0;
+    // The time-stepped engine's (step_engine.hpp; run.integrator = "timestep"): the step
+    // and the most overlap passes in one step. The event-driven engine ignores them.
+    double dt = 0.0;
+    std::uint32_t passes = 1;
 };
 
 } // namespace choc

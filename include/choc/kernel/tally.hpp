@@ -4,6 +4,8 @@
 // integral is exact). Everything here is O(1) per event.
 #pragma once
 
+#include "choc/kernel/archive.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -59,5 +61,29 @@ struct Tally {
 
     void overlap(double value) { max_overlap = std::max(max_overlap, value); }
 };
+
+// The tally in a checkpoint's state (archive.hpp); `species` is the state's count, which
+// the per-species sums must match.
+inline void save_tally(ArchiveWriter& out, const Tally& t) {
+    for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans,
+                         t.groups, t.singular_groups, t.fallback_groups})
+        out.put(c);
+    for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
+    out.put(t.kinetic);
+    out.put(t.kinetic_time);
+    out.put(t.since);
+}
+inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
+    for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
+                    &t.groups, &t.singular_groups, &t.fallback_groups})
+        in.get(*c);
+    for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start}) in.get(*x);
+    in.get(t.kinetic);
+    in.get(t.kinetic_time);
+    in.get(t.since);
+    if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
+        t.since.size() != species)
+        throw ArchiveError("the state's tally does not match its species");
+}
 
 } // namespace choc

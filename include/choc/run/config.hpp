@@ -37,6 +37,13 @@ struct PairRestitution {
     double restitution = 1.0;
 };
 
+// run.integrator: exact event-driven dynamics, or fixed time steps with overlaps rewound
+// to their contacts (kernel/step_engine.hpp).
+enum class Integrator { edmd, timestep };
+// run.passes: overlap passes per step unless given, and the most a config may ask for.
+inline constexpr std::uint32_t default_passes = 3;
+inline constexpr std::uint32_t max_passes = 1000;
+
 // output.trajectory.format: extended XYZ (text, the default) or H5MD 1.1 (HDF5).
 enum class TrajectoryFormat { xyz, h5md };
 
@@ -95,6 +102,12 @@ struct Config {
     std::optional<double> run_time;
     std::optional<std::uint64_t> run_collisions;
     double equilibrate = 0.0;
+    // run.integrator = "timestep": fixed steps dt, at most `passes` overlap passes in each,
+    // and (compare_edmd) an event-driven run of the same start beside it for the summary
+    Integrator integrator = Integrator::edmd;
+    double dt = 0.0;
+    std::uint32_t passes = default_passes;
+    bool compare_edmd = false;
 
     // [output]
     std::string summary = "summary.json";

@@ -19,6 +19,8 @@ inline EngineSettings engine_settings(const Config& config) {
     s.contact_gap = config.contact_gap;
     s.tc = config.tc;
     s.tc_from_start = !config.tc_on_collapse;
+    s.dt = config.dt;
+    s.passes = config.passes;
     return s;
 }
 

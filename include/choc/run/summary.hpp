@@ -25,6 +25,29 @@ struct Provenance {
     std::string host;
 };
 
+// The event-driven run of the same start over the same time, beside a time-stepped one
+// (run.compare_edmd).
+struct EdmdComparison {
+    double sim_time = 0.0;
+    std::uint64_t collisions = 0, wall_collisions = 0;
+    std::optional<double> collision_rate, Z, Z_err;
+    double wall_seconds = 0.0;
+    bool valid = true, collapsed = false;
+};
+
+// What a time-stepped run (run.integrator = "timestep") cost in exactness.
+struct SteppingSummary {
+    double dt = 0.0;
+    std::uint32_t passes = 0;     // run.passes
+    std::uint64_t steps = 0;      // in the measured phase
+    std::uint64_t passes_run = 0; // overlap passes that found something to resolve
+    std::uint64_t unresolved = 0; // contacts the passes ran out on, summed over steps
+    std::uint64_t overlapping_pairs = 0; // pairs overlapping at the end
+    double max_overlap = 0.0;            // worst found at a step's end, relative
+    double energy_error = 0.0; // |E - (E0 + collision and drag changes)| / energy scale
+    std::optional<EdmdComparison> edmd;
+};
+
 struct Summary {
     int dimension = 3;
     std::uint64_t N = 0;
@@ -43,6 +66,7 @@ struct Summary {
     std::optional<double> ks_distance, kurtosis; // "velocity_distribution": null unless known
     std::optional<double> mean_free_time;
     std::optional<double> D, D_err; // "diffusion": null unless known
+    std::optional<SteppingSummary> timestep; // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
     bool collapsed = false;   // stopped by an inelastic collapse before its end

@@ -451,15 +451,50 @@ void read_init(const Section& root, Config& config) {
     }
 }
 
+// run.integrator: event-driven (the default) or time-stepped with run.dt and run.passes,
+// whose keys mean nothing to the other.
+void read_integrator(const Section& root, const Section& run, Config& config) {
+    const std::string integrator = run.string("integrator").value_or("edmd");
+    if (integrator != "edmd" && integrator != "timestep")
+        run.fail("integrator", "must be \"edmd\" or \"timestep\"");
+    const auto dt = run.number("dt", Range::positive);
+    const auto passes = run.integer("passes", 1);
+    const auto compare = run.boolean("compare_edmd");
+    if (integrator == "edmd") {
+        for (const char* key : {"dt", "passes", "compare_edmd"})
+            if (run.has(key))
+                run.fail(key, "belongs to run.integrator = \"timestep\" (the integrator is "
+                              "\"edmd\")");
+        return;
+    }
+    config.integrator = Integrator::timestep;
+    if (!dt) run.fail("dt", "is required with run.integrator = \"timestep\" (the time step)");
+    config.dt = *dt;
+    if (passes) {
+        if (*passes > static_cast<std::int64_t>(max_passes))
+            run.fail("passes", "must be at most " + std::to_string(max_passes));
+        config.passes = static_cast<std::uint32_t>(*passes);
+    }
+    config.compare_edmd = compare.value_or(true);
+    if (config.epsilon > 0.0)
+        root.fail("collisions.epsilon", "the time-stepped integrator (run.integrator = "
+                                        "\"timestep\") has no simultaneous groups: leave it 0");
+    if (config.tc_on_collapse)
+        root.fail("collisions.on_collapse",
+                  "the time-stepped integrator cannot collapse (it moves by fixed steps): "
+                  "leave on_collapse out, or give collisions.tc alone for the TC model");
+}
+
 void read_run(const Section& root, Config& config) {
     Section run = root.table("run");
-    run.allow({"time", "collisions", "equilibrate"});
+    run.allow({"time", "collisions", "equilibrate", "integrator", "dt", "passes", "compare_edmd"});
     config.run_time = run.number("time", Range::positive);
     if (auto collisions = run.integer("collisions", 1))
         config.run_collisions = static_cast<std::uint64_t>(*collisions);
     config.equilibrate = run.number("equilibrate", Range::non_negative).value_or(0.0);
     if (!config.run_time && !config.run_collisions)
         root.fail("run", "give run.time, run.collisions or both");
+    read_integrator(root, run, config);
 }
 
 // A periodic output at most `max_frames` times per run (rows or frames). A run of length T

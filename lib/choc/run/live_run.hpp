@@ -9,6 +9,7 @@
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/kernel/engine.hpp"
+#include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/tolerances.hpp"
@@ -141,11 +142,13 @@ struct RunClock {
     double label = 0.0;            // the clock of frames and rows at the measured phase's start
 };
 
-template <int D, class Motion>
+// EngineT: the event-driven engine (engine.hpp), or the time-stepped one
+// (step_engine.hpp, run.integrator = "timestep"), whose overlaps are measured rather than
+// checked (EngineT::exact).
+template <int D, class Motion, class EngineT = Engine<D, DefaultCalendar, Motion>>
 class LiveRun final : public Simulation::Impl {
   public:
-    using EngineT = Engine<D, DefaultCalendar, Motion>;
-    using Phase = MeasuredPhase<D, Motion>;
+    using Phase = MeasuredPhase<D, EngineT>;
 
     // The engine from the config's start, or (resume) from a checkpoint's state; then the
     // watch, the checkpoints, equilibration and the measured phase, ready for advance.
@@ -180,61 +183,32 @@ class LiveRun final : public Simulation::Impl {
             engine_.reset(new EngineT(EngineT::restore(*in, engine_settings(config_), motion)));
         }
         set_up(in ? &*in : nullptr);
+        if constexpr (!EngineT::exact)
+            if (config_.compare_edmd) {
+                // the same start, run event-driven, quietly and without files
+                RunOptions quiet;
+                quiet.quiet = true;
+                quiet.files = false;
+                reference_ = std::make_unique<LiveRun<D, Motion>>(config_, quiet, started_, motion,
+                                                                  nullptr);
+                if (time() > reference_->time()) {
+                    Advance to;
+                    to.time = time() - reference_->time();
+                    reference_->advance(to);
+                }
+            }
     }
 
     StepEnd advance(const Advance& by) override {
-        if (violation_) return StepEnd::violated;
-        // (a collapse in equilibration is reported by the first step, which still checks
-        // the state as every step does)
-        if (phase_->collapse() && stepped_) return StepEnd::collapsed;
-        stepped_ = true;
-        double until = phase_->end_time();
-        std::uint64_t limit = phase_->collision_limit();
-        std::optional<double> asked; // the time since the phase began that this step asks for
-        if (by.time || by.collisions) {
-            until = never;
-            limit = ~std::uint64_t{0};
-            if (by.time) {
-                // From the time the last step asked for when it got there, so that steps of
-                // a and b stop where one of a + b does, to the bit.
-                asked = time_asked_.value_or(engine_->time() - phase_->start()) + *by.time;
-                until = phase_->start() + *asked;
-            }
-            if (by.collisions)
-                limit = engine_->tally().collisions +
-                        std::min(*by.collisions, limit - engine_->tally().collisions);
-        } else if (config_.run_time) {
-            asked = *config_.run_time; // (end_time() is start + run.time)
+        const StepEnd end = advance_run(by);
+        // the event-driven run beside a time-stepped one, to where this one stands
+        // (outside this run's Timer: its wall time is its own)
+        if (reference_ && time() > reference_->time()) {
+            Advance to;
+            to.time = time() - reference_->time();
+            reference_->advance(to);
         }
-        // Without files (the Python module) a step that asks for nothing beyond where the
-        // run stands ends at once: the engine's clock must never be set back.
-        if (!options_.files && !phase_->collapse() &&
-            (until <= engine_->time() || engine_->tally().collisions >= limit))
-            return StepEnd::reached;
-
-        Timer timer(*this);
-        guarded([&] {
-            phase_broken_ = true;
-            phase_->run_to(until, limit);
-            phase_broken_ = false;
-            engine_->check_conservation(); // the stretch since the last maintenance step
-        });
-        time_asked_ = phase_->reached() && asked && engine_->time() == until
-                          ? asked
-                          : std::optional<double>();
-        if (!violation_) {
-            const double overlap = max_overlap_now(engine_->snapshot(engine_->time()));
-            if (!(overlap <= engine_->contact_tolerance()))
-                violation_ = InvariantViolation(
-                    "overlap",
-                    fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
-                                "is above the tolerance {:.3g}",
-                                engine_->time(), overlap, engine_->contact_tolerance()));
-        }
-        if (violation_) return StepEnd::violated;
-        if (phase_->collapse()) return StepEnd::collapsed;
-        if (phase_->interrupted()) return StepEnd::interrupted;
-        return phase_->reached() ? StepEnd::reached : StepEnd::no_events;
+        return end;
     }
 
     Summary summary() const override {
@@ -336,6 +310,62 @@ class LiveRun final : public Simulation::Impl {
     const std::optional<InvariantViolation>& violation() const override { return violation_; }
 
   private:
+    StepEnd advance_run(const Advance& by) {
+        if (violation_) return StepEnd::violated;
+        // (a collapse in equilibration is reported by the first step, which still checks
+        // the state as every step does)
+        if (phase_->collapse() && stepped_) return StepEnd::collapsed;
+        stepped_ = true;
+        double until = phase_->end_time();
+        std::uint64_t limit = phase_->collision_limit();
+        std::optional<double> asked; // the time since the phase began that this step asks for
+        if (by.time || by.collisions) {
+            until = never;
+            limit = ~std::uint64_t{0};
+            if (by.time) {
+                // From the time the last step asked for when it got there, so that steps of
+                // a and b stop where one of a + b does, to the bit.
+                asked = time_asked_.value_or(engine_->time() - phase_->start()) + *by.time;
+                until = phase_->start() + *asked;
+            }
+            if (by.collisions)
+                limit = engine_->tally().collisions +
+                        std::min(*by.collisions, limit - engine_->tally().collisions);
+        } else if (config_.run_time) {
+            asked = *config_.run_time; // (end_time() is start + run.time)
+        }
+        // Without files (the Python module) a step that asks for nothing beyond where the
+        // run stands ends at once: the engine's clock must never be set back.
+        if (!options_.files && !phase_->collapse() &&
+            (until <= engine_->time() || engine_->tally().collisions >= limit))
+            return StepEnd::reached;
+
+        Timer timer(*this);
+        guarded([&] {
+            phase_broken_ = true;
+            phase_->run_to(until, limit);
+            phase_broken_ = false;
+            engine_->check_conservation(); // the stretch since the last maintenance step
+        });
+        time_asked_ = phase_->reached() && asked && engine_->time() == until
+                          ? asked
+                          : std::optional<double>();
+        // (the time-stepped engine's overlaps are its model's, measured in its summary)
+        if (EngineT::exact && !violation_) {
+            const double overlap = max_overlap_now(engine_->snapshot(engine_->time()));
+            if (!(overlap <= engine_->contact_tolerance()))
+                violation_ = InvariantViolation(
+                    "overlap",
+                    fmt::format("invariant 'overlap' violated at t = {:.17g}: max_overlap {:.3g} "
+                                "is above the tolerance {:.3g}",
+                                engine_->time(), overlap, engine_->contact_tolerance()));
+        }
+        if (violation_) return StepEnd::violated;
+        if (phase_->collapse()) return StepEnd::collapsed;
+        if (phase_->interrupted()) return StepEnd::interrupted;
+        return phase_->reached() ? StepEnd::reached : StepEnd::no_events;
+    }
+
     // Wall-clock seconds of the run: those of the measured phase before this process
     // (a continuation's), then the time spent in set_up and advance.
     class Timer {
@@ -385,7 +415,8 @@ class LiveRun final : public Simulation::Impl {
                              time, config_.tc);
             };
         const auto inelastic = inelastic_key(config_);
-        watch_.emplace(inelastic.has_value(), std::move(switch_on_tc), config_.tc,
+        // (fixed steps cannot collapse: the watch looks at the event-driven engine only)
+        watch_.emplace(inelastic.has_value() && EngineT::exact, std::move(switch_on_tc), config_.tc,
                        inelastic.value_or(""));
         if (resume) watch_->restore(*resume);
 
@@ -537,6 +568,7 @@ class LiveRun final : public Simulation::Impl {
             s.kurtosis = stats.kurtosis;
         }
         s.collapsed = phase_->collapse().has_value();
+        if constexpr (!EngineT::exact) s.timestep = stepping_summary(s);
         if (violation_) {
             s.valid = false;
             s.violation = violation_->what();
@@ -556,6 +588,36 @@ class LiveRun final : public Simulation::Impl {
         return s;
     }
 
+    // What the time-stepped run cost, against the event-driven run beside it.
+    SteppingSummary stepping_summary(const Summary& s) const {
+        const auto& e = *engine_;
+        SteppingSummary t;
+        t.dt = e.dt();
+        t.passes = e.passes();
+        t.steps = e.stepping().steps;
+        t.passes_run = e.stepping().passes;
+        t.unresolved = e.stepping().unresolved;
+        t.overlapping_pairs = broken_ ? 0 : e.overlapping_pairs();
+        t.max_overlap = e.stepping().max_overlap;
+        t.energy_error = e.energy_error();
+        if (reference_) {
+            const Summary r = reference_->summary();
+            EdmdComparison c;
+            c.sim_time = r.sim_time;
+            c.collisions = r.collisions;
+            c.wall_collisions = r.wall_collisions;
+            c.collision_rate = r.collision_rate;
+            c.Z = r.Z;
+            c.Z_err = r.Z_err;
+            c.wall_seconds = r.wall_seconds;
+            c.valid = r.valid;
+            c.collapsed = r.collapsed;
+            t.edmd = c;
+        }
+        (void)s;
+        return t;
+    }
+
     Config config_;
     RunOptions options_;
     std::string started_;
@@ -571,6 +633,7 @@ class LiveRun final : public Simulation::Impl {
     bool phase_broken_ = false; // ... from equilibration or the measured phase's run itself
     bool stepped_ = false;      // advance was called
     std::optional<double> time_asked_;
+    std::unique_ptr<Simulation::Impl> reference_; // run.compare_edmd, beside a stepped run
     double wall_ = 0.0;
     std::optional<std::chrono::steady_clock::time_point> since_;
 };

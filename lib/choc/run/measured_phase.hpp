@@ -135,11 +135,11 @@ double displacement_interval(const Box<D>& box, const Particles<D>& p) {
     return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
 }
 
-// The measured phase (see the top of this file).
-template <int D, class Motion>
+// The measured phase (see the top of this file), of the event-driven engine (engine.hpp)
+// or of the time-stepped one (step_engine.hpp).
+template <int D, class EngineT>
 class MeasuredPhase {
   public:
-    using EngineT = Engine<D, DefaultCalendar, Motion>;
     // `initial`: the particles at the phase's start (a continuation gives the current ones,
     // and restore() then puts back what was measured).
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,

@@ -29,6 +29,41 @@ Json numbers(const std::vector<double>& xs) {
     return array;
 }
 
+// A ratio of counts, null when the reference found none.
+Json ratio(std::uint64_t a, std::uint64_t b) {
+    return b == 0 ? Json(nullptr) : number(static_cast<double>(a) / static_cast<double>(b));
+}
+
+Json stepping_json(const Summary& s) {
+    if (!s.timestep) return nullptr;
+    const SteppingSummary& t = *s.timestep;
+    Json j{{"dt", number(t.dt)},
+           {"passes", t.passes},
+           {"steps", t.steps},
+           {"passes_run", t.passes_run},
+           {"unresolved", t.unresolved},
+           {"overlapping_pairs", t.overlapping_pairs},
+           {"max_overlap", number(t.max_overlap)},
+           {"energy_error", number(t.energy_error)}};
+    if (!t.edmd) {
+        j["edmd"] = nullptr;
+        return j;
+    }
+    const EdmdComparison& e = *t.edmd;
+    Json z = e.Z ? Json{{"Z", number(e.Z)}, {"Z_err", number(e.Z_err)}} : Json(nullptr);
+    j["edmd"] = {{"sim_time", number(e.sim_time)},
+                 {"collisions", e.collisions},
+                 {"wall_collisions", e.wall_collisions},
+                 {"collision_rate", number(e.collision_rate)},
+                 {"pressure", z},
+                 {"wall_seconds", number(e.wall_seconds)},
+                 {"valid", e.valid},
+                 {"collapsed", e.collapsed},
+                 {"collisions_found", ratio(s.collisions, e.collisions)},
+                 {"wall_collisions_found", ratio(s.wall_collisions, e.wall_collisions)}};
+    return j;
+}
+
 } // namespace
 
 std::string summary_json(const Summary& s) {
@@ -62,6 +97,7 @@ std::string summary_json(const Summary& s) {
             : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
+    j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
     // True when an inelastic collapse stopped the run before its end (exit status 3).
