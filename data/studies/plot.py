@@ -24,6 +24,9 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 import reference_physics as ref  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "timestep_vs_edmd"))
+import plot as timestep_vs_edmd  # noqa: E402
+
 hansen_goos = np.vectorize(ref.hansen_goos)
 carnahan_starling = np.vectorize(ref.carnahan_starling)
 kolafa_rottner = np.vectorize(ref.kolafa_rottner)
@@ -235,7 +238,8 @@ def main():
             ("eos3d", lambda p: eos(p, 3, figures)),
             ("eos2d", lambda p: eos(p, 2, figures)),
             ("mixture", lambda p: mixture(p, figures)),
-            ("eos3d_sweep", lambda p: eos_sweep(p, figures))]
+            ("eos3d_sweep", lambda p: eos_sweep(p, figures)),
+            ("timestep_vs_edmd", lambda p: timestep_vs_edmd.plot(p, figures))]
     for name, plot in jobs:
         path = os.path.join(studies, name)
         if os.path.isdir(path):

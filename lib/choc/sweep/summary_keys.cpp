@@ -53,6 +53,16 @@ nlohmann::json layout(const Config& config) {
     s.momentum_initial.assign(static_cast<std::size_t>(config.dimension), 0.0);
     s.momentum_final = s.momentum_initial;
     for (const auto& species : config.species) s.species.push_back({species.name, 1, 1.0});
+    if (config.integrator == Integrator::timestep) {
+        s.timestep.emplace();
+        if (config.compare_edmd) {
+            EdmdComparison e;
+            e.collision_rate = e.Z = e.Z_err = 1.0;
+            e.collisions = e.wall_collisions = 1;
+            s.collisions = s.wall_collisions = 1;
+            s.timestep->edmd = e;
+        }
+    }
     return nlohmann::json::parse(summary_json(s));
 }
 
