@@ -122,6 +122,29 @@ seed = 13
 collisions = 60000
 """ + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.5)
 
+# The time-stepped integrator in a walled 3D box under gravity with inelastic walls, its
+# EDMD run beside it (recomputed from the start by a continuation).
+TIMESTEP_3D = """dimension = 3
+[box]
+size = [8.0, 8.0, 10.0]
+boundary = ["periodic", "periodic", "wall"]
+wall_restitution = 0.9
+[[species]]
+name = "A"
+count = 200
+[field]
+gravity = [0.0, 0.0, -1.0]
+[init]
+lattice = "random"
+seed = 17
+[run]
+time = 6.0
+equilibrate = 0.7
+integrator = "timestep"
+dt = 0.013
+passes = 2
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.1)
+
 # The files a run writes, compared between the split and the uninterrupted run.
 STREAMED = ("traj.xyz", "series.csv")
 FINAL = ("rdf.csv", "hist.csv", "vhist.csv")
@@ -157,6 +180,8 @@ def outcome(d):
         summary = json.load(f)
     for key in ("wall_seconds", "collisions_per_second", "provenance"):
         summary.pop(key, None)
+    if summary.get("timestep") and summary["timestep"].get("edmd"):
+        summary["timestep"]["edmd"].pop("wall_seconds")
     result = {"summary": summary}
     with open(os.path.join(d, "traj.xyz")) as f:
         result["traj.xyz"] = [PROVENANCE_KEY.sub("", line) if line.startswith("Lattice=")
@@ -324,6 +349,14 @@ def case_drag_3d_collisions(choc):
         check_signals(choc, d, DRAG_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
 
 
+def case_timestep_3d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, TIMESTEP_3D)
+        check(expected["summary"]["timestep"]["steps"] > 0, "the stepped run took no steps")
+        check_extensions(choc, d, TIMESTEP_3D, expected, "run.time", [0.5, 2.6, 4.0001])
+        check_signals(choc, d, TIMESTEP_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
+
+
 def refused(choc, d, args, needle, what):
     before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
     r = choc_run(choc, d, *args)
@@ -389,6 +422,7 @@ def case_refusals(choc):
 
 CASES = [
     ("mixture_3d", case_mixture_3d),
+    ("timestep_3d", case_timestep_3d),
     ("hourglass_2d", case_hourglass_2d),
     ("drag_3d_collisions", case_drag_3d_collisions),
     ("refusals", case_refusals),

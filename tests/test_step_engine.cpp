@@ -45,8 +45,7 @@ void check_one_step(const Box<D>& box, const Particles<D>& p, EngineSettings set
     settings.dt = T;
     settings.passes = 1;
     StepEngine<D, M> stepped(box, p, settings, motion);
-    REQUIRE(stepped.run(T, ~std::uint64_t{0}, ~std::uint64_t{0}) ==
-            StepEngine<D, M>::Stop::time);
+    REQUIRE(stepped.run(T, ~std::uint64_t{0}, ~std::uint64_t{0}) == StepEngine<D, M>::Stop::time);
     CHECK(stepped.stepping().steps == 1);
     CHECK(exact.tally().collisions == pair_collisions);
     CHECK(exact.tally().wall_collisions == wall_collisions);
@@ -118,8 +117,7 @@ TEST_CASE("segment collisions straddled by one step come out as in EDMD") {
     Box<2> box;
     box.length = Vec<2>{{10.0, 10.0}};
     box.periodic = {true, true};
-    box.segments.push_back(
-        Segment<2>::between(Vec<2>{{3.0, 4.0}}, Vec<2>{{7.0, 5.0}}, 0.9));
+    box.segments.push_back(Segment<2>::between(Vec<2>{{3.0, 4.0}}, Vec<2>{{7.0, 5.0}}, 0.9));
     Particles<2> p;
     p.table = SpeciesTable({{"A", 0.5, 1.0}});
     SUBCASE("its face") {
@@ -149,7 +147,8 @@ TEST_CASE("the stepped grid finds every pair closer than a cell, across periodic
     for (std::uint32_t i = 0; i < p.size(); ++i)
         for (std::uint32_t j = i + 1; j < p.size(); ++j) {
             Vec<3> r = p.state[i].x - p.state[j].x;
-            for (int a = 0; a < 2; ++a) r[a] -= box.length[a] * std::nearbyint(r[a] / box.length[a]);
+            for (int a = 0; a < 2; ++a)
+                r[a] -= box.length[a] * std::nearbyint(r[a] / box.length[a]);
             if (norm(r) < 1.0) close.insert({i, j});
         }
     StepGrid<3> grid(box, 1.0, p.size());
@@ -157,7 +156,7 @@ TEST_CASE("the stepped grid finds every pair closer than a cell, across periodic
     std::set<std::pair<std::uint32_t, std::uint32_t>> found;
     grid.each_pair([&](std::uint32_t i, std::uint32_t j, const Vec<3>& r) {
         const std::pair<std::uint32_t, std::uint32_t> pair{std::min(i, j), std::max(i, j)};
-        CHECK(found.insert(pair).second); // once each
+        CHECK(found.insert(pair).second);                 // once each
         if (norm(r) < 1.0) CHECK(close.count(pair) == 1); // the nearest image
     });
     for (const auto& pair : close) CHECK(found.count(pair) == 1);
@@ -239,16 +238,15 @@ passes = 1
         RunOptions options;
         options.quiet = true;
         options.files = false;
-        Simulation run(parse_config(text, "trend.toml", {"run.dt=" + std::to_string(dt)}),
-                       options);
+        Simulation run(parse_config(text, "trend.toml", {"run.dt=" + std::to_string(dt)}), options);
         REQUIRE(run.advance() == StepEnd::reached);
         const Summary s = run.summary();
         REQUIRE(s.timestep);
         REQUIRE(s.timestep->edmd);
         const auto& edmd = *s.timestep->edmd;
         CHECK(edmd.sim_time == s.sim_time);
-        const double rate_error = 1.0 - static_cast<double>(s.collisions) /
-                                            static_cast<double>(edmd.collisions);
+        const double rate_error =
+            1.0 - static_cast<double>(s.collisions) / static_cast<double>(edmd.collisions);
         const double z_error = *edmd.Z - *s.Z;
         CHECK(rate_error < last_rate - 0.05);
         CHECK(z_error < last_z - 0.1);

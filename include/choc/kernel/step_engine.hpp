@@ -187,7 +187,8 @@ class StepEngine {
         double k = 0.0;
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             if (particles_.state[i].species == s)
-                k += kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
+                k +=
+                    kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
         return k;
     }
 
@@ -500,8 +501,8 @@ class StepEngine {
         const double dk = kinetic_energy(m, p.v) - kinetic_energy(m, before);
         tally_.collision_energy += dk;
         collision_energy_since_check_ += dk;
-        kinetic_time_[p.species] += 0.5 * m * (speed2_integral(p.v, t1 - tc) -
-                                               speed2_integral(before, t1 - tc));
+        kinetic_time_[p.species] +=
+            0.5 * m * (speed2_integral(p.v, t1 - tc) - speed2_integral(before, t1 - tc));
         if (!last_collision_.empty()) last_collision_[i] = tc;
     }
 
@@ -609,18 +610,18 @@ class StepEngine {
     M motion_;
     std::vector<double> restitution_;
     StepGrid<D> grid_;
-    std::vector<double> since_;             // when i's present flight began in this step
-    std::vector<std::uint64_t> mark_;       // == generation_: in this scan or resolved this pass
-    std::uint64_t generation_ = 0;          //
-    std::vector<std::uint32_t> scan_;       // particles the next pass looks around
-    std::vector<Found> found_;              //
-    std::vector<double> last_collision_;    // TC model
-    double tc_ = 0.0;                       // 0: TC off
-    std::uint64_t steps_ = 0;               // steps since the start (the grid)
-    double now_ = 0.0;                      // the clock (>= stepped_to_)
-    double stepped_to_ = 0.0;               // the last step's end
-    double floor_ = 0.0;                    // the measured phase's start
-    std::vector<double> kinetic_time_;      // ∫KE dt per species, floor_ .. stepped_to_
+    std::vector<double> since_;          // when i's present flight began in this step
+    std::vector<std::uint64_t> mark_;    // == generation_: in this scan or resolved this pass
+    std::uint64_t generation_ = 0;       //
+    std::vector<std::uint32_t> scan_;    // particles the next pass looks around
+    std::vector<Found> found_;           //
+    std::vector<double> last_collision_; // TC model
+    double tc_ = 0.0;                    // 0: TC off
+    std::uint64_t steps_ = 0;            // steps since the start (the grid)
+    double now_ = 0.0;                   // the clock (>= stepped_to_)
+    double stepped_to_ = 0.0;            // the last step's end
+    double floor_ = 0.0;                 // the measured phase's start
+    std::vector<double> kinetic_time_;   // ∫KE dt per species, floor_ .. stepped_to_
     Tally tally_;
     SteppingTally stepping_;
     Ledger<D> ledger_;

@@ -28,9 +28,7 @@ class StepGrid {
     StepGrid(const Box<D>& box, double min_width, std::size_t particles)
         : periodic_(box.periodic), length_(box.length) {
         double width = min_width;
-        auto along = [&](int a) {
-            return std::max(1.0, std::floor(box.length[a] / width));
-        };
+        auto along = [&](int a) { return std::max(1.0, std::floor(box.length[a] / width)); };
         auto total = [&] {
             double t = 1.0;
             for (int a = 0; a < D; ++a) t *= along(a);
@@ -181,10 +179,10 @@ class StepGrid {
     Vec<D> width_;
     std::vector<std::array<int, D>> half_, all_;
     std::vector<std::uint32_t> half_delta_; // the half stencil's flat offsets, inside the grid
-    std::vector<std::uint32_t> start_; // particles of cell c: order_[start_[c] .. start_[c+1])
-    std::vector<std::uint32_t> order_; // particle indices sorted by cell
-    std::vector<Vec<D>> x_;            // their positions, in that order
-    std::vector<std::uint32_t> cell_;  // each particle's cell
+    std::vector<std::uint32_t> start_;      // particles of cell c: order_[start_[c] .. start_[c+1])
+    std::vector<std::uint32_t> order_;      // particle indices sorted by cell
+    std::vector<Vec<D>> x_;                 // their positions, in that order
+    std::vector<std::uint32_t> cell_;       // each particle's cell
 };
 
 } // namespace choc

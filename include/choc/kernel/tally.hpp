@@ -65,8 +65,8 @@ struct Tally {
 // The tally in a checkpoint's state (archive.hpp); `species` is the state's count, which
 // the per-species sums must match.
 inline void save_tally(ArchiveWriter& out, const Tally& t) {
-    for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans,
-                         t.groups, t.singular_groups, t.fallback_groups})
+    for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans, t.groups,
+                         t.singular_groups, t.fallback_groups})
         out.put(c);
     for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
     out.put(t.kinetic);

@@ -38,13 +38,13 @@ struct EdmdComparison {
 // What a time-stepped run (run.integrator = "timestep") cost in exactness.
 struct SteppingSummary {
     double dt = 0.0;
-    std::uint32_t passes = 0;     // run.passes
-    std::uint64_t steps = 0;      // in the measured phase
-    std::uint64_t passes_run = 0; // overlap passes that found something to resolve
-    std::uint64_t unresolved = 0; // contacts the passes ran out on, summed over steps
+    std::uint32_t passes = 0;            // run.passes
+    std::uint64_t steps = 0;             // in the measured phase
+    std::uint64_t passes_run = 0;        // overlap passes that found something to resolve
+    std::uint64_t unresolved = 0;        // contacts the passes ran out on, summed over steps
     std::uint64_t overlapping_pairs = 0; // pairs overlapping at the end
     double max_overlap = 0.0;            // worst found at a step's end, relative
-    double energy_error = 0.0; // |E - (E0 + collision and drag changes)| / energy scale
+    double energy_error = 0.0;           // |E - (E0 + collision and drag changes)| / energy scale
     std::optional<EdmdComparison> edmd;
 };
 
@@ -65,7 +65,7 @@ struct Summary {
     std::vector<SpeciesSummary> species;
     std::optional<double> ks_distance, kurtosis; // "velocity_distribution": null unless known
     std::optional<double> mean_free_time;
-    std::optional<double> D, D_err; // "diffusion": null unless known
+    std::optional<double> D, D_err;          // "diffusion": null unless known
     std::optional<SteppingSummary> timestep; // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

@@ -9,9 +9,9 @@
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/kernel/engine.hpp"
-#include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
+#include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/pressure.hpp"
 #include "choc/observers/speed_histogram.hpp"
@@ -189,8 +189,8 @@ class LiveRun final : public Simulation::Impl {
                 RunOptions quiet;
                 quiet.quiet = true;
                 quiet.files = false;
-                reference_ = std::make_unique<LiveRun<D, Motion>>(config_, quiet, started_, motion,
-                                                                  nullptr);
+                reference_ =
+                    std::make_unique<LiveRun<D, Motion>>(config_, quiet, started_, motion, nullptr);
                 if (time() > reference_->time()) {
                     Advance to;
                     to.time = time() - reference_->time();

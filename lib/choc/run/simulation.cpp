@@ -30,7 +30,7 @@ std::unique_ptr<Simulation::Impl> engine_for(const Config& config, const RunOpti
                                              const Checkpoint* resume) {
     if (config.integrator == Integrator::timestep)
         return std::make_unique<live::LiveRun<D, M, StepEngine<D, M>>>(config, options, started,
-                                                                        motion, resume);
+                                                                       motion, resume);
     return std::make_unique<live::LiveRun<D, M>>(config, options, started, motion, resume);
 }
 
