@@ -10,10 +10,12 @@
 //                     last check plus the collision losses (and the work of drag), the
 //                     momentum with the last check where nothing external acts
 //
-// The engine computes the sums (engine.hpp, Engine::ledger); this file holds the rules.
+// measure_ledger computes the sums for both engines; check_ledger holds the rule.
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/particles.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 
@@ -38,6 +40,38 @@ struct Ledger {
     Vec<D> momentum{};
     double momentum_scale = 0.0; // Σ m |v|
 };
+
+// The energy (kinetic, plus the potential −m g·x under a field) and momentum of the
+// particles at `now`, with their round-off scales, as both engines measure them:
+// `wrapped_potential` is what periodic wraps took back from the potential (g·x jumps by
+// g_a L_a at each), `kinetic_integral()` gives ∫KE dt since the measured phase began, for
+// the work of drag (−γ m v² = −2 γ KE per unit time), and is called only under a field.
+template <int D, class Motion, class KineticIntegral>
+Ledger<D> measure_ledger(const Particles<D>& particles, const Motion& motion, double now,
+                         double wrapped_potential, KineticIntegral&& kinetic_integral) {
+    Ledger<D> l;
+    for (std::uint32_t i = 0; i < particles.size(); ++i) {
+        const auto& p = particles.state[i];
+        const double m = particles.mass(i);
+        const Vec<D> v = motion.velocity(p, now);
+        const double k = kinetic_energy(m, v);
+        l.energy += k;
+        l.energy_scale += k;
+        l.momentum += v * m;
+        l.momentum_scale += m * norm(v);
+        if constexpr (Motion::has_field) {
+            const double u = -m * dot(motion.gravity(), motion.position(p, now));
+            l.energy += u;
+            l.energy_scale += std::abs(u);
+        }
+    }
+    if constexpr (Motion::has_field) {
+        l.energy += wrapped_potential;
+        l.energy_scale += std::abs(wrapped_potential);
+        l.drag_work = 2.0 * motion.drag() * kinetic_integral();
+    }
+    return l;
+}
 
 [[noreturn]] inline void invariant_violated(const std::string& invariant, double time,
                                             const std::string& detail) {

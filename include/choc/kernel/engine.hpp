@@ -33,6 +33,7 @@
 #include "choc/kernel/calendar.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/collide.hpp"
+#include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
@@ -219,17 +220,7 @@ class Engine {
     // order with the same arithmetic as the one saved: its run is the same to the bit.
     void save(ArchiveWriter& out) const {
         out.tag(archive_tag);
-        out.put(box_.length);
-        out.put(box_.periodic);
-        out.put(box_.walls);
-        out.put(box_.segments);
-        out.put(std::uint64_t{particles_.table.size()});
-        for (const auto& s : particles_.table.species) {
-            out.put(s.name);
-            out.put(s.radius);
-            out.put(s.mass);
-        }
-        out.put(particles_.state);
+        save_configuration(out, box_, particles_);
         out.tag(archive_tag + 1);
         cells_.save(out);
         out.put(schedule_);
@@ -255,25 +246,7 @@ class Engine {
     // ArchiveError when the state is damaged or does not fit the settings.
     static Engine restore(ArchiveReader& in, Settings settings, Motion motion = {}) {
         in.expect(archive_tag, "start");
-        Box<D> box;
-        in.get(box.length);
-        in.get(box.periodic);
-        in.get(box.walls);
-        in.get(box.segments);
-        const auto species = in.get<std::uint64_t>();
-        if (species == 0 || species > max_species)
-            throw ArchiveError("the state's species table is damaged");
-        std::vector<Species> table(species);
-        for (auto& s : table) {
-            in.get(s.name);
-            in.get(s.radius);
-            in.get(s.mass);
-        }
-        Particles<D> particles;
-        particles.table = SpeciesTable(std::move(table));
-        in.get(particles.state);
-        for (const auto& p : particles.state)
-            if (p.species >= species) throw ArchiveError("the state's particles are damaged");
+        auto [box, particles] = restore_configuration<D>(in);
         in.expect(archive_tag + 1, "particles");
         Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
         e.restore_state(in);
@@ -499,29 +472,8 @@ class Engine {
     // Energy (kinetic + potential in the field) and momentum now, with their round-off
     // scales; the tally's collision energy and the work of drag so far.
     Ledger<D> ledger() const {
-        Ledger<D> l;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const auto& p = particles_.state[i];
-            const double m = particles_.mass(i);
-            const Vec<D> v = motion_.velocity(p, now_);
-            const double k = kinetic_energy(m, v);
-            l.energy += k;
-            l.energy_scale += k;
-            l.momentum += v * m;
-            l.momentum_scale += m * norm(v);
-            if constexpr (Motion::has_field) {
-                // potential -m g.x: g.x grows by g_a L_a at each periodic wrap (cross)
-                const double u = -m * dot(motion_.gravity(), motion_.position(p, now_));
-                l.energy += u;
-                l.energy_scale += std::abs(u);
-            }
-        }
-        if constexpr (Motion::has_field) {
-            l.energy += wrapped_potential_;
-            l.energy_scale += std::abs(wrapped_potential_);
-            // drag force -γ m v does work -γ m v² = -2 γ KE per unit time
-            l.drag_work = 2.0 * motion_.drag() * kinetic_integral();
-        }
+        Ledger<D> l = measure_ledger(particles_, motion_, now_, wrapped_potential_,
+                                     [this] { return kinetic_integral(); });
         l.collision_energy = collision_energy_since_check_;
         return l;
     }

@@ -40,6 +40,7 @@
 #include "choc/kernel/audit.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/collide.hpp"
+#include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
@@ -196,17 +197,7 @@ class StepEngine {
     // is rebuilt at every pass, and a pass sorts what it finds by (time, particles).
     void save(ArchiveWriter& out) const {
         out.tag(archive_tag);
-        out.put(box_.length);
-        out.put(box_.periodic);
-        out.put(box_.walls);
-        out.put(box_.segments);
-        out.put(std::uint64_t{particles_.table.size()});
-        for (const auto& s : particles_.table.species) {
-            out.put(s.name);
-            out.put(s.radius);
-            out.put(s.mass);
-        }
-        out.put(particles_.state);
+        save_configuration(out, box_, particles_);
         out.tag(archive_tag + 1);
         out.put(last_collision_);
         out.put(tc_);
@@ -231,25 +222,7 @@ class StepEngine {
 
     static StepEngine restore(ArchiveReader& in, Settings settings, M motion = {}) {
         in.expect(archive_tag, "start");
-        Box<D> box;
-        in.get(box.length);
-        in.get(box.periodic);
-        in.get(box.walls);
-        in.get(box.segments);
-        const auto species = in.get<std::uint64_t>();
-        if (species == 0 || species > max_species)
-            throw ArchiveError("the state's species table is damaged");
-        std::vector<Species> table(species);
-        for (auto& s : table) {
-            in.get(s.name);
-            in.get(s.radius);
-            in.get(s.mass);
-        }
-        Particles<D> particles;
-        particles.table = SpeciesTable(std::move(table));
-        in.get(particles.state);
-        for (const auto& p : particles.state)
-            if (p.species >= species) throw ArchiveError("the state's particles are damaged");
+        auto [box, particles] = restore_configuration<D>(in);
         in.expect(archive_tag + 1, "particles");
         StepEngine e(std::move(box), std::move(particles), settings, motion, Restored{});
         in.get(e.last_collision_);
@@ -261,6 +234,7 @@ class StepEngine {
         in.get(e.stepped_to_);
         in.get(e.floor_);
         in.get(e.kinetic_time_);
+        const std::size_t species = e.particles_.table.size();
         restore_tally(in, e.tally_, species);
         if (e.kinetic_time_.size() != species)
             throw ArchiveError("the state's tally does not match its species");
@@ -546,27 +520,8 @@ class StepEngine {
     }
 
     Ledger<D> ledger() const {
-        Ledger<D> l;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const auto& p = particles_.state[i];
-            const double m = particles_.mass(i);
-            const Vec<D> v = motion_.velocity(p, now_);
-            const double k = kinetic_energy(m, v);
-            l.energy += k;
-            l.energy_scale += k;
-            l.momentum += v * m;
-            l.momentum_scale += m * norm(v);
-            if constexpr (M::has_field) {
-                const double u = -m * dot(motion_.gravity(), motion_.position(p, now_));
-                l.energy += u;
-                l.energy_scale += std::abs(u);
-            }
-        }
-        if constexpr (M::has_field) {
-            l.energy += wrapped_potential_;
-            l.energy_scale += std::abs(wrapped_potential_);
-            l.drag_work = 2.0 * motion_.drag() * kinetic_integral();
-        }
+        Ledger<D> l = measure_ledger(particles_, motion_, now_, wrapped_potential_,
+                                     [this] { return kinetic_integral(); });
         l.collision_energy = collision_energy_since_check_;
         return l;
     }
