@@ -295,3 +295,19 @@ time = 1
     CHECK(c.passes == default_passes);
     CHECK(c.compare_edmd);
 }
+
+TEST_CASE("a stepped run with nothing left to happen stops instead of stepping for ever") {
+    // A run limited by collisions alone would never reach its limit: every particle at
+    // rest and no field, as the event-driven engine's Stop::no_events.
+    Particles<3> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<3>{{2.0, 2.0, 2.0}}, Vec<3>{}, 0);
+    p.add(Vec<3>{{5.0, 5.0, 5.0}}, Vec<3>{}, 0);
+    EngineSettings settings;
+    settings.dt = 0.1;
+    StepEngine<3> engine(periodic_cube(8.0), p, settings);
+    CHECK(engine.run(never, 1, 1000) == StepEngine<3>::Stop::no_events);
+    // with a time limit it steps to it
+    CHECK(engine.run(1.0, 1, ~std::uint64_t{0}) == StepEngine<3>::Stop::time);
+    CHECK(engine.stepping().steps == 10);
+}

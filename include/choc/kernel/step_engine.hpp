@@ -99,6 +99,8 @@ class StepEngine {
     // after about `budget` particle moves. After Stop::time the clock reads `until`.
     Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
         std::uint64_t used = 0;
+        // without a time limit, a state that can never change again would step for ever
+        if (until == never && at_rest_for_ever()) return Stop::no_events;
         while (true) {
             if (tally_.collisions >= collision_limit) return Stop::collisions;
             const double next = step_end(steps_ + 1);
@@ -492,6 +494,14 @@ class StepEngine {
         return restitution_[particles_.state[i].species * n + particles_.state[j].species];
     }
     bool recent(std::uint32_t i, double tc) const { return tc - last_collision_[i] < tc_; }
+
+    // Every particle at rest with no field to move it: nothing will happen again.
+    bool at_rest_for_ever() const {
+        if constexpr (M::has_field) return false;
+        for (const auto& p : particles_.state)
+            if (p.v != Vec<D>{}) return false;
+        return true;
+    }
 
     // ∫|v|² over τ from a flight's start at velocity v.
     double speed2_integral(const Vec<D>& v, double tau) const {

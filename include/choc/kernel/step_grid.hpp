@@ -28,7 +28,11 @@ class StepGrid {
     StepGrid(const Box<D>& box, double min_width, std::size_t particles)
         : periodic_(box.periodic), length_(box.length) {
         double width = min_width;
-        auto along = [&](int a) { return std::max(1.0, std::floor(box.length[a] / width)); };
+        // (never below three cells on a periodic axis that has room for them, as cells.hpp)
+        auto along = [&](int a) {
+            const bool three = box.periodic[a] && box.length[a] >= 3 * min_width;
+            return std::max(three ? 3.0 : 1.0, std::floor(box.length[a] / width));
+        };
         auto total = [&] {
             double t = 1.0;
             for (int a = 0; a < D; ++a) t *= along(a);
