@@ -81,6 +81,23 @@ collisions = 20000
 """
 
 
+def test_time_stepped_same_as_cli(tmp_path):
+    # run.integrator = "timestep": the stepped engine, with its EDMD run beside it
+    sets = ["species.0.count=300", "box.size=[200.0, 40.0]", "run.equilibrate=10",
+            "run.time=20", "output.timeseries.every=2", 'run.integrator="timestep"',
+            "run.dt=0.05"]
+    expected = cli_summary(data("examples", "gravity_box2d.toml"), sets, tmp_path)
+    sim = choc.Simulation(data("examples", "gravity_box2d.toml"), sets)
+    sim.run()
+    got = sim.summary()
+    for summary in (got, expected):  # the EDMD run's own clock
+        del summary["timestep"]["edmd"]["wall_seconds"]
+    assert physics(got) == physics(expected)
+    stepping = got["timestep"]
+    assert stepping["steps"] == 400 and stepping["edmd"]["sim_time"] == got["sim_time"]
+    assert 0.5 < stepping["edmd"]["collisions_found"] < 1.1
+
+
 def test_collision_limited_mixture_same_as_cli(tmp_path):
     path = tmp_path / "mixture.toml"
     path.write_text(COLLISION_LIMITED)
