@@ -460,11 +460,22 @@ def case_interrupt(choc, root):
     within the wait, so the signal always arrives mid-run."""
     import signal
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        # How long this binary on this machine, as loaded as it is now, takes to start and
+        # make a few thousand collisions (a sanitized build under load took over a second
+        # to make its first): the signal waits twice that, and at least a second.
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(config(BASE_3D, run="collisions = 5000"))
+        start = time.monotonic()
+        subprocess.run([choc, "run", "config.toml", "--quiet"], cwd=d, capture_output=True,
+                       timeout=300)
+        wait = max(1.0, 2.0 * (time.monotonic() - start))
+        for name in os.listdir(d):
+            os.remove(os.path.join(d, name))
         with open(os.path.join(d, "config.toml"), "w") as f:
             f.write(config(BASE_3D, run="collisions = 1000000000000"))
         process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
+        time.sleep(wait)
         process.send_signal(signal.SIGINT)
         try:
             process.communicate(timeout=30)
