@@ -142,7 +142,15 @@ def case_stale_temporaries(choc):
             f.write(long_run)
         process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.5)
+        # killed once its trajectory temporary exists and has frames in it (a fixed wait
+        # raced a sanitized build's start on a loaded machine)
+        deadline = time.monotonic() + 300
+        while process.poll() is None and time.monotonic() < deadline:
+            if any(f.startswith(".t.xyz.choc-") and os.path.getsize(os.path.join(d, f)) > 0
+                   for f in temporaries(d)):
+                break
+            time.sleep(0.01)
+        time.sleep(0.2)
         process.kill()
         process.wait()
         left = temporaries(d)
