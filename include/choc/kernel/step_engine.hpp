@@ -67,11 +67,9 @@ struct SteppingTally {
     std::uint64_t steps = 0;  // steps taken
     std::uint64_t passes = 0; // overlap passes run (at most passes per step)
     // Contacts (pairs, walls, segments) still overlapping and approaching when a step's
-    // passes ran out, summed over steps: collisions the step has not resolved.
+    // passes ran out, summed over steps: collisions the step has not resolved. (The worst
+    // overlap found at a step's end, before its passes, is the tally's max_overlap.)
     std::uint64_t unresolved = 0;
-    // Worst overlap found at a step's end before its passes, relative to the contact
-    // distance (a wall's: the radius).
-    double max_overlap = 0.0;
 };
 
 template <int D, Motion<D> M = Ballistic<D>>
@@ -212,7 +210,6 @@ class StepEngine {
         out.put(stepping_.steps);
         out.put(stepping_.passes);
         out.put(stepping_.unresolved);
-        out.put(stepping_.max_overlap);
         out.put(ledger_);
         out.put(energy_at_reset_);
         out.put(energy_scale_at_reset_);
@@ -243,7 +240,6 @@ class StepEngine {
         in.get(e.stepping_.steps);
         in.get(e.stepping_.passes);
         in.get(e.stepping_.unresolved);
-        in.get(e.stepping_.max_overlap);
         in.get(e.ledger_);
         in.get(e.energy_at_reset_);
         in.get(e.energy_scale_at_reset_);
@@ -564,10 +560,7 @@ class StepEngine {
         return particles_.table.pair_sigma2(particles_.state[i].species,
                                             particles_.state[j].species);
     }
-    void note_overlap(double relative) {
-        stepping_.max_overlap = std::max(stepping_.max_overlap, relative);
-        tally_.overlap(relative);
-    }
+    void note_overlap(double relative) { tally_.overlap(relative); }
 
     Box<D> box_;
     Particles<D> particles_; // all stamped at stepped_to_
