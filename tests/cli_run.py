@@ -21,12 +21,14 @@ import time
 # Every key of the summary table of docs/REFERENCE.md; the values that are objects with their keys.
 SUMMARY_KEYS = [
     "choc_version", "dimension", "N", "packing_fraction", "sim_time", "collisions",
-    "wall_collisions", "events", "wall_seconds", "collisions_per_second", "kinetic_energy",
+    "wall_collisions", "events", "wall_seconds", "collisions_per_second", "engine", "kinetic_energy",
     "momentum", "temperature", "max_overlap", "pressure", "collision_rate", "species",
     "velocity_distribution", "mean_free_time", "diffusion", "interrupted", "collapsed",
     "provenance",
 ]
 NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "final"],
+               "engine": ["cell_crossings", "stale_predictions", "rescans", "pair_predictions",
+                          "memory_bytes"],
                "provenance": ["git_commit", "config", "seed", "command_line", "started",
                               "finished", "host"]}
 # Wall-clock measurements differ between two runs of the same simulation.
@@ -181,6 +183,16 @@ def long_run(choc, base, dimension):
               f"collision_rate {s['collision_rate']!r}, 2 collisions/(N sim_time) = {rate!r}")
         check(close(s["mean_free_time"], 1.0 / s["collision_rate"], 1e-12),
               f"mean_free_time {s['mean_free_time']!r} is not 1/collision_rate")
+        # Each collision predicts anew both particles' pairs, and each such scan includes
+        # the particle itself and its partner: at least 4 pair predictions per collision.
+        # The arrays hold at least each particle's 32- or 64-byte record.
+        engine = s["engine"]
+        check(engine["pair_predictions"] >= 4 * s["collisions"],
+              f"engine.pair_predictions {engine['pair_predictions']} below 4 per collision")
+        check(engine["memory_bytes"] >= 32 * s["N"],
+              f"engine.memory_bytes {engine['memory_bytes']} below 32 bytes per particle")
+        check(engine["cell_crossings"] > 0 and engine["rescans"] <= engine["stale_predictions"],
+              f"engine counts {engine}")
 
 
 def case_3d(choc, root):

@@ -56,6 +56,7 @@ class IndexedCalendar {
     std::uint32_t top() const { return heap_[0].particle; }
     double top_time() const { return heap_[0].time; }
     double time(std::uint32_t i) const { return heap_[where_[i]].time; }
+    std::size_t bytes() const { return held_bytes(storage_) + held_bytes(where_); }
     // The top's children: the next entry after the top is among them (or the top itself,
     // moved later, or another entry moved earlier). An engine may prefetch their data.
     // Their particles are written to `out` (room for four); returns how many.
@@ -154,6 +155,7 @@ class BlockCalendar {
         __builtin_prefetch(&time_[i]); // inlined: GCC would delete a call to it as pure
         __builtin_prefetch(&earliest_[i / width]);
     }
+    std::size_t bytes() const { return held_bytes(time_) + held_bytes(earliest_) + heap_.bytes(); }
     std::uint32_t top() const { return earliest_[heap_.top()].particle; }
     double top_time() const { return heap_.top_time(); }
     double time(std::uint32_t i) const { return time_[i]; }

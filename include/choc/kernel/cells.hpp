@@ -107,6 +107,9 @@ class Cells {
     }
 
     std::size_t size() const { return cells_; }
+    std::size_t bytes() const {
+        return held_bytes(blocks_) + held_bytes(cell_) + held_bytes(slot_);
+    }
     const std::array<int, D>& counts() const { return n_; }
     const Vec<D>& width() const { return width_; }
     std::uint32_t cell_of(std::uint32_t i) const { return cell_[i]; }

@@ -167,6 +167,14 @@ class Engine {
         return out;
     }
     const Tally& tally() const { return tally_; }
+    // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
+    // calendar, indices): what the benchmarks divide by N.
+    std::size_t memory_bytes() const {
+        std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + cells_.bytes() +
+                        held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_);
+        if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
+        return b;
+    }
     Log& event_log() { return log_; }
     // Calendar entries processed since the engine was built (every event, stale ones
     // included): what a `budget` counts, so a caller can stop on a fixed grid of counts.
@@ -728,6 +736,7 @@ class Engine {
     // Candidate m is particle candidate[m], seen through shift[from[m]].
     void predict_candidates(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
+        tally_.pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
         for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
         if constexpr (Motion::has_field)
             pair_times_one_by_one(i, shift, candidate, from, k);

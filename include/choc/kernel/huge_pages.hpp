@@ -55,4 +55,11 @@ struct HugePageAllocator {
 template <class T>
 using FastVector = std::vector<T, HugePageAllocator<T>>;
 
+// The bytes of a vector's elements, for the engine's account of its memory (its size, not
+// its capacity: the figure is then the same for a run restored from a checkpoint).
+template <class V>
+std::size_t held_bytes(const V& v) {
+    return v.size() * sizeof(typename V::value_type);
+}
+
 } // namespace choc

@@ -15,16 +15,17 @@ namespace choc {
 struct Tally {
     std::uint64_t collisions = 0; // pair collisions
     std::uint64_t wall_collisions = 0;
-    std::uint64_t crossings = 0;       // cell crossings
-    std::uint64_t stale = 0;           // calendar entries found out of date and re-predicted
-    std::uint64_t rescans = 0;         // ... of them needing a new scan (no valid runner-up)
-    std::uint64_t groups = 0;          // simultaneous groups of two or more contacts
-    std::uint64_t singular_groups = 0; // ... with a rank-deficient system
-    std::uint64_t fallback_groups = 0; // ... resolved by the sequential plastic fallback
-    double virial = 0.0;               // sum over pair collisions of r_ij . dp_i
-    double collision_energy = 0.0;     // kinetic energy gained in collisions (<= 0: lost)
-    double max_overlap = 0.0;          // worst (sigma - r) / sigma seen at a contact
-    double start = 0.0;                // time the measured phase began
+    std::uint64_t crossings = 0;        // cell crossings
+    std::uint64_t stale = 0;            // calendar entries found out of date and re-predicted
+    std::uint64_t rescans = 0;          // ... of them needing a new scan (no valid runner-up)
+    std::uint64_t groups = 0;           // simultaneous groups of two or more contacts
+    std::uint64_t singular_groups = 0;  // ... with a rank-deficient system
+    std::uint64_t fallback_groups = 0;  // ... resolved by the sequential plastic fallback
+    std::uint64_t pair_predictions = 0; // candidate pairs whose collision time was computed
+    double virial = 0.0;                // sum over pair collisions of r_ij . dp_i
+    double collision_energy = 0.0;      // kinetic energy gained in collisions (<= 0: lost)
+    double max_overlap = 0.0;           // worst (sigma - r) / sigma seen at a contact
+    double start = 0.0;                 // time the measured phase began
 
     std::vector<double> kinetic;      // current kinetic energy per species
     std::vector<double> kinetic_time; // its integral over time since `start`
@@ -66,7 +67,7 @@ struct Tally {
 // the per-species sums must match.
 inline void save_tally(ArchiveWriter& out, const Tally& t) {
     for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans, t.groups,
-                         t.singular_groups, t.fallback_groups})
+                         t.singular_groups, t.fallback_groups, t.pair_predictions})
         out.put(c);
     for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
     out.put(t.kinetic);
@@ -75,7 +76,7 @@ inline void save_tally(ArchiveWriter& out, const Tally& t) {
 }
 inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
-                    &t.groups, &t.singular_groups, &t.fallback_groups})
+                    &t.groups, &t.singular_groups, &t.fallback_groups, &t.pair_predictions})
         in.get(*c);
     for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start}) in.get(*x);
     in.get(t.kinetic);

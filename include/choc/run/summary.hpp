@@ -48,6 +48,13 @@ struct SteppingSummary {
     std::optional<EdmdComparison> edmd;
 };
 
+// What the event-driven engine did in the measured phase besides collisions, and the
+// bytes of its arrays: the figures behind its speed and memory (data/bench).
+struct EngineCosts {
+    std::uint64_t cell_crossings = 0, stale = 0, rescans = 0, pair_predictions = 0;
+    std::uint64_t memory_bytes = 0;
+};
+
 struct Summary {
     int dimension = 3;
     std::uint64_t N = 0;
@@ -56,6 +63,7 @@ struct Summary {
     std::uint64_t collisions = 0, wall_collisions = 0, events = 0;
     double wall_seconds = 0.0;
     double collisions_per_second = 0.0;
+    std::optional<EngineCosts> engine; // null for a time-stepped run
     double kinetic_energy_initial = 0.0, kinetic_energy_final = 0.0;
     std::vector<double> momentum_initial, momentum_final;
     double temperature = 0.0;

@@ -22,7 +22,7 @@
 namespace choc {
 
 // Bumped whenever the layout of the state changes.
-inline constexpr std::uint32_t checkpoint_format = 1;
+inline constexpr std::uint32_t checkpoint_format = 2; // 2: the tally counts pair predictions
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

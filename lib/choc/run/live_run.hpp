@@ -568,7 +568,11 @@ class LiveRun final : public Simulation::Impl {
             s.kurtosis = stats.kurtosis;
         }
         s.collapsed = phase_->collapse().has_value();
-        if constexpr (!EngineT::exact) s.timestep = stepping_summary();
+        if constexpr (EngineT::exact)
+            s.engine = EngineCosts{t.crossings, t.stale, t.rescans, t.pair_predictions,
+                                   engine_->memory_bytes()};
+        else
+            s.timestep = stepping_summary();
         if (violation_) {
             s.valid = false;
             s.violation = violation_->what();

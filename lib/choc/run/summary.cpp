@@ -78,6 +78,12 @@ std::string summary_json(const Summary& s) {
     j["events"] = s.events;
     j["wall_seconds"] = number(s.wall_seconds);
     j["collisions_per_second"] = number(s.collisions_per_second);
+    j["engine"] = s.engine ? Json{{"cell_crossings", s.engine->cell_crossings},
+                                  {"stale_predictions", s.engine->stale},
+                                  {"rescans", s.engine->rescans},
+                                  {"pair_predictions", s.engine->pair_predictions},
+                                  {"memory_bytes", s.engine->memory_bytes}}
+                           : Json(nullptr);
     j["kinetic_energy"] = {{"initial", number(s.kinetic_energy_initial)},
                            {"final", number(s.kinetic_energy_final)}};
     j["momentum"] = {{"initial", numbers(s.momentum_initial)},
