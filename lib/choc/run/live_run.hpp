@@ -436,7 +436,9 @@ class LiveRun final : public Simulation::Impl {
         base_.packing_fraction =
             packing_fraction(engine_->box(), engine_->snapshot(engine_->time()));
         wall_ = clock_.wall_seconds;
-        Timer timer(*this);
+        // The wall clock counts the measured phase only (summary wall_seconds): it starts
+        // once equilibration is over, or at once for a run restored in its measured phase.
+        std::optional<Timer> timer;
         const CheckpointSchedule::State state = [this](ArchiveWriter& out) { save(out); };
 
         // A collapse in equilibration leaves the measured phase empty, as an interrupt does.
@@ -455,6 +457,7 @@ class LiveRun final : public Simulation::Impl {
                 clock_.equilibrated > clock_.start)
                 spdlog::warn("interrupted during equilibration: the measured phase is empty");
             engine_->reset_tally();
+            timer.emplace(*this);
             // Sums over particles in the caller's order, so that a run started from a frame
             // reproduces these bit for bit.
             const auto initial = engine_->snapshot(engine_->time());
@@ -466,6 +469,7 @@ class LiveRun final : public Simulation::Impl {
                            Streams{config_.checkpoint.has_value() && options_.files, {}, {}},
                            clock_.label);
         } else {
+            timer.emplace(*this);
             resume->get(base_.kinetic_energy_initial);
             resume->get(base_.momentum_initial);
             const Streams streams = Phase::restore_streams(*resume);
