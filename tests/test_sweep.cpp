@@ -146,6 +146,19 @@ TEST_CASE("sweep: refusals name the key") {
     CHECK(contains(message("collect = [\"pressure.Z\", \"pressure.Z\"]\n"), "collect[1]"));
     CHECK(contains(message("collect = [\"species[1].temperature\"]\n"), "collect[0]"));
     CHECK(message("collect = [\"provenance.seed\"]\n").empty()); // a number: allowed
+    // the event-driven engine's costs are numbers of an event-driven run
+    CHECK(message("collect = [\"engine.pair_predictions\"]\n").empty());
+    {
+        choc::SweepFileOptions stepped; // ... and null for a time-stepped one
+        stepped.sets = {"run.integrator=\"timestep\"", "run.dt=0.01"};
+        std::string refused;
+        try {
+            base.plan("collect = [\"engine.pair_predictions\"]\n", stepped);
+        } catch (const choc::InputError& e) {
+            refused = e.what();
+        }
+        CHECK(contains(refused, "collect[0]"));
+    }
     CHECK(contains(message("combine = \"cross\"\n"), "combine"));
     CHECK(contains(message("[[axes]]\nkey = \"output.rdf\"\nvalues = [\"x\"]\n"), "axes[0].key"));
     CHECK(contains(message("[[axes]]\nkey = \"box.packing_fraction\"\nvalues = [0.8]\n"),
