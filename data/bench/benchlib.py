@@ -41,15 +41,18 @@ def have_timer():
     return os.access(TIME, os.X_OK)
 
 
-def run_case(choc, name, out, collisions=None):
-    """Runs `choc run` on a case in directory `out` (made afresh); returns a dict of its
-    figures, or None when the run failed (its outputs stay in `out`)."""
+def run_case(choc, name, out, collisions=None, sets=()):
+    """Runs `choc run` on a case in directory `out` (made afresh), with `--set` overrides
+    `sets`; returns a dict of its figures, or None when the run failed (its outputs stay in
+    `out`)."""
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     summary = os.path.join(out, "summary.json")
     cmd = [choc, "run", case_path(name), "--quiet", "--summary", summary]
     if collisions is not None:
         cmd += ["--set", f"run.collisions={collisions}"]
+    for assignment in sets:
+        cmd += ["--set", assignment]
     if have_timer():
         cmd = [TIME, "-v", "-o", os.path.join(out, "time.txt")] + cmd
     with open(os.path.join(out, "stdout.txt"), "w") as stdout, \
