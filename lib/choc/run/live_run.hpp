@@ -565,6 +565,7 @@ class LiveRun final : public Simulation::Impl {
         // the statistics come out NaN; the summary's "velocity_distribution" is then null.
         if (std::isfinite(stats.ks_distance) && std::isfinite(stats.kurtosis)) {
             s.ks_distance = stats.ks_distance;
+            s.ks_pvalue = stats.ks_pvalue;
             s.kurtosis = stats.kurtosis;
         }
         s.collapsed = phase_->collapse().has_value();
