@@ -278,10 +278,13 @@ class LiveRun final : public Simulation::Impl {
             staged.back()->finish();
         };
         if (config_.histogram)
-            stage("output.histogram", *config_.histogram, speed_histogram_csv(velocities, names));
+            stage(config_.histogram->key, config_.histogram->path,
+                  phase_->histogram_series(HistogramVariable::speed, velocities)
+                      .value_or(speed_histogram_csv(velocities, names)));
         if (config_.velocity_histogram)
-            stage("output.velocity_histogram", *config_.velocity_histogram,
-                  component_histogram_csv(velocities, names));
+            stage(config_.velocity_histogram->key, config_.velocity_histogram->path,
+                  phase_->histogram_series(HistogramVariable::vx, velocities)
+                      .value_or(component_histogram_csv(velocities, names)));
         if (config_.rdf && measured.rdf) stage("output.rdf", *config_.rdf, measured.rdf->csv());
 
         const Tally& t = engine_->tally();
