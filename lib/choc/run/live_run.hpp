@@ -242,6 +242,8 @@ class LiveRun final : public Simulation::Impl {
         Measurements m;
         m.speed_histogram = speed_histogram_csv(speeds, names);
         m.velocity_histogram = component_histogram_csv(speeds, names);
+        m.speed_histogram_series = phase_->histogram_series(HistogramVariable::speed, speeds);
+        m.velocity_histogram_series = phase_->histogram_series(HistogramVariable::vx, speeds);
         const auto measured = phase_->finished(final);
         if (measured.rdf) m.rdf = measured.rdf->csv();
         if (config_.timeseries) {
