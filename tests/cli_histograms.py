@@ -8,7 +8,8 @@ density integrating to 1 less its outside fraction; the KS distance falling from
 speeds' known value to that of an equilibrated gas, whose p-value is then not small; the
 speed series' statistics the same as the time series' at the same times and as the
 summary's at the end. A 2D mixture: the per-species columns. Bad tables are refused with
-exit 2, naming the key, before anything is written; a plain path keeps the final-state file.
+exit 2, naming the key, before anything is written, and a run bounded by collisions alone
+stops at the snapshot limit; a plain path keeps the final-state file.
 
 Usage: python3 tests/cli_histograms.py CHOC_EXECUTABLE
 """
@@ -228,11 +229,27 @@ def case_refusals(choc):
             check(not left, f"{line}: left behind {sorted(left)}")
 
 
+def case_snapshot_limit(choc):
+    """A run bounded by collisions alone cannot be checked up front: it stops with exit 2
+    naming output.histogram.every at the 10,000th snapshot, and writes nothing."""
+    text = (MIXTURE_2D.replace("time = 1.25", "collisions = 1000000")
+            .replace("every = 0.5", "every = 1e-5"))
+    with tempfile.TemporaryDirectory() as d:
+        r = run(choc, d, text)
+        lines = r.stderr.splitlines()
+        check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr}")
+        check(len(lines) == 1 and "output.histogram.every" in lines[0]
+              and "10000 histogram snapshots" in lines[0], f"stderr {r.stderr!r}")
+        left = set(os.listdir(d)) - {"config.toml"}
+        check(not left, f"left behind {sorted(left)}")
+
+
 CASES = [
     ("relaxation from equal speeds", case_relaxation),
     ("2D mixture: per-species columns", case_mixture),
     ("a plain path: the final state", case_plain_path),
     ("bad tables refused", case_refusals),
+    ("the snapshot limit of a run bounded by collisions", case_snapshot_limit),
 ]
 
 
