@@ -94,10 +94,8 @@ void HistogramSeries::add(double time, const SpeedSample& s) {
     if (bins_ == 0 && !snap.at_rest) {
         fix_bins(s, snap.temperature);
         // the snapshots before, every particle at rest: all at 0, inside the bins
-        for (auto& before : snapshots_) {
-            std::vector<double> zeros(n, 0.0);
-            bin(before, zeros, s.species);
-        }
+        const std::vector<double> zeros(n, 0.0);
+        for (auto& before : snapshots_) bin(before, zeros, s.species);
     }
     if (bins_ > 0) bin(snap, variable_ == HistogramVariable::speed ? s.speed : s.vx, s.species);
     snapshots_.push_back(std::move(snap));
