@@ -13,6 +13,8 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <sstream>
+#include <string>
 
 namespace choc::python {
 
@@ -100,6 +102,16 @@ py::object columns(const std::string& csv, bool frame) {
     return py::module_::import("pandas").attr("DataFrame")(c);
 }
 
+// A histogram series' CSV as (snapshots, bins): the "# " comment table and the bin rows.
+py::object series(const std::optional<std::string>& csv, bool frame) {
+    if (!csv) return py::none();
+    std::string table;
+    std::istringstream in(*csv);
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with("# ")) table += line.substr(2) + "\n";
+    return py::make_tuple(columns(table, frame), columns(*csv, frame));
+}
+
 } // namespace
 
 void bind_simulation(py::module_& m) {
@@ -182,6 +194,21 @@ The run summary so far with exactly the keys of the summary JSON of choc run
             },
             py::arg("frame") = false,
             "the x-velocity histogram: the columns of output.velocity_histogram")
+        .def(
+            "speed_histogram_series",
+            [](const PySimulation& s, bool frame) {
+                return series(s.measurements().speed_histogram_series, frame);
+            },
+            py::arg("frame") = false,
+            "the histogram series of output.histogram = { path, every } with the state now as "
+            "its last snapshot: (snapshots, bins), the file's comment table and its columns; "
+            "None unless the config sets output.histogram with every")
+        .def(
+            "velocity_histogram_series",
+            [](const PySimulation& s, bool frame) {
+                return series(s.measurements().velocity_histogram_series, frame);
+            },
+            py::arg("frame") = false, "the same for output.velocity_histogram = { path, every }")
         .def(
             "rdf",
             [](const PySimulation& s, bool frame) -> py::object {

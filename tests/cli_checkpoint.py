@@ -11,6 +11,9 @@ equilibration, measured phase), and SIGKILL (the continuation starts from the la
 periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mixture with
 every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0;
 3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions.
+The last two write histogram series (output.histogram with every; the hourglass also
+output.velocity_histogram): their snapshots taken before a stop are part of the
+checkpoint, and a cooling gas puts values outside the bins.
 
 Refused with exit 2 and nothing changed: a config that differs in anything but the run
 limits, output.checkpoint and the outputs' paths (naming the key); a damaged checkpoint
@@ -95,7 +98,9 @@ seed = 11
 [run]
 time = 6.0
 equilibrate = 0.5
-""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6)
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6) + """histogram = { path = "hist.csv", every = 0.4 }
+velocity_histogram = { path = "vhist.csv", every = 0.7 }
+"""
 
 DRAG_3D = """dimension = 3
 [box]
@@ -120,7 +125,8 @@ lattice = "random"
 seed = 13
 [run]
 collisions = 60000
-""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.5)
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.5) + """histogram = { path = "hist.csv", every = 0.3 }
+"""
 
 # The time-stepped integrator in a walled 3D box under gravity with inelastic walls, its
 # EDMD run beside it (recomputed from the start by a continuation).

@@ -229,7 +229,7 @@ def case_against_xyz(choc, dimension):
             check(list(obs["temperature/step"][()]) == list(range(len(rows))),
                   "observable steps")
             for name in ("collisions_per_particle", "temperature", "Z", "kurtosis",
-                         "ks_distance", "H", "msd"):
+                         "ks_distance", "ks_pvalue", "H", "msd"):
                 values = obs[name + "/value"][()]
                 check(len(values) == len(rows), f"{name}: {len(values)} rows of {len(rows)}")
                 for k, r in enumerate(rows):

@@ -543,7 +543,7 @@ def case_measurements(choc, root):
         check_keys(s)
         header, rows = read_csv(os.path.join(d, "series.csv"))
         expected = ["time", "collisions_per_particle", "temperature", "temperature_A",
-                    "temperature_B", "Z", "kurtosis", "ks_distance", "H", "msd"]
+                    "temperature_B", "Z", "kurtosis", "ks_distance", "ks_pvalue", "H", "msd"]
         check(header == expected, f"time-series columns {header}, expected {expected}")
         times = [r[0] for r in rows]
         check(times == [0.25 * k for k in range(9)], f"time-series times {times}")
@@ -557,7 +557,7 @@ def case_measurements(choc, root):
         # kurtosis starts at <w^4>/<w^2>^2 = (4 + 0.25) / 2 / 1.25^2 = 1.36.
         check(abs(first["kurtosis"] - 1.36) < 1e-12, f"starting kurtosis {first['kurtosis']}")
         check(math.isnan(first["Z"]) and first["msd"] == 0.0, "Z and msd at t = 0")
-        check(all(b[1] >= a[1] and b[9] >= 0 for a, b in zip(rows, rows[1:])),
+        check(all(b[1] >= a[1] and b[10] >= 0 for a, b in zip(rows, rows[1:])),
               "collisions_per_particle must not decrease")
         last = dict(zip(header, rows[-1]))
         check(abs(last["Z"] - s["pressure"]["Z"]) < 1e-9 * s["pressure"]["Z"],
@@ -566,8 +566,12 @@ def case_measurements(choc, root):
               "collisions_per_particle of the last row")
         vd = s["velocity_distribution"]
         check(vd is not None and abs(vd["kurtosis"] - last["kurtosis"]) < 1e-12
-              and abs(vd["ks_distance"] - last["ks_distance"]) < 1e-12,
+              and abs(vd["ks_distance"] - last["ks_distance"]) < 1e-12
+              and list(vd) == ["ks_distance", "ks_pvalue", "kurtosis"]
+              and vd["ks_pvalue"] == last["ks_pvalue"],
               f"velocity_distribution {vd} is not the last row's")
+        # Two fixed speeds at the start: a distance that no sample of MB comes near.
+        check(first["ks_pvalue"] < 1e-30, f"starting ks_pvalue {first['ks_pvalue']}")
         check(s["diffusion"] is not None and s["diffusion"]["D"] > 0 and s["diffusion"]["D_err"] > 0,
               f"diffusion {s['diffusion']}")
 

@@ -5,10 +5,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using choc::Config;
@@ -311,16 +313,20 @@ TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path"
     REQUIRE(c.timeseries);
     CHECK(c.timeseries->path == "s.csv");
     CHECK(c.timeseries->every == 0.5);
-    CHECK(c.histogram == "h.csv");
+    REQUIRE(c.histogram);
+    CHECK(c.histogram->path == "h.csv");
+    CHECK(!c.histogram->every);
+    CHECK(c.histogram->key == "output.histogram");
     CHECK(c.rdf == "g.csv");
-    CHECK(c.velocity_histogram == "v.csv");
+    REQUIRE(c.velocity_histogram);
+    CHECK(c.velocity_histogram->path == "v.csv");
     check_rejected(minimal,
                    "output.velocity_histogram: \"h.csv\" is the same file as output.histogram",
                    {"output.histogram=h.csv", "output.velocity_histogram=h.csv"});
     check_rejected(minimal, "output.timeseries.every", {"output.timeseries={path=\"s.csv\"}"});
     check_rejected(minimal, "output.timeseries.every: must be > 0",
                    {"output.timeseries={path=\"s.csv\", every=0}"});
-    check_rejected(minimal, "output.histogram: expected a string", {"output.histogram=1"});
+    check_rejected(minimal, "output.histogram: expected a path or a table", {"output.histogram=1"});
     check_rejected(minimal, "output.histogram: must not be empty", {"output.histogram=\"\""});
     check_rejected(minimal, "output.rdf: \"./h.csv\" is the same file as output.histogram",
                    {"output.histogram=h.csv", "output.rdf=./h.csv"});
@@ -331,6 +337,45 @@ TEST_CASE("measurement outputs: time series, histogram, g(r); each its own path"
                    {"species[0].name=\"A,B\"", "output.histogram=h.csv"});
     check_rejected(minimal, "output.rdf: needs a periodic box",
                    {"output.rdf=g.csv", "box.boundary=wall"});
+}
+
+TEST_CASE("histogram series: output.histogram = { path, every }, refused as other tables are") {
+    Config c = parse_config(minimal, "t",
+                            {"output.histogram={path=\"h.csv\", every=0.25}",
+                             "output.velocity_histogram={path=\"v.csv\", every=2}"});
+    REQUIRE(c.histogram);
+    CHECK(c.histogram->path == "h.csv");
+    CHECK(c.histogram->every == 0.25);
+    CHECK(c.histogram->key == "output.histogram.path");
+    REQUIRE(c.velocity_histogram);
+    CHECK(c.velocity_histogram->every == 2.0);
+    const auto paths = choc::output_paths(c);
+    CHECK(std::find(paths.begin(), paths.end(),
+                    std::pair<std::string, std::string>{"output.histogram.path", "h.csv"}) !=
+          paths.end());
+    check_rejected(minimal, "output.histogram.every: must be > 0",
+                   {"output.histogram={path=\"h.csv\", every=0}"});
+    check_rejected(minimal, "output.histogram.every: must be > 0",
+                   {"output.histogram={path=\"h.csv\", every=-1}"});
+    check_rejected(minimal, "output.histogram.every: expected a number",
+                   {"output.histogram={path=\"h.csv\", every=\"often\"}"});
+    check_rejected(minimal, "output.histogram.every: required key is missing",
+                   {"output.histogram={path=\"h.csv\"}"});
+    check_rejected(minimal, "output.velocity_histogram.bins",
+                   {"output.velocity_histogram={path=\"h.csv\", every=1, bins=10}"});
+    check_rejected(minimal, "output.histogram.path: must not be empty",
+                   {"output.histogram={path=\"\", every=1}"});
+    check_rejected(minimal, "output.histogram.path: required key is missing",
+                   {"output.histogram={every=1}"});
+    check_rejected(minimal,
+                   "output.histogram.path: \"s.csv\" is the same file as output.timeseries.path",
+                   {"output.timeseries={path=\"s.csv\", every=1}",
+                    "output.histogram={path=\"s.csv\", every=1}"});
+    // at most max_histogram_snapshots: run.time / every + 2 (t = 0 and the final state)
+    check_rejected(minimal, "output.histogram.every: run.time = 10 / every = 0.001 gives 10002",
+                   {"run.time=10", "output.histogram={path=\"h.csv\", every=0.001}"});
+    CHECK_NOTHROW(parse_config(minimal, "t",
+                               {"run.time=10", "output.histogram={path=\"h.csv\", every=0.01}"}));
 }
 
 TEST_CASE("overrides: numbers, string fallback, array index, nested creation") {

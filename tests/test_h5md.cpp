@@ -129,6 +129,7 @@ choc::TimeSeriesRow row(double t) {
     r.Z = 3.0;
     r.velocities.kurtosis = 5.0 / 3.0;
     r.velocities.ks_distance = 0.01;
+    r.velocities.ks_pvalue = 0.5;
     r.velocities.H = -1.0;
     r.msd = t * t;
     return r;

@@ -125,6 +125,25 @@ TEST_CASE("sweep: points, replicas, seeds and directories") {
     CHECK(*set.runs[0].config.checkpoint->every == 0.5);
 }
 
+TEST_CASE("sweep: histogram series move into each run's directory; ks_pvalue is collected") {
+    const Base base;
+    choc::SweepFileOptions options;
+    options.sets = {"output.histogram={path=\"h.csv\", every=0.25}",
+                    "output.velocity_histogram=\"v.csv\""};
+    const auto plan =
+        base.plan("replicas = 2\ncollect = [\"velocity_distribution.ks_pvalue\"]\n", options);
+    REQUIRE(plan.runs.size() == 2);
+    CHECK(plan.collect == std::vector<std::string>{"velocity_distribution.ks_pvalue"});
+    const auto& config = plan.runs[1].config;
+    const fs::path directory = fs::path("out") / "p000" / "r1";
+    REQUIRE(config.histogram);
+    CHECK(fs::path(config.histogram->path) == directory / "h.csv");
+    CHECK(config.histogram->every == 0.25);
+    REQUIRE(config.velocity_histogram);
+    CHECK(fs::path(config.velocity_histogram->path) == directory / "v.csv");
+    CHECK(!config.velocity_histogram->every);
+}
+
 TEST_CASE("sweep: refusals name the key") {
     const Base base;
     auto message = [&](const std::string& text) -> std::string {

@@ -46,6 +46,29 @@ def test_3d_gas_same_as_cli(small3d, tmp_path):
     assert len(series["time"]) == 17  # every 0.25 over 4, both ends
 
 
+def test_histogram_series_same_as_cli(small3d, tmp_path):
+    """output.histogram with every: the series of the module is the file of choc run."""
+    config, sets = small3d
+    sim, _ = check_same_as_cli(config, sets + ['output.histogram={path="speeds.csv", every=1.5}'],
+                               tmp_path)
+    snapshots, bins = sim.speed_histogram_series()
+    with open(tmp_path / "speeds.csv") as f:
+        lines = f.read().splitlines()
+    table = np.genfromtxt([l[2:] for l in lines if l.startswith("# ")], delimiter=",",
+                          names=True)
+    rows = np.genfromtxt([l for l in lines if not l.startswith("#")], delimiter=",", names=True)
+    assert list(snapshots) == list(table.dtype.names)
+    for name in table.dtype.names:
+        np.testing.assert_array_equal(snapshots[name], table[name])
+    assert list(bins) == list(rows.dtype.names)
+    for name in rows.dtype.names:
+        np.testing.assert_array_equal(bins[name], rows[name])
+    # t = 0, 1.5, 3 and the final state at 4
+    assert snapshots["time"].tolist() == [0.0, 1.5, 3.0, 4.0]
+    assert sim.velocity_histogram_series() is None
+    assert "ks_pvalue" in sim.summary()["velocity_distribution"]
+
+
 def test_2d_gas_same_as_cli(tmp_path):
     check_same_as_cli(data("examples", "gas2d.toml"),
                       ["species.0.count=400", "run.time=10", "run.equilibrate=1"], tmp_path)

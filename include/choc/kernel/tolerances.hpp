@@ -104,5 +104,9 @@ inline constexpr std::size_t max_species = 1024;
 // Most trajectory frames (and time-series rows) a run may write: more is a mistake in
 // output.trajectory.every, not a wish (config.cpp refuses it up front, run.cpp stops at it).
 inline constexpr std::uint64_t max_frames = 1'000'000;
+// Most snapshots of a histogram series (output.histogram with every): each is a pair of
+// columns of one CSV held in memory until the end, and ten thousand column pairs is
+// already more than any reader of a relaxation wants.
+inline constexpr std::uint64_t max_histogram_snapshots = 10'000;
 
 } // namespace choc

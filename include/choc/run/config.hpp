@@ -60,6 +60,15 @@ struct CheckpointOutput {
     std::optional<double> every;
 };
 
+// output.histogram and output.velocity_histogram: a path alone (the final state), or a
+// table with `every` (a snapshot every `every` of the measured phase, and the final state,
+// in one file: observers/histogram_series.hpp).
+struct HistogramOutput {
+    std::string path;
+    std::optional<double> every;
+    std::string key; // the path's dotted key: output.<name>, or output.<name>.path with every
+};
+
 struct Config {
     int dimension = 3;
 
@@ -113,9 +122,9 @@ struct Config {
     std::string summary = "summary.json";
     std::optional<PeriodicOutput> trajectory;
     std::optional<PeriodicOutput> timeseries;
-    std::optional<std::string> histogram;          // final speed histogram (CSV)
-    std::optional<std::string> velocity_histogram; // final x-velocity histogram (CSV)
-    std::optional<std::string> rdf;                // g(r) averaged over the measured phase (CSV)
+    std::optional<HistogramOutput> histogram;          // speed histogram (CSV)
+    std::optional<HistogramOutput> velocity_histogram; // x-velocity histogram (CSV)
+    std::optional<std::string> rdf; // g(r) averaged over the measured phase (CSV)
     std::optional<CheckpointOutput> checkpoint;
 
     std::string source; // the config file's path, for messages

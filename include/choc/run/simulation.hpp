@@ -45,6 +45,9 @@ struct ParticleArrays {
 // rows kept in memory); and the displacement samples (time since the phase began, MSD).
 struct Measurements {
     std::string speed_histogram, velocity_histogram;
+    // the histogram series' CSVs with the state now as the last snapshot (output.histogram
+    // and output.velocity_histogram with every; none otherwise)
+    std::optional<std::string> speed_histogram_series, velocity_histogram_series;
     std::optional<std::string> rdf, timeseries;
     std::vector<double> msd_times, msd;
 };

@@ -71,7 +71,8 @@ struct Summary {
     std::optional<double> Z, Z_err;       // "pressure": null unless Z is known
     std::optional<double> collision_rate; // null when sim_time == 0
     std::vector<SpeciesSummary> species;
-    std::optional<double> ks_distance, kurtosis; // "velocity_distribution": null unless known
+    // "velocity_distribution": null unless known
+    std::optional<double> ks_distance, ks_pvalue, kurtosis;
     std::optional<double> mean_free_time;
     std::optional<double> D, D_err;          // "diffusion": null unless known
     std::optional<SteppingSummary> timestep; // null for an event-driven run

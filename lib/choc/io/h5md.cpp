@@ -39,8 +39,14 @@ constexpr hsize_t chunk_scalars = 1024;
 constexpr unsigned deflate_level = 4;
 
 // The names of the time-series observables (TimeSeriesRow) under /observables, in order.
-constexpr const char* scalar_observables[] = {
-    "collisions_per_particle", "temperature", "Z", "kurtosis", "ks_distance", "H", "msd"};
+constexpr const char* scalar_observables[] = {"collisions_per_particle",
+                                              "temperature",
+                                              "Z",
+                                              "kurtosis",
+                                              "ks_distance",
+                                              "ks_pvalue",
+                                              "H",
+                                              "msd"};
 
 class Handle {
   public:
@@ -726,9 +732,14 @@ void H5mdFile::write_observables(const TimeSeriesRow& row) {
         if (s.rows > 0) s.fail("time-series rows to append, but the file has none");
         s.create_observables(row.species_temperature.size());
     }
-    const double scalars[] = {
-        row.collisions_per_particle, row.temperature,  row.Z,  row.velocities.kurtosis,
-        row.velocities.ks_distance,  row.velocities.H, row.msd};
+    const double scalars[] = {row.collisions_per_particle,
+                              row.temperature,
+                              row.Z,
+                              row.velocities.kurtosis,
+                              row.velocities.ks_distance,
+                              row.velocities.ks_pvalue,
+                              row.velocities.H,
+                              row.msd};
     const auto step = static_cast<std::int64_t>(s.rows);
     for (std::size_t k = 0; k < std::size(scalars); ++k)
         s.append(s.observables[k], &scalars[k], step, row.time);

@@ -1,6 +1,5 @@
 #include "choc/observers/speed_histogram.hpp"
 
-#include "choc/kernel/kinetic.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <fmt/format.h>
@@ -57,14 +56,6 @@ std::string histogram_csv(const SpeedSample& s, const std::vector<std::string>& 
         out += "\n";
     }
     return out;
-}
-
-// kT = sum m v^2 / (d N) of the snapshot (sum m v^2 = 2 K; 2 (sum / 2) is sum to the bit).
-double sample_temperature(const SpeedSample& s) {
-    double sum2 = 0.0;
-    for (std::size_t i = 0; i < s.speed.size(); ++i)
-        sum2 += s.mass[s.species[i]] * s.speed[i] * s.speed[i];
-    return temperature(0.5 * sum2, static_cast<double>(s.speed.size()), s.dimension);
 }
 
 } // namespace

@@ -30,13 +30,14 @@ struct TimeSeriesRow {
 inline std::string timeseries_columns(const std::vector<std::string>& species) {
     std::string out = "time,collisions_per_particle,temperature";
     for (const auto& name : species) out += ",temperature_" + name;
-    return out + ",Z,kurtosis,ks_distance,H,msd\n";
+    return out + ",Z,kurtosis,ks_distance,ks_pvalue,H,msd\n";
 }
 inline std::string timeseries_line(const TimeSeriesRow& r) {
     std::string out = fmt::format("{},{},{}", r.time, r.collisions_per_particle, r.temperature);
     for (double t : r.species_temperature) out += fmt::format(",{}", t);
-    return out + fmt::format(",{},{},{},{},{}\n", r.Z, r.velocities.kurtosis,
-                             r.velocities.ks_distance, r.velocities.H, r.msd);
+    return out + fmt::format(",{},{},{},{},{},{}\n", r.Z, r.velocities.kurtosis,
+                             r.velocities.ks_distance, r.velocities.ks_pvalue, r.velocities.H,
+                             r.msd);
 }
 
 class TimeSeries {

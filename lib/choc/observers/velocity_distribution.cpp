@@ -2,12 +2,14 @@
 
 #include "choc/init/ball_volume.hpp"
 #include "choc/kernel/kinetic.hpp"
+#include "choc/observers/ks_pvalue.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 namespace choc {
 namespace {
@@ -53,6 +55,24 @@ double species_h(int d, const std::vector<double>& w, double h) {
 
 } // namespace
 
+double sample_temperature(const SpeedSample& s) {
+    double sum2 = 0.0;
+    for (std::size_t i = 0; i < s.speed.size(); ++i)
+        sum2 += s.mass[s.species[i]] * s.speed[i] * s.speed[i];
+    // (sum2 = 2 K; 2 (sum2 / 2) is sum2 to the bit)
+    return s.speed.empty()
+               ? std::numeric_limits<double>::quiet_NaN()
+               : temperature(0.5 * sum2, static_cast<double>(s.speed.size()), s.dimension);
+}
+
+double component_ks_distance(const SpeedSample& s, double kT) {
+    if (s.vx.empty() || !(kT > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> w(s.vx.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = s.vx[i] * std::sqrt(s.mass[s.species[i]]);
+    const double scale = std::sqrt(2.0 * kT);
+    return ks_distance(std::move(w), [&](double x) { return 0.5 * std::erfc(-x / scale); });
+}
+
 VelocityStats velocity_stats(const SpeedSample& s) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const int d = s.dimension;
@@ -67,7 +87,7 @@ VelocityStats velocity_stats(const SpeedSample& s) {
         sum4 += w[i] * w[i] * w[i] * w[i];
     }
     const auto n = static_cast<double>(w.size());
-    if (w.empty() || !(sum2 > 0.0)) return {nan, nan, nan, nan};
+    if (w.empty() || !(sum2 > 0.0)) return {nan, nan, nan, nan, nan};
 
     VelocityStats r;
     // sum2 = sum m v^2 = 2 K (2 (sum2 / 2) is sum2 to the bit)
@@ -75,6 +95,7 @@ VelocityStats velocity_stats(const SpeedSample& s) {
     r.kurtosis = n * sum4 / (sum2 * sum2);
     r.ks_distance =
         ks_distance(w, [&](double x) { return maxwell_speed_cdf(d, x, r.temperature, 1.0); });
+    r.ks_pvalue = ks_pvalue(r.ks_distance, w.size());
     // H of a mixture is sum_s x_s H_s (mole fractions x_s). The shells are h_bin_width
     // sqrt(kT) wide with the overall kT, which an elastic run conserves: the binning is the
     // same at every sample, so the H of one run can be compared over time.

@@ -49,11 +49,21 @@ struct VelocityStats {
     double temperature = 0.0; // kT = sum_i m_i v_i^2 / (d N)
     double kurtosis = 0.0;    // <w^4> / <w^2>^2: 5/3 (3D), 2 (2D) for Maxwell–Boltzmann
     double ks_distance = 0.0; // sup_w |F_N(w) - F_MB(w; kT)|
-    double H = 0.0;           // Boltzmann's H of the mass-scaled velocities (see .cpp)
+    // P(D_N >= ks_distance) for N independent draws from Maxwell–Boltzmann (ks_pvalue.hpp);
+    // kT comes from the same speeds, which makes it too large (docs/PHYSICS.md)
+    double ks_pvalue = 0.0;
+    double H = 0.0; // Boltzmann's H of the mass-scaled velocities (see .cpp)
 };
 
 // NaN everywhere when there are no particles or every particle is at rest.
 VelocityStats velocity_stats(const SpeedSample& sample);
+
+// kT = sum_i m_i v_i^2 / (d N) of the sample (NaN without particles).
+double sample_temperature(const SpeedSample& sample);
+
+// The KS distance of the mass-scaled x velocities sqrt(m_i) v_x,i from the Gaussian of
+// variance kT, sup |F_N - Phi(w / sqrt(kT))|; NaN unless kT > 0.
+double component_ks_distance(const SpeedSample& sample, double kT);
 
 // Width of the speed shells of H, in units of sqrt(kT) of the mass-scaled speed w.
 inline constexpr double h_bin_width = 0.1;

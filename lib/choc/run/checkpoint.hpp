@@ -22,7 +22,8 @@
 namespace choc {
 
 // Bumped whenever the layout of the state changes.
-inline constexpr std::uint32_t checkpoint_format = 2; // 2: the tally counts pair predictions
+// 2: the tally counts pair predictions; 3: the measured phase holds histogram series
+inline constexpr std::uint32_t checkpoint_format = 3;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

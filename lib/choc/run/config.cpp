@@ -11,6 +11,7 @@
 #include "choc/kernel/tolerances.hpp"
 #include "choc/message_text.hpp"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -515,6 +516,41 @@ void check_count(const Section& output, std::string_view name, const Config& con
                          "; use a larger every");
 }
 
+// output.histogram and output.velocity_histogram: a path, or { path = "...", every = T }.
+std::optional<HistogramOutput> histogram_output(const Section& output, std::string_view name,
+                                                const Config& config) {
+    const toml::node* node = output.get(name);
+    if (!node) return std::nullopt;
+    HistogramOutput result;
+    if (node->is_string()) {
+        result.path = *output.string(name);
+        result.key = output.key(name);
+        if (result.path.empty()) output.fail(name, "must not be empty");
+        return result;
+    }
+    if (!node->is_table())
+        output.fail(name, fmt::format("expected a path or a table {{ path = \"...\", every = ... "
+                                      "}}, got {}",
+                                      show(*node)));
+    Section table = output.table(name);
+    table.allow({"path", "every"});
+    result.path = table.required_string("path");
+    result.key = table.key("path");
+    result.every = table.number("every", Range::positive);
+    if (!result.every) table.fail("every", "required key is missing");
+    // the snapshots at 0, every, 2 every, ... and the final state
+    if (config.run_time) {
+        const double snapshots = std::floor(*config.run_time / *result.every) + 2.0;
+        if (snapshots > static_cast<double>(max_histogram_snapshots))
+            table.fail("every", "run.time = " + show(*config.run_time) +
+                                    " / every = " + show(*result.every) + " gives " +
+                                    count(snapshots) + " snapshots, more than the limit of " +
+                                    count(static_cast<double>(max_histogram_snapshots)) +
+                                    "; use a larger every");
+    }
+    return result;
+}
+
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
     output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf",
@@ -531,12 +567,10 @@ void read_output(const Section& root, Config& config) {
     }
     config.timeseries = periodic_output(output, "timeseries");
     check_count(output, "timeseries", config, config.timeseries, "rows");
-    for (auto [name, target] : {std::pair{"histogram", &config.histogram},
-                                {"velocity_histogram", &config.velocity_histogram},
-                                {"rdf", &config.rdf}}) {
-        *target = output.string(name);
-        if (*target && (*target)->empty()) output.fail(name, "must not be empty");
-    }
+    config.histogram = histogram_output(output, "histogram", config);
+    config.velocity_histogram = histogram_output(output, "velocity_histogram", config);
+    config.rdf = output.string("rdf");
+    if (config.rdf && config.rdf->empty()) output.fail("rdf", "must not be empty");
     if (config.rdf &&
         std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
         output.fail("rdf", "needs a periodic box on every axis (g(r) is normalised by the "
@@ -565,9 +599,8 @@ std::vector<std::pair<std::string, std::string>> output_paths(const Config& conf
     if (config.trajectory) paths.emplace_back("output.trajectory.path", config.trajectory->path);
     if (config.checkpoint) paths.emplace_back("output.checkpoint.path", config.checkpoint->path);
     if (config.timeseries) paths.emplace_back("output.timeseries.path", config.timeseries->path);
-    if (config.histogram) paths.emplace_back("output.histogram", *config.histogram);
-    if (config.velocity_histogram)
-        paths.emplace_back("output.velocity_histogram", *config.velocity_histogram);
+    for (const auto& histogram : {config.histogram, config.velocity_histogram})
+        if (histogram) paths.emplace_back(histogram->key, histogram->path);
     if (config.rdf) paths.emplace_back("output.rdf", *config.rdf);
     return paths;
 }

@@ -242,6 +242,8 @@ class LiveRun final : public Simulation::Impl {
         Measurements m;
         m.speed_histogram = speed_histogram_csv(speeds, names);
         m.velocity_histogram = component_histogram_csv(speeds, names);
+        m.speed_histogram_series = phase_->histogram_series(HistogramVariable::speed, speeds);
+        m.velocity_histogram_series = phase_->histogram_series(HistogramVariable::vx, speeds);
         const auto measured = phase_->finished(final);
         if (measured.rdf) m.rdf = measured.rdf->csv();
         if (config_.timeseries) {
@@ -278,10 +280,13 @@ class LiveRun final : public Simulation::Impl {
             staged.back()->finish();
         };
         if (config_.histogram)
-            stage("output.histogram", *config_.histogram, speed_histogram_csv(velocities, names));
+            stage(config_.histogram->key, config_.histogram->path,
+                  phase_->histogram_series(HistogramVariable::speed, velocities)
+                      .value_or(speed_histogram_csv(velocities, names)));
         if (config_.velocity_histogram)
-            stage("output.velocity_histogram", *config_.velocity_histogram,
-                  component_histogram_csv(velocities, names));
+            stage(config_.velocity_histogram->key, config_.velocity_histogram->path,
+                  phase_->histogram_series(HistogramVariable::vx, velocities)
+                      .value_or(component_histogram_csv(velocities, names)));
         if (config_.rdf && measured.rdf) stage("output.rdf", *config_.rdf, measured.rdf->csv());
 
         const Tally& t = engine_->tally();
@@ -569,6 +574,7 @@ class LiveRun final : public Simulation::Impl {
         // the statistics come out NaN; the summary's "velocity_distribution" is then null.
         if (std::isfinite(stats.ks_distance) && std::isfinite(stats.kurtosis)) {
             s.ks_distance = stats.ks_distance;
+            s.ks_pvalue = stats.ks_pvalue;
             s.kurtosis = stats.kurtosis;
         }
         s.collapsed = phase_->collapse().has_value();

@@ -1,7 +1,8 @@
 // The measured phase of a run: the engine runs to the run's time or collision limit,
 // stopping at the edges of Z's blocks (a doubling grid, see run()), for the trajectory, the
-// time series, the displacement and g(r) snapshots and the checkpoints at their own times,
-// with progress, interrupt checks and the collapse watch between chunks of events.
+// time series, the displacement and g(r) snapshots, the histogram series and the
+// checkpoints at their own times, with progress, interrupt checks and the collapse watch
+// between chunks of events.
 //
 // It runs to the run's limits (choc run) or, in steps, to any limits a caller sets
 // (run_to: the Python module's Simulation.run); a step's end is one more stop.
@@ -24,6 +25,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/displacement.hpp"
+#include "choc/observers/histogram_series.hpp"
 #include "choc/observers/pair_correlation.hpp"
 #include "choc/observers/pressure.hpp"
 #include "choc/observers/time_series.hpp"
@@ -38,6 +40,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -181,6 +184,15 @@ class MeasuredPhase {
                                                    rdf_range * initial.table.largest_diameter()),
                          rdf_bin * initial.table.largest_diameter());
         if ((D == 3 && bulk) || config.timeseries || rdf_) next_unwrap_ = start_;
+        // Histogram series are kept in memory and written whole at the end (with files or
+        // not: their snapshots are stops like any other sample's).
+        for (auto v : {HistogramVariable::speed, HistogramVariable::vx}) {
+            const auto& output =
+                v == HistogramVariable::speed ? config.histogram : config.velocity_histogram;
+            if (!output || !output->every) continue;
+            histograms_[index(v)].emplace(v, names);
+            snapshots_[index(v)].every = *output->every;
+        }
     }
 
     // The run's state for a checkpoint, written when one is due (CheckpointSchedule).
@@ -275,6 +287,12 @@ class MeasuredPhase {
         displacement_.save(out);
         out.put(rdf_.has_value());
         if (rdf_) rdf_->save(out);
+        for (std::size_t k = 0; k < 2; ++k) {
+            out.put(histograms_[k].has_value());
+            if (!histograms_[k]) continue;
+            out.put(snapshots_[k].done);
+            histograms_[k]->save(out);
+        }
     }
     static Streams restore_streams(ArchiveReader& in) {
         Streams s;
@@ -297,6 +315,13 @@ class MeasuredPhase {
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
         if (rdf_) rdf_->restore(in);
+        for (std::size_t k = 0; k < 2; ++k) {
+            if (in.get<bool>() != histograms_[k].has_value())
+                throw ArchiveError("the state's histogram series do not match the config");
+            if (!histograms_[k]) continue;
+            in.get(snapshots_[k].done);
+            histograms_[k]->restore(in);
+        }
         if (edges_.empty() || edges_.size() > 2 * blocks || !(block_width_ > 0.0))
             throw ArchiveError("the state's blocks are damaged");
     }
@@ -323,6 +348,20 @@ class MeasuredPhase {
                          "samples: the unwrapped mean-squared displacement may be wrong",
                          f.displacement.largest_step());
         return f;
+    }
+
+    // The CSV of a histogram series (output.histogram or output.velocity_histogram with
+    // every) with the final state `final` as its last snapshot, unless a snapshot was taken
+    // at this very time; none without that series.
+    std::optional<std::string> histogram_series(HistogramVariable v,
+                                                const SpeedSample& final) const {
+        const auto& series = histograms_[index(v)];
+        if (!series) return std::nullopt;
+        const double now = label_ + (engine_.time() - start_);
+        if (series->snapshots() > 0 && series->last_time() == now) return series->csv();
+        auto with_final = *series;
+        with_final.add(now, final);
+        return with_final.csv();
     }
 
     double frame_overlap() const { return frame_overlap_; }
@@ -362,8 +401,9 @@ class MeasuredPhase {
     }
 
     double next_sample() const {
-        return std::min(
-            {frames_.next(start_), rows_.next(start_), next_unwrap_, checkpoints_.next()});
+        return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_,
+                         snapshots_[0].next(start_), snapshots_[1].next(start_),
+                         checkpoints_.next()});
     }
 
     // To the block's limits (until, limit), within the step's (step_until, step_limit).
@@ -429,6 +469,11 @@ class MeasuredPhase {
         }
         if (frames_.next(start_) == now) write_frame(snapshot);
         if (rows_.next(start_) == now) write_row(snapshot);
+        if (snapshots_[0].next(start_) == now || snapshots_[1].next(start_) == now) {
+            const auto velocities = speed_sample(snapshot);
+            for (auto v : {HistogramVariable::speed, HistogramVariable::vx})
+                if (snapshots_[index(v)].next(start_) == now) add_histogram(v, velocities);
+        }
         checkpoints_.due(now, state_); // last: its state includes this sample
     }
 
@@ -456,6 +501,22 @@ class MeasuredPhase {
         }
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
         ++frames_.done;
+    }
+
+    static std::size_t index(HistogramVariable v) { return static_cast<std::size_t>(v); }
+
+    // At most max_histogram_snapshots with the final state, as config.cpp allows for a run
+    // of given time; only a run bounded by collisions alone can ask for more, and stops here.
+    void add_histogram(HistogramVariable v, const SpeedSample& velocities) {
+        auto& done = snapshots_[index(v)].done;
+        if (done + 1 >= max_histogram_snapshots)
+            throw InputError(
+                fmt::format("output.{}.every: the run would take more than {} "
+                            "histogram snapshots",
+                            v == HistogramVariable::speed ? "histogram" : "velocity_histogram",
+                            max_histogram_snapshots));
+        histograms_[index(v)]->add(label_ + (engine_.time() - start_), velocities);
+        ++done;
     }
 
     void write_row(const Particles<D>& snapshot) {
@@ -508,6 +569,9 @@ class MeasuredPhase {
     Displacement<D> displacement_;
     std::optional<PairCorrelation<D>> rdf_;
     Every frames_, rows_;
+    // output.histogram and output.velocity_histogram with every (by HistogramVariable)
+    std::array<std::optional<HistogramSeries>, 2> histograms_;
+    std::array<Every, 2> snapshots_;
     double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted
     std::uint64_t rdf_collisions_ = 0; // collisions at the last g(r) sample
     double frame_overlap_ = 0.0;

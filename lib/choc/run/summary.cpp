@@ -97,10 +97,11 @@ std::string summary_json(const Summary& s) {
         species.push_back(
             {{"name", sp.name}, {"count", sp.count}, {"temperature", number(sp.temperature)}});
     j["species"] = species;
-    j["velocity_distribution"] =
-        s.ks_distance && s.kurtosis
-            ? Json{{"ks_distance", number(s.ks_distance)}, {"kurtosis", number(s.kurtosis)}}
-            : Json(nullptr);
+    j["velocity_distribution"] = s.ks_distance && s.kurtosis
+                                     ? Json{{"ks_distance", number(s.ks_distance)},
+                                            {"ks_pvalue", number(s.ks_pvalue)},
+                                            {"kurtosis", number(s.kurtosis)}}
+                                     : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
     j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
     j["timestep"] = stepping_json(s);
