@@ -3,6 +3,7 @@
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/ks_pvalue.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
+#include "choc/observers/speed_histogram.hpp"
 
 #include <fmt/format.h>
 
@@ -35,8 +36,8 @@ double HistogramSeries::last_time() const {
     return snapshots_.empty() ? -std::numeric_limits<double>::infinity() : snapshots_.back().time;
 }
 
-// The bins of the whole series, as the final-state histogram chooses their number
-// (clamp(sqrt(N) / 2, 10, 100)); the range covers the values now and Maxwell–Boltzmann at
+// The bins of the whole series, as many as the final-state histogram's (histogram_bins);
+// the range covers the values now and Maxwell–Boltzmann at
 // kT (thermal_speeds).
 void HistogramSeries::fix_bins(const SpeedSample& s, double kT) {
     double lightest = std::numeric_limits<double>::infinity();
@@ -49,8 +50,7 @@ void HistogramSeries::fix_bins(const SpeedSample& s, double kT) {
         for (double v : s.vx) top = std::max(top, std::abs(v));
     low_ = variable_ == HistogramVariable::speed ? 0.0 : -top;
     high_ = top;
-    bins_ = static_cast<std::uint64_t>(
-        std::clamp(std::sqrt(static_cast<double>(s.speed.size())) / 2.0, 10.0, 100.0));
+    bins_ = histogram_bins(s.speed.size());
 }
 
 void HistogramSeries::bin(Snapshot& snap, const std::vector<double>& values,

@@ -26,8 +26,7 @@ std::string histogram_csv(const SpeedSample& s, const std::vector<std::string>& 
     out += "\n";
     if (n == 0 || !(high > low)) return out; // nothing moving: no bins
 
-    const auto bins =
-        static_cast<std::size_t>(std::clamp(std::sqrt(static_cast<double>(n)) / 2.0, 10.0, 100.0));
+    const std::size_t bins = histogram_bins(n);
     const double width = (high - low) / static_cast<double>(bins);
     // counts[b * (species + 1)]: all particles; then one entry per species
     std::vector<double> counts(bins * (species + 1), 0.0);
@@ -59,6 +58,11 @@ std::string histogram_csv(const SpeedSample& s, const std::vector<std::string>& 
 }
 
 } // namespace
+
+std::size_t histogram_bins(std::size_t n) {
+    return static_cast<std::size_t>(
+        std::clamp(std::sqrt(static_cast<double>(n)) / 2.0, 10.0, 100.0));
+}
 
 std::string speed_histogram_csv(const SpeedSample& s, const std::vector<std::string>& names) {
     double top = 0.0;

@@ -9,6 +9,10 @@
 
 namespace choc {
 
+// The number of bins of a histogram of n particles, final state or series alike:
+// clamp(sqrt(n) / 2, 10, 100).
+std::size_t histogram_bins(std::size_t n);
+
 // CSV text, one row per bin: `speed_low,speed_high,speed,density,maxwell_boltzmann`, and for
 // more than one species `density_<name>,maxwell_boltzmann_<name>` per species. Speeds are
 // the particles' own (not mass-scaled); `density` is the fraction of particles in the bin
