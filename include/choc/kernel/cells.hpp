@@ -188,6 +188,17 @@ class Cells {
     [[gnu::always_inline]] void prefetch(std::uint32_t cell) const {
         __builtin_prefetch(block(cell)); // inlined: GCC would delete a call to it as pure
     }
+    // The lists' storage as a plain pointer and stride, for a scan's inner loop.
+    struct Lists {
+        const std::uint32_t* blocks;
+        std::uint32_t stride;
+        const std::uint32_t* begin(std::uint32_t cell) const {
+            return blocks + std::size_t{cell} * stride + 1;
+        }
+        std::uint32_t count(std::uint32_t cell) const { return blocks[std::size_t{cell} * stride]; }
+        std::uint32_t slots() const { return stride - 1; }
+    };
+    Lists lists() const { return {blocks_.data(), stride_}; }
     // Every cell's list has room for `slots()` entries, all readable (the first
     // `end - begin` of them are its particles): a scan may copy them all without a branch.
     std::uint32_t slots() const { return stride_ - 1; }

@@ -458,6 +458,7 @@ class Engine {
     }
 
     // A scan found i overlapping candidate j beyond the tolerance (c = r.r - sigma^2 < 0).
+    template <bool Shifted>
     [[gnu::cold, gnu::noinline]] void overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
                                                    const Vec<D>* shift, const std::uint8_t* from,
                                                    int k) const {
@@ -466,7 +467,8 @@ class Engine {
             const std::uint32_t j = candidate[m];
             if (j == i) continue;
             const auto& pj = particles_.state[j];
-            const double r = norm(xi - shift[from[m]] - motion_.position(pj, now_));
+            const double r =
+                norm(xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_));
             const double sigma =
                 particles_.table.pair_sigma(particles_.state[i].species, pj.species);
             if ((sigma - r) / sigma > contact_tolerance_)
@@ -700,48 +702,77 @@ class Engine {
     // so that the cache misses overlap instead of queueing behind each other; then test
     // them. A cell holds 0 to a few particles, a count the branch predictor cannot guess,
     // so while the lists are short the gather copies every slot of a list (a fixed
-    // count) and only advances by the number in use.
+    // count) and only advances by the number in use. Away from the box's edges (most
+    // scans) every periodic shift is zero: the candidates need no record of their cell,
+    // and the pair loop subtracts no shift (x - 0 is x: the same bits either way).
     void scan_pairs(std::uint32_t i, const Stencil& near) {
+        for (int c = 0; c < near.size; ++c) cells_.prefetch(near.cell[c]);
+        if (near.edge)
+            gather<true>(i, near);
+        else
+            gather<false>(i, near);
+    }
+
+    template <bool Shifted>
+    void gather(std::uint32_t i, const Stencil& near) {
         std::array<std::uint32_t, batch + fixed_slots> candidate;
         std::array<std::uint8_t, batch + fixed_slots> from; // which of `near` it is in
-        for (int c = 0; c < near.size; ++c) cells_.prefetch(near.cell[c]);
-        const bool fixed = cells_.slots() == fixed_slots;
+        // The lists' storage in locals: the byte stores to `from` may alias anything, and
+        // would make the compiler load the grid's pointer and stride again for every cell.
+        const auto lists = cells_.lists();
+        const Vec<D>* shift = near.shift();
         int k = 0;
-        for (int c = 0; c < near.size; ++c) {
-            const std::uint32_t* begin = cells_.begin(near.cell[c]);
-            const auto count = static_cast<int>(cells_.end(near.cell[c]) - begin);
-            if (fixed) {
+        if (lists.slots() == fixed_slots) {
+            for (int c = 0; c < near.size; ++c) {
                 if (k + fixed_slots > batch) {
-                    predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
+                    predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
                     k = 0;
                 }
-                std::copy_n(begin, fixed_slots, &candidate[k]);
-                std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
-                k += count;
-            } else {
+                std::copy_n(lists.begin(near.cell[c]), fixed_slots, &candidate[k]);
+                if constexpr (Shifted)
+                    std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
+                k += static_cast<int>(lists.count(near.cell[c]));
+            }
+        } else {
+            for (int c = 0; c < near.size; ++c) {
+                const std::uint32_t* begin = lists.begin(near.cell[c]);
+                const auto count = static_cast<int>(lists.count(near.cell[c]));
                 for (int q = 0; q < count; ++q) {
                     if (k == batch) {
-                        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
+                        predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
                         k = 0;
                     }
                     candidate[k] = begin[q];
-                    from[k++] = static_cast<std::uint8_t>(c);
+                    if constexpr (Shifted) from[k] = static_cast<std::uint8_t>(c);
+                    ++k;
                 }
             }
         }
-        predict_candidates(i, near.shift(), candidate.data(), from.data(), k);
+        predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
     }
 
     // Predicts i's pairs with a batch of candidates and keeps the earliest (take_earliest).
-    // Candidate m is particle candidate[m], seen through shift[from[m]].
+    // Candidate m is particle candidate[m], seen through shift[from[m]] (Shifted), or as
+    // it is (not Shifted: `from` is not filled in).
+    template <bool Shifted>
     void predict_candidates(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
         tally_.pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
         for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
         if constexpr (Motion::has_field)
-            pair_times_one_by_one(i, shift, candidate, from, k);
+            pair_times_one_by_one<Shifted>(i, shift, candidate, from, k);
         else
-            pair_times_batched(i, shift, candidate, from, k);
+            pair_times_batched<Shifted>(i, shift, candidate, from, k);
+    }
+
+    // i's position xi as candidate m sees it: xi - shift[from[m]], or xi when no shift.
+    template <bool Shifted>
+    static Vec<D> xi_seen_by(const Vec<D>& xi, const Vec<D>* shift, const std::uint8_t* from,
+                             int m) {
+        if constexpr (Shifted)
+            return xi - shift[from[m]];
+        else
+            return xi;
     }
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
@@ -774,6 +805,7 @@ class Engine {
     // Straight flights: the relative motions of the batch are gathered (and checked for
     // overlaps) first, then pair_times (predict.hpp) computes every time alike, without a
     // branch per candidate: pair_time's times to the bit, in a loop the compiler vectorises.
+    template <bool Shifted>
     void pair_times_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                             const std::uint8_t* from, int k) {
         const Schedule& s = schedule_[i];
@@ -786,18 +818,19 @@ class Engine {
         bool overlap = false; // some candidate other than i overlaps beyond the tolerance
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> rm = xi - shift[from[m]] - pj.position_at(now_);
+            const Vec<D> rm = xi_seen_by<Shifted>(xi, shift, from, m) - pj.position_at(now_);
             for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
             c[m] = norm2(rm) - sigma2[pj.species];
             overlap |= (c[m] < -overlap_c_ * sigma2[pj.species]) & (candidate[m] != i);
         }
         if (overlap) [[unlikely]]
-            overlap_seen(i, candidate, shift, from, k);
+            overlap_seen<Shifted>(i, candidate, shift, from, k);
         // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
         pair_times<D>(r, v, c, horizon, dt, k);
         take_earliest(i, candidate, dt.data(), k);
     }
 
+    template <bool Shifted>
     void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                                const std::uint8_t* from, int k) {
         const auto& pi = particles_.state[i];
@@ -809,12 +842,12 @@ class Engine {
         std::array<double, batch> dt;
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> r = xi - shift[from[m]] - motion_.position(pj, now_);
+            const Vec<D> r = xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_);
             const Vec<D> v = vi - motion_.velocity(pj, now_);
             dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
             if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
                 candidate[m] != i) [[unlikely]]
-                overlap_seen(i, candidate, shift, from, k);
+                overlap_seen<Shifted>(i, candidate, shift, from, k);
         }
         take_earliest(i, candidate, dt.data(), k);
     }
