@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -243,6 +244,32 @@ TEST_CASE("stopping and resuming does not change the run, bit for bit, across re
         CHECK(sa.state[i].x == sb.state[i].x);
         CHECK(sa.state[i].v == sb.state[i].v);
     }
+}
+
+TEST_CASE("visit gives each particle as the snapshot does; a retired engine keeps its particles") {
+    // After renumberings (the engine's order is not the caller's), visit must hand every
+    // caller index once with the snapshot's position and velocity to the bit. retire()
+    // frees the event loop's arrays: the state and the reported memory stay, run() refuses.
+    const double L = std::cbrt(512 * M_PI / 6 / 0.3);
+    const auto p = lattice_gas<3>(8, L, {{"A", 0.5, 1.0}}, false, 11);
+    Engine<3> engine(cube<3>(L, false), p, {1.0});
+    engine.run(never, 100000, ~0ull);
+    const double t = engine.time();
+    const auto snap = engine.snapshot(t);
+    std::vector<int> seen(p.size(), 0);
+    engine.visit(t, [&](std::uint32_t id, const Vec<3>& x, const Vec<3>& v) {
+        REQUIRE(id < p.size());
+        ++seen[id];
+        CHECK(x == snap.state[id].x);
+        CHECK(v == snap.state[id].v);
+    });
+    CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<long>(p.size()));
+    const std::size_t bytes = engine.memory_bytes();
+    engine.retire();
+    CHECK(engine.memory_bytes() == bytes);
+    const auto after = engine.snapshot(t);
+    for (std::uint32_t i = 0; i < p.size(); ++i) CHECK(after.state[i].x == snap.state[i].x);
+    CHECK_THROWS_AS(engine.run(never, 200000, ~0ull), std::logic_error);
 }
 
 TEST_CASE("time limit: the run stops at the requested time with every event before it done") {

@@ -107,6 +107,12 @@ class Cells {
     }
 
     std::size_t size() const { return cells_; }
+    // Frees the lists (Engine::retire): the grid answers nothing about particles after.
+    void release() {
+        blocks_ = FastVector<std::uint32_t>();
+        cell_ = FastVector<std::uint32_t>();
+        slot_ = FastVector<std::uint32_t>();
+    }
     std::size_t bytes() const {
         return held_bytes(blocks_) + held_bytes(cell_) + held_bytes(slot_);
     }

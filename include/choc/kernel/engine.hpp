@@ -93,6 +93,7 @@ class Engine {
     // collisions or after `budget` events (so the caller can report progress).
     // After Stop::time every particle's state is valid at `until`.
     Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
+        if (retired_) throw std::logic_error("Engine::run after retire()");
         stopped_at_.reset();
         for (std::uint64_t k = 0; k < budget; ++k) {
             const double local_until = until - origin_; // the origin moves at maintenance
@@ -166,14 +167,40 @@ class Engine {
         }
         return out;
     }
+    // Calls f(id, x, v) for every particle: its caller's index, and its position and
+    // velocity at absolute time `t` (the values `snapshot` gives), in the engine's order.
+    // An observer that needs only these reads them without a copy of the particles.
+    template <class F>
+    void visit(double t, F&& f) const {
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            const auto& p = particles_.state[i];
+            f(id_[i], motion_.position(p, local(t)), motion_.velocity(p, local(t)));
+        }
+    }
     const Tally& tally() const { return tally_; }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
     // calendar, indices): what the benchmarks divide by N.
+    // A retired engine reports what it held while it ran.
     std::size_t memory_bytes() const {
+        if (retired_) return retired_bytes_;
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + cells_.bytes() +
                         held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_);
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
         return b;
+    }
+    // The run is over: frees what only the event loop needs (the calendar, the candidate
+    // events, the cells: about two thirds of the engine's memory) before the caller's
+    // final outputs take theirs, so that the end of a run does not set its peak memory.
+    // The particles, the clock and the tally stay: snapshot, visit, the kinetic integrals
+    // and memory_bytes still answer. run() may not be called again.
+    void retire() {
+        if (retired_) return;
+        retired_bytes_ = memory_bytes();
+        retired_ = true;
+        calendar_ = Cal(0);
+        schedule_ = FastVector<Schedule>();
+        cells_.release();
+        last_partner_ = std::vector<std::uint32_t>();
     }
     Log& event_log() { return log_; }
     // Calendar entries processed since the engine was built (every event, stale ones
@@ -1008,6 +1035,8 @@ class Engine {
     Stencil near_;
     Tally tally_;
     Log log_;
+    bool retired_ = false;             // retire(): the event loop's arrays are gone
+    std::size_t retired_bytes_ = 0;    // memory_bytes() just before
     GroupStep<D> group_;               // the simultaneous step, kept to reuse its memory
     double now_ = 0.0;                 // local clock
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one

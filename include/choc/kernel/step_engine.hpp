@@ -175,6 +175,16 @@ class StepEngine {
         for (auto& p : out.state) motion_.advance(p, t);
         return out;
     }
+    // Calls f(i, x, v) for every particle: its position and velocity at time `t`, the
+    // values `snapshot` gives, without a copy of the particles (Engine::visit).
+    template <class F>
+    void visit(double t, F&& f) const {
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            auto p = particles_.state[i];
+            motion_.advance(p, t);
+            f(i, p.x, p.v);
+        }
+    }
 
     double kinetic_integral(std::uint32_t s) const {
         return kinetic_time_[s] + open_kinetic_integral(s, stepped_to_, now_);

@@ -33,4 +33,52 @@ std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
     return weighted_mean(slopes, group_sizes);
 }
 
+void DisplacementSamples::add(double t, const std::vector<double>& r2, double largest_step) {
+    std::vector<double> group(group_size_.size(), 0.0);
+    double total = 0.0;
+    for (std::size_t i = 0; i < r2.size(); ++i) {
+        group[i % group.size()] += r2[i];
+        total += r2[i];
+    }
+    for (std::size_t g = 0; g < group.size(); ++g) group[g] /= group_size_[g];
+    times_.push_back(t);
+    msd_.push_back(std::move(group));
+    last_msd_ = total / static_cast<double>(r2.size());
+    largest_step_ = std::max(largest_step_, largest_step);
+}
+
+std::vector<double> DisplacementSamples::msd_samples() const {
+    std::vector<double> out;
+    double n = 0.0;
+    for (double size : group_size_) n += size;
+    for (const auto& groups : msd_) {
+        double total = 0.0;
+        for (std::size_t g = 0; g < groups.size(); ++g) total += groups[g] * group_size_[g];
+        out.push_back(total / n);
+    }
+    return out;
+}
+
+void DisplacementSamples::save(ArchiveWriter& out) const {
+    out.put(times_);
+    out.put(std::uint64_t{msd_.size()});
+    for (const auto& m : msd_) out.put(m);
+    out.put(last_msd_);
+    out.put(largest_step_);
+}
+
+void DisplacementSamples::restore(ArchiveReader& in) {
+    in.get(times_);
+    const auto samples = in.get<std::uint64_t>();
+    if (samples != times_.size()) throw ArchiveError("the state's displacement is damaged");
+    msd_.resize(samples);
+    for (auto& m : msd_) {
+        in.get(m);
+        if (m.size() != group_size_.size())
+            throw ArchiveError("the state's displacement is damaged");
+    }
+    in.get(last_msd_);
+    in.get(largest_step_);
+}
+
 } // namespace choc

@@ -1,9 +1,10 @@
-// Mean-squared displacement and the self-diffusion coefficient, from snapshot copies.
+// Mean-squared displacement and the self-diffusion coefficient, from positions sampled now
+// and then.
 //
-// Snapshot positions live in the periodic box, so each particle's path is unwrapped
+// Sampled positions live in the periodic box, so each particle's path is unwrapped
 // between successive samples with the minimum image: the step x(t_k) - x(t_{k-1}) is
 // taken as its nearest periodic image. That is right while no particle moves half an
-// edge between two samples; the caller samples often enough (see run.cpp) and
+// edge between two samples; the caller samples often enough (see measured_phase.hpp) and
 // `largest_step` reports the worst step seen, as a fraction of the edge, to check it.
 //
 // D comes from the Einstein relation MSD(t) -> 2 d D t + const at long times: the slope of
@@ -13,6 +14,11 @@
 // groups (i mod groups), each group gives its own slope, and D_err is the standard error
 // of their mean: particles are nearly independent walkers, so the groups are nearly
 // independent estimates.
+//
+// The record is split in two: the per-particle part (last position, displacement so far:
+// 6 doubles per particle in 3D) stays in `Displacement`; what the summary needs (the
+// samples) is `DisplacementSamples`, small enough to copy, so that a summary can add the
+// final state as one more sample without copying the particles' record.
 #pragma once
 
 #include "choc/kernel/archive.hpp"
@@ -23,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace choc {
@@ -33,6 +40,39 @@ std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
                                       const std::vector<std::vector<double>>& msd,
                                       const std::vector<double>& group_sizes);
 
+// The mean-squared displacement samples: per group of particles, at each sample time.
+class DisplacementSamples {
+  public:
+    DisplacementSamples(int dimension, std::vector<double> group_size)
+        : dimension_(dimension), group_size_(std::move(group_size)) {}
+
+    // A sample at time t (since t0) from every particle's squared displacement r2[i]
+    // (particle i in group i mod groups), the largest step since the last sample counted.
+    void add(double t, const std::vector<double>& r2, double largest_step);
+
+    // Mean over particles of |x(t) - x(t0)|^2 at the last sample (0 before any).
+    double msd() const { return last_msd_; }
+    // Largest |step component| / edge over periodic axes and all samples so far.
+    double largest_step() const { return largest_step_; }
+    std::optional<Estimate> diffusion() const {
+        return diffusion_fit(dimension_, times_, msd_, group_size_);
+    }
+    // The samples' times since t0, and the mean over all particles of |x(t) - x(t0)|^2 at
+    // each (the groups' means weighted by their sizes).
+    const std::vector<double>& times() const { return times_; }
+    std::vector<double> msd_samples() const;
+
+    void save(ArchiveWriter& out) const;
+    void restore(ArchiveReader& in);
+
+  private:
+    int dimension_;
+    std::vector<double> group_size_;
+    std::vector<double> times_;
+    std::vector<std::vector<double>> msd_;
+    double last_msd_ = 0.0, largest_step_ = 0.0;
+};
+
 template <int D>
 class Displacement {
   public:
@@ -40,57 +80,42 @@ class Displacement {
 
     Displacement(const Box<D>& box, const Particles<D>& start, double t0)
         : box_(box), t0_(t0), last_(start.size()), moved_(start.size()),
-          groups_(std::min(most_groups, start.size())), group_size_(groups_, 0.0) {
-        for (std::size_t i = 0; i < start.size(); ++i) {
-            last_[i] = start.state[i].x;
-            group_size_[i % groups_] += 1.0;
-        }
+          samples_(D, group_sizes(start.size())) {
+        for (std::size_t i = 0; i < start.size(); ++i) last_[i] = start.state[i].x;
     }
 
-    // Positions of the same particles (caller's order) at time t, later than the last.
-    void sample(const Particles<D>& now, double t) {
-        if (last_.empty() || (!times_.empty() && t <= t0_ + times_.back())) return;
-        std::vector<double> group(groups_, 0.0);
-        double total = 0.0;
-        for (std::size_t i = 0; i < last_.size(); ++i) {
-            const Vec<D> x = now.state[i].x;
-            const Vec<D> step = box_.minimum_image(x - last_[i]);
-            for (int a = 0; a < D; ++a)
-                if (box_.periodic[a])
-                    largest_step_ = std::max(largest_step_, std::abs(step[a]) / box_.length[a]);
-            last_[i] = x;
-            moved_[i] += step;
-            const double r2 = norm2(moved_[i]);
-            group[i % groups_] += r2;
-            total += r2;
-        }
-        for (std::size_t g = 0; g < groups_; ++g) group[g] /= group_size_[g];
-        times_.push_back(t - t0_);
-        msd_.push_back(std::move(group));
-        last_msd_ = total / static_cast<double>(last_.size());
+    // Positions of the same particles at time t, later than the last sample: `visit(f)`
+    // calls f(i, x_i) once for every particle i (caller's index), in any order.
+    template <class Visit>
+    requires(!std::is_same_v<std::remove_cvref_t<Visit>, Particles<D>>) void sample(Visit&& visit,
+                                                                                    double t) {
+        if (!due(t)) return;
+        double largest = 0.0;
+        const auto r2 = squared_displacements(*this, visit, largest);
+        samples_.add(t - t0_, r2, largest);
+    }
+    void sample(const Particles<D>& now, double t) { sample(positions_of(now), t); }
+
+    // The samples so far with one more at time t from the positions `visit` gives (as
+    // `sample`), the record itself unchanged.
+    template <class Visit>
+    requires(!std::is_same_v<std::remove_cvref_t<Visit>, Particles<D>>) DisplacementSamples
+        with_sample(Visit&& visit, double t)
+    const {
+        DisplacementSamples s = samples_;
+        if (!due(t)) return s;
+        double largest = 0.0;
+        const auto r2 = squared_displacements(*this, visit, largest);
+        s.add(t - t0_, r2, largest);
+        return s;
+    }
+    DisplacementSamples with_sample(const Particles<D>& now, double t) const {
+        return with_sample(positions_of(now), t);
     }
 
-    // Mean over particles of |x(t) - x(t0)|^2 at the last sample (0 before any).
-    double msd() const { return last_msd_; }
-    // Largest |step component| / edge over periodic axes and all samples so far.
-    double largest_step() const { return largest_step_; }
-    std::optional<Estimate> diffusion() const {
-        return diffusion_fit(D, times_, msd_, group_size_);
-    }
-    // The samples so far: their times since t0, and the mean over all particles of
-    // |x(t) - x(t0)|^2 at each (the groups' means weighted by their sizes).
-    const std::vector<double>& times() const { return times_; }
-    std::vector<double> msd_samples() const {
-        std::vector<double> out;
-        double n = 0.0;
-        for (double size : group_size_) n += size;
-        for (const auto& groups : msd_) {
-            double total = 0.0;
-            for (std::size_t g = 0; g < groups.size(); ++g) total += groups[g] * group_size_[g];
-            out.push_back(total / n);
-        }
-        return out;
-    }
+    const DisplacementSamples& samples() const { return samples_; }
+    double msd() const { return samples_.msd(); }
+    double largest_step() const { return samples_.largest_step(); }
 
     // Everything sampled so far, for a checkpoint (the box and groups follow from the
     // particles, which the caller gives again).
@@ -98,39 +123,57 @@ class Displacement {
         out.put(t0_);
         out.put(last_);
         out.put(moved_);
-        out.put(times_);
-        out.put(std::uint64_t{msd_.size()});
-        for (const auto& m : msd_) out.put(m);
-        out.put(last_msd_);
-        out.put(largest_step_);
+        samples_.save(out);
     }
     void restore(ArchiveReader& in) {
         const std::size_t n = last_.size();
         in.get(t0_);
         in.get(last_);
         in.get(moved_);
-        in.get(times_);
-        const auto samples = in.get<std::uint64_t>();
-        if (last_.size() != n || moved_.size() != n || samples != times_.size())
+        if (last_.size() != n || moved_.size() != n)
             throw ArchiveError("the state's displacement record does not match its particles");
-        msd_.resize(samples);
-        for (auto& m : msd_) {
-            in.get(m);
-            if (m.size() != groups_) throw ArchiveError("the state's displacement is damaged");
-        }
-        in.get(last_msd_);
-        in.get(largest_step_);
+        samples_.restore(in);
     }
 
   private:
+    static std::vector<double> group_sizes(std::size_t n) {
+        std::vector<double> size(std::min(most_groups, n), 0.0);
+        for (std::size_t i = 0; i < n; ++i) size[i % size.size()] += 1.0;
+        return size;
+    }
+    bool due(double t) const {
+        return !last_.empty() && (samples_.times().empty() || t > t0_ + samples_.times().back());
+    }
+    static auto positions_of(const Particles<D>& now) {
+        return [&now](auto&& f) {
+            for (std::size_t i = 0; i < now.size(); ++i) f(i, now.state[i].x);
+        };
+    }
+    // |x_i(t) - x_i(t0)|^2 of every particle, by caller's index, unwrapped from the
+    // positions `visit` gives; `largest` takes the largest step. A non-const `self` moves
+    // its record on to these positions.
+    template <class Self, class Visit>
+    static std::vector<double> squared_displacements(Self& self, Visit& visit, double& largest) {
+        std::vector<double> r2(self.last_.size());
+        visit([&](std::size_t i, const Vec<D>& x) {
+            const Vec<D> step = self.box_.minimum_image(x - self.last_[i]);
+            for (int a = 0; a < D; ++a)
+                if (self.box_.periodic[a])
+                    largest = std::max(largest, std::abs(step[a]) / self.box_.length[a]);
+            const Vec<D> moved = self.moved_[i] + step;
+            r2[i] = norm2(moved);
+            if constexpr (!std::is_const_v<Self>) {
+                self.last_[i] = x;
+                self.moved_[i] = moved;
+            }
+        });
+        return r2;
+    }
+
     Box<D> box_;
     double t0_;
     std::vector<Vec<D>> last_, moved_;
-    std::size_t groups_;
-    std::vector<double> group_size_;
-    std::vector<double> times_;
-    std::vector<std::vector<double>> msd_;
-    double last_msd_ = 0.0, largest_step_ = 0.0;
+    DisplacementSamples samples_;
 };
 
 } // namespace choc

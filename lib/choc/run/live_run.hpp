@@ -259,6 +259,9 @@ class LiveRun final : public Simulation::Impl {
     double time() const override { return phase_->label() + (engine_->time() - phase_->start()); }
 
     Summary finish(const std::string& summary_path, const std::string& summary_key) override {
+        // Nothing runs after this: the event loop's memory goes before the final state's
+        // copy and the outputs take theirs.
+        if constexpr (requires(EngineT & e) { e.retire(); }) engine_->retire();
         const auto final = engine_->snapshot(engine_->time());
         if (violation_) { // none of the measurements can be trusted: only the summary says so
             write_summary(summary_path, summary_of(final, nullptr));

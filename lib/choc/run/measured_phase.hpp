@@ -130,11 +130,10 @@ struct Every {
 // tail reaches about 2.6 times the common speed for N ~ 1e4);
 // Displacement::largest_step checks it afterwards.
 template <int D>
-double displacement_interval(const Box<D>& box, const Particles<D>& p) {
-    double edge = never, fastest = 0.0;
+double displacement_interval(const Box<D>& box, double fastest) {
+    double edge = never;
     for (int a = 0; a < D; ++a)
         if (box.periodic[a]) edge = std::min(edge, box.length[a]);
-    for (const auto& s : p.state) fastest = std::max(fastest, norm(s.v));
     return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
 }
 
@@ -336,12 +335,13 @@ class MeasuredPhase {
     // The displacement and g(r) with the last state sampled too (when the clock moved past
     // their last sample): copies, so that the phase can go on with its own samples.
     struct Final {
-        Displacement<D> displacement;
+        DisplacementSamples displacement;
         std::optional<PairCorrelation<D>> rdf;
     };
     Final finished(const Particles<D>& final) const {
-        Final f{displacement_, rdf_};
-        if (next_unwrap_ != never) f.displacement.sample(final, engine_.time());
+        Final f{next_unwrap_ != never ? displacement_.with_sample(final, engine_.time())
+                                      : displacement_.samples(),
+                rdf_};
         if (f.rdf && engine_.tally().collisions > rdf_collisions_) f.rdf->sample(final);
         if (f.displacement.largest_step() > 0.25)
             spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
@@ -450,27 +450,42 @@ class MeasuredPhase {
         }
     }
 
-    // One snapshot at the current time, shared by every observer due now.
+    // The observers due now. The displacement reads the engine's particles where they
+    // are; the others share one snapshot, copied only when one of them is due (a copy is
+    // 64 bytes per particle in 3D: the largest memory a plain run would add to the engine's).
     void sample() {
         const double now = engine_.time();
-        const auto snapshot = engine_.snapshot(now);
+        std::optional<Particles<D>> copy;
+        const auto snapshot = [&]() -> const Particles<D>& {
+            if (!copy) copy = engine_.snapshot(now);
+            return *copy;
+        };
         if (next_unwrap_ == now) {
-            displacement_.sample(snapshot, now);
+            displacement_.sample(
+                [&](auto&& f) {
+                    engine_.visit(
+                        now, [&](std::uint32_t i, const Vec<D>& x, const Vec<D>&) { f(i, x); });
+                },
+                now);
+            double fastest = 0.0;
+            engine_.visit(now, [&](std::uint32_t, const Vec<D>&, const Vec<D>& v) {
+                fastest = std::max(fastest, norm(v));
+            });
             const auto collisions = engine_.tally().collisions;
-            if (rdf_ &&
-                (rdf_->samples() == 0 || static_cast<double>(collisions - rdf_collisions_) >=
-                                             rdf_spacing * static_cast<double>(snapshot.size()))) {
-                rdf_->sample(snapshot);
+            if (rdf_ && (rdf_->samples() == 0 ||
+                         static_cast<double>(collisions - rdf_collisions_) >=
+                             rdf_spacing * static_cast<double>(engine_.particles().size()))) {
+                rdf_->sample(snapshot());
                 rdf_collisions_ = collisions;
             }
             // A step below the clock's resolution would sample this time forever.
-            const double next = now + displacement_interval(engine_.box(), snapshot);
+            const double next = now + displacement_interval(engine_.box(), fastest);
             next_unwrap_ = next > now ? next : never;
         }
-        if (frames_.next(start_) == now) write_frame(snapshot);
-        if (rows_.next(start_) == now) write_row(snapshot);
+        if (frames_.next(start_) == now) write_frame(snapshot());
+        if (rows_.next(start_) == now) write_row(snapshot());
         if (snapshots_[0].next(start_) == now || snapshots_[1].next(start_) == now) {
-            const auto velocities = speed_sample(snapshot);
+            const auto velocities = speed_sample(snapshot());
             for (auto v : {HistogramVariable::speed, HistogramVariable::vx})
                 if (snapshots_[index(v)].next(start_) == now) add_histogram(v, velocities);
         }
