@@ -246,7 +246,8 @@ TEST_CASE("stopping and resuming does not change the run, bit for bit, across re
     }
 }
 
-TEST_CASE("visit gives each particle as the snapshot does; a retired engine keeps its particles") {
+TEST_CASE("visit and visit_in_order give each particle as the snapshot does; a retired engine "
+          "keeps its particles") {
     // After renumberings (the engine's order is not the caller's), visit must hand every
     // caller index once with the snapshot's position and velocity to the bit. retire()
     // frees the event loop's arrays: the state and the reported memory stay, run() refuses.
@@ -255,15 +256,25 @@ TEST_CASE("visit gives each particle as the snapshot does; a retired engine keep
     Engine<3> engine(cube<3>(L, false), p, {1.0});
     engine.run(never, 100000, ~0ull);
     const double t = engine.time();
+    bool renumbered = false; // (every 65536 events here)
+    for (std::uint32_t i = 0; i < p.size(); ++i) renumbered |= engine.id(i) != i;
+    REQUIRE(renumbered);
     const auto snap = engine.snapshot(t);
     std::vector<int> seen(p.size(), 0);
-    engine.visit(t, [&](std::uint32_t id, const Vec<3>& x, const Vec<3>& v) {
+    engine.visit(t, [&](std::uint32_t id, const ParticleState<3>& s) {
         REQUIRE(id < p.size());
         ++seen[id];
-        CHECK(x == snap.state[id].x);
-        CHECK(v == snap.state[id].v);
+        CHECK(s.x == snap.state[id].x);
+        CHECK(s.v == snap.state[id].v);
+        CHECK(s.species == snap.state[id].species);
     });
     CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<long>(p.size()));
+    std::uint32_t next = 0;
+    engine.visit_in_order(t, [&](std::uint32_t id, const ParticleState<3>& s) {
+        CHECK(id == next++);
+        CHECK(s.x == snap.state[id].x);
+    });
+    CHECK(next == p.size());
     const std::size_t bytes = engine.memory_bytes();
     engine.retire();
     CHECK(engine.memory_bytes() == bytes);

@@ -69,7 +69,17 @@ class Cells {
     // far more cells than particles, so the width also grows until there are at most
     // 8 N + 4096 cells (but never below three per periodic axis): wider cells stay
     // correct, and memory stays O(N).
-    Cells(const Box<D>& box, double min_width, std::size_t n_particles) {
+    Cells(const Box<D>& box, double min_width, std::size_t n_particles)
+        : Cells(box, min_width, n_particles, NoLists{}) {
+        stride_ = usual_slots + 1;
+        blocks_.assign(std::size_t{cells_} * stride_, 0);
+        cell_.assign(n_particles, 0);
+        slot_.assign(n_particles, 0);
+    }
+    // The grid alone (cell_at, around), without the lists: for a caller that keeps its
+    // own, such as max_overlap.
+    struct NoLists {};
+    Cells(const Box<D>& box, double min_width, std::size_t n_particles, NoLists) {
         double width = min_width;
         const double most = 8.0 * static_cast<double>(n_particles) + 4096.0;
         double longest = 0.0;
@@ -100,10 +110,6 @@ class Cells {
         }
         cells_ = static_cast<std::uint32_t>(total);
         make_offsets();
-        stride_ = usual_slots + 1;
-        blocks_.assign(total * stride_, 0);
-        cell_.assign(n_particles, 0);
-        slot_.assign(n_particles, 0);
     }
 
     std::size_t size() const { return cells_; }

@@ -159,23 +159,36 @@ class Engine {
         Particles<D> out;
         out.table = particles_.table;
         out.state.resize(particles_.size());
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            auto& p = out.state[id_[i]] = particles_.state[i];
-            p.x = motion_.position(p, local(t));
-            p.v = motion_.velocity(p, local(t));
-            p.t = t;
-        }
+        visit(t, [&](std::uint32_t id, const ParticleState<D>& p) { out.state[id] = p; });
         return out;
     }
-    // Calls f(id, x, v) for every particle: its caller's index, and its position and
-    // velocity at absolute time `t` (the values `snapshot` gives), in the engine's order.
-    // An observer that needs only these reads them without a copy of the particles.
+    // Engine particle i's position at absolute time `t` (the value `snapshot` gives it).
+    Vec<D> position(std::uint32_t i, double t) const {
+        return motion_.position(particles_.state[i], local(t));
+    }
+    // Calls f(id, p) for every particle: its caller's index, and its state advanced to
+    // absolute time `t` and stamped with it (the element `snapshot` gives), in the
+    // engine's order. An observer that needs no more reads it without a copy of them all.
     template <class F>
     void visit(double t, F&& f) const {
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const auto& p = particles_.state[i];
-            f(id_[i], motion_.position(p, local(t)), motion_.velocity(p, local(t)));
-        }
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) f(id_[i], state_at(i, t));
+    }
+    // The same in the caller's order (id 0, 1, ...), for sums whose round-off that order
+    // fixes; it costs 4 bytes per particle while it runs, against a snapshot's 64.
+    template <class F>
+    void visit_in_order(double t, F&& f) const {
+        std::vector<std::uint32_t> where(particles_.size());
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) where[id_[i]] = i;
+        for (std::uint32_t k = 0; k < where.size(); ++k) f(k, state_at(where[k], t));
+    }
+    // Engine particle i's state advanced along its flight to absolute time `t` and
+    // stamped with it.
+    ParticleState<D> state_at(std::uint32_t i, double t) const {
+        ParticleState<D> p = particles_.state[i];
+        p.x = motion_.position(p, local(t));
+        p.v = motion_.velocity(p, local(t));
+        p.t = t;
+        return p;
     }
     const Tally& tally() const { return tally_; }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,

@@ -11,32 +11,48 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace choc {
 
-template <int D>
-double max_overlap(const Box<D>& box, const Particles<D>& particles, double now) {
+// The same for the positions `position(i)` gives at the moment checked (any periodic
+// image: they are wrapped here), the species and radii from `particles` (same indices):
+// a caller with a live engine passes its own particles and motion, without a copy.
+template <int D, class Position>
+double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position&& position) {
     const std::size_t n = particles.size();
     if (n == 0) return 0.0;
-    const double width = particles.table.largest_diameter();
-    Cells<D> cells(box, width, n);
-    // Positions are recomputed where needed rather than kept: this check runs on a
-    // snapshot at the end of a run, when a copy of them would add 24 bytes per particle
-    // (3D) to the run's peak memory. Each is the same value every time.
-    const auto at = [&](std::uint32_t i) { return box.wrap(particles.state[i].position_at(now)); };
-    for (std::uint32_t i = 0; i < n; ++i) cells.insert(i, cells.cell_at(at(i)));
+    // The grid's geometry, and its lists kept here in one array sorted by cell: 8 bytes per
+    // particle and 4 per cell, where the engine's lists keep room to grow in every cell
+    // (32 bytes per cell). This check runs beside a full engine, so it is its memory that
+    // may set a run's peak. Positions are recomputed where needed rather than kept (each is
+    // the same value every time).
+    const Cells<D> grid(box, particles.table.largest_diameter(), n, typename Cells<D>::NoLists{});
+    const auto at = [&](std::uint32_t i) { return box.wrap(position(i)); };
+    std::vector<std::uint32_t> cell(n), first(grid.size() + 1, 0), order(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        cell[i] = grid.cell_at(at(i));
+        ++first[cell[i] + 1];
+    }
+    // first[c] = where cell c's particles start (a prefix sum of the counts); filling
+    // moves each to its cell's end, the shift moves them back.
+    for (std::size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+    for (std::uint32_t i = 0; i < n; ++i) order[first[cell[i]]++] = i;
+    for (std::size_t c = grid.size(); c > 0; --c) first[c] = first[c - 1];
+    first[0] = 0;
+
     double worst = 0.0;
     typename Cells<D>::Stencil near;
     for (std::uint32_t i = 0; i < n; ++i) {
         const Vec<D> xi = at(i);
-        cells.around(cells.cell_of(i), near);
+        grid.around(cell[i], near);
         for (int c = 0; c < near.size; ++c)
-            for (const std::uint32_t* j = cells.begin(near.cell[c]); j != cells.end(near.cell[c]);
-                 ++j) {
-                if (*j <= i) continue;
+            for (std::uint32_t k = first[near.cell[c]]; k != first[near.cell[c] + 1]; ++k) {
+                const std::uint32_t j = order[k];
+                if (j <= i) continue;
                 const double sigma = particles.table.pair_sigma(particles.state[i].species,
-                                                                particles.state[*j].species);
-                const double r = norm(xi - at(*j) - near.shift()[c]);
+                                                                particles.state[j].species);
+                const double r = norm(xi - at(j) - near.shift()[c]);
                 worst = std::max(worst, (sigma - r) / sigma);
             }
         const double a = particles.radius(i);
@@ -44,6 +60,13 @@ double max_overlap(const Box<D>& box, const Particles<D>& particles, double now)
         for (const auto& s : box.segments) worst = std::max(worst, (a - s.distance(xi)) / a);
     }
     return worst;
+}
+
+// Positions along straight lines from each particle's stamp to `now`.
+template <int D>
+double max_overlap(const Box<D>& box, const Particles<D>& particles, double now) {
+    return max_overlap_at(box, particles,
+                          [&](std::uint32_t i) { return particles.state[i].position_at(now); });
 }
 
 } // namespace choc

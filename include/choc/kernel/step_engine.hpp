@@ -175,15 +175,25 @@ class StepEngine {
         for (auto& p : out.state) motion_.advance(p, t);
         return out;
     }
-    // Calls f(i, x, v) for every particle: its position and velocity at time `t`, the
-    // values `snapshot` gives, without a copy of the particles (Engine::visit).
+    // Particle i's position at time `t` (the value `snapshot` gives it).
+    Vec<D> position(std::uint32_t i, double t) const {
+        auto p = particles_.state[i];
+        motion_.advance(p, t);
+        return p.x;
+    }
+    // Calls f(i, p) for every particle: its state at time `t`, the element `snapshot`
+    // gives, without a copy of them all (Engine::visit). The order is the caller's.
     template <class F>
     void visit(double t, F&& f) const {
         for (std::uint32_t i = 0; i < particles_.size(); ++i) {
             auto p = particles_.state[i];
             motion_.advance(p, t);
-            f(i, p.x, p.v);
+            f(i, p);
         }
+    }
+    template <class F>
+    void visit_in_order(double t, F&& f) const {
+        visit(t, f);
     }
 
     double kinetic_integral(std::uint32_t s) const {

@@ -78,11 +78,14 @@ class Displacement {
   public:
     static constexpr std::size_t most_groups = 16;
 
-    Displacement(const Box<D>& box, const Particles<D>& start, double t0)
-        : box_(box), t0_(t0), last_(start.size()), moved_(start.size()),
-          samples_(D, group_sizes(start.size())) {
-        for (std::size_t i = 0; i < start.size(); ++i) last_[i] = start.state[i].x;
+    // n particles whose positions at t0 `visit` gives (as for `sample`).
+    template <class Visit>
+    Displacement(const Box<D>& box, std::size_t n, Visit&& visit, double t0)
+        : box_(box), t0_(t0), last_(n), moved_(n), samples_(D, group_sizes(n)) {
+        visit([&](std::size_t i, const Vec<D>& x) { last_[i] = x; });
     }
+    Displacement(const Box<D>& box, const Particles<D>& start, double t0)
+        : Displacement(box, start.size(), positions_of(start), t0) {}
 
     // Positions of the same particles at time t, later than the last sample: `visit(f)`
     // calls f(i, x_i) once for every particle i (caller's index), in any order.

@@ -55,19 +55,38 @@ class Simulation::Impl {
 
 namespace live {
 
+// Sums over the particles in the caller's order: that order fixes their round-off, so a
+// run started from a frame reproduces them bit for bit.
 template <int D>
-std::vector<double> momentum(const Particles<D>& p) {
-    std::vector<double> m(D, 0.0);
-    for (std::uint32_t i = 0; i < p.size(); ++i)
-        for (int a = 0; a < D; ++a) m[a] += p.mass(i) * p.state[i].v[a];
-    return m;
-}
+struct ParticleSums {
+    double kinetic = 0.0;                                       // Σ ½ m v²
+    std::vector<double> momentum = std::vector<double>(D, 0.0); // Σ m v
+    double volume = 0.0;                                        // Σ of the balls' volumes
+
+    void add(const Species& s, const Vec<D>& v) {
+        kinetic += kinetic_energy(s.mass, v);
+        for (int a = 0; a < D; ++a) momentum[a] += s.mass * v[a];
+        volume += ball_volume<D>(s.radius);
+    }
+};
 
 template <int D>
-double packing_fraction(const Box<D>& box, const Particles<D>& p) {
-    double v = 0.0;
-    for (std::uint32_t i = 0; i < p.size(); ++i) v += ball_volume<D>(p.radius(i));
-    return v / box.volume();
+ParticleSums<D> sums_of(const Particles<D>& p) {
+    ParticleSums<D> sums;
+    for (const auto& state : p.state) sums.add(p.table.species[state.species], state.v);
+    return sums;
+}
+
+// The same of an engine's particles now, read in place (Engine::visit_in_order): a snapshot
+// copy would add 64 bytes per particle to the run's peak memory.
+template <int D, class EngineT>
+ParticleSums<D> sums_now(const EngineT& engine) {
+    ParticleSums<D> sums;
+    const auto& species = engine.particles().table.species;
+    engine.visit_in_order(engine.time(), [&](std::uint32_t, const ParticleState<D>& p) {
+        sums.add(species[p.species], p.v);
+    });
+    return sums;
 }
 
 // The first restitution key below 1, which the collapse message names; none when every
@@ -360,7 +379,7 @@ class LiveRun final : public Simulation::Impl {
                           : std::optional<double>();
         // (the time-stepped engine's overlaps are its model's, measured in its summary)
         if (EngineT::exact && !violation_) {
-            const double overlap = max_overlap_now(engine_->snapshot(engine_->time()));
+            const double overlap = max_overlap_now();
             if (!(overlap <= engine_->contact_tolerance()))
                 violation_ = InvariantViolation(
                     "overlap",
@@ -441,8 +460,7 @@ class LiveRun final : public Simulation::Impl {
         base_.N = engine_->particles().size();
         // (in the caller's order, as every sum over particles here: the engine's order
         // depends on when it last renumbered, and a continuation must give the same bits)
-        base_.packing_fraction =
-            packing_fraction(engine_->box(), engine_->snapshot(engine_->time()));
+        base_.packing_fraction = sums_now<D>(*engine_).volume / engine_->box().volume();
         wall_ = clock_.wall_seconds;
         // The wall clock counts the measured phase only (summary wall_seconds): it starts
         // once equilibration is over, or at once for a run restored in its measured phase.
@@ -468,11 +486,11 @@ class LiveRun final : public Simulation::Impl {
             timer.emplace(*this);
             // Sums over particles in the caller's order, so that a run started from a frame
             // reproduces these bit for bit.
-            const auto initial = engine_->snapshot(engine_->time());
-            base_.kinetic_energy_initial = kinetic_energy(initial);
-            base_.momentum_initial = momentum(initial);
+            const auto initial = sums_now<D>(*engine_);
+            base_.kinetic_energy_initial = initial.kinetic;
+            base_.momentum_initial = initial.momentum;
             clock_.stage = Stage::measuring;
-            phase_.emplace(*engine_, config_, options_, *watch_, initial,
+            phase_.emplace(*engine_, config_, options_, *watch_,
                            provenance(config_, options_, started_), checkpoints_,
                            Streams{config_.checkpoint.has_value() && options_.files, {}, {}},
                            clock_.label);
@@ -481,7 +499,7 @@ class LiveRun final : public Simulation::Impl {
             resume->get(base_.kinetic_energy_initial);
             resume->get(base_.momentum_initial);
             const Streams streams = Phase::restore_streams(*resume);
-            phase_.emplace(*engine_, config_, options_, *watch_, engine_->snapshot(engine_->time()),
+            phase_.emplace(*engine_, config_, options_, *watch_,
                            provenance(config_, options_, started_), checkpoints_, streams,
                            clock_.label);
             phase_->restore(*resume);
@@ -512,10 +530,15 @@ class LiveRun final : public Simulation::Impl {
         out.tag(run_tag + 1);
     }
 
-    double max_overlap_now(const Particles<D>& final) const {
+    // The worst overlap seen: the engine's record, the frames', and a check of the state
+    // now, made on the engine's own particles (a snapshot copy would add 64 bytes per
+    // particle to the run's peak memory; the check's own grid adds 12).
+    double max_overlap_now() const {
         // (a run already found broken may hold NaN positions, which no cell grid takes)
+        const double t = engine_->time();
+        const auto at = [&](std::uint32_t i) { return engine_->position(i, t); };
         return std::max({engine_->tally().max_overlap, phase_->frame_overlap(),
-                         broken_ ? 0.0 : max_overlap(engine_->box(), final, engine_->time())});
+                         broken_ ? 0.0 : max_overlap_at(engine_->box(), engine_->particles(), at)});
     }
 
     std::vector<std::string> species_names() const {
@@ -538,9 +561,10 @@ class LiveRun final : public Simulation::Impl {
         s.events = t.events();
         s.collisions_per_second =
             s.wall_seconds > 0 ? static_cast<double>(t.collisions) / s.wall_seconds : 0.0;
-        s.kinetic_energy_final = kinetic_energy(final);
-        s.momentum_final = momentum(final);
-        s.max_overlap = max_overlap_now(final);
+        const auto sums = sums_of(final);
+        s.kinetic_energy_final = sums.kinetic;
+        s.momentum_final = sums.momentum;
+        s.max_overlap = max_overlap_now();
 
         // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
         const auto& species = engine_->particles().table.species;

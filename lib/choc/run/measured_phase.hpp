@@ -137,19 +137,29 @@ double displacement_interval(const Box<D>& box, double fastest) {
     return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
 }
 
+// The engine's particles at time t as Displacement reads them: visit(f) calls f(id, x)
+// for each, from the engine's own states (no copy).
+template <class EngineT>
+auto positions_at(const EngineT& engine, double t) {
+    return [&engine, t](auto&& f) {
+        engine.visit(t, [&](std::uint32_t id, const auto& p) { f(id, p.x); });
+    };
+}
+
 // The measured phase (see the top of this file), of the event-driven engine (engine.hpp)
 // or of the time-stepped one (step_engine.hpp).
 template <int D, class EngineT>
 class MeasuredPhase {
   public:
-    // `initial`: the particles at the phase's start (a continuation gives the current ones,
-    // and restore() then puts back what was measured).
+    // The phase starts from the engine's particles now (a continuation's restore() then
+    // puts back what was measured).
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
-                  CollapseWatch& watch, const Particles<D>& initial, const Provenance& origin,
-                  CheckpointSchedule& checkpoints, const Streams& streams, double label)
+                  CollapseWatch& watch, const Provenance& origin, CheckpointSchedule& checkpoints,
+                  const Streams& streams, double label)
         : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints), label_(label),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
-          displacement_(engine.box(), initial, engine.time()) {
+          displacement_(engine.box(), engine.particles().size(),
+                        positions_at(engine, engine.time()), engine.time()) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
         start_ = engine.time();
@@ -158,8 +168,8 @@ class MeasuredPhase {
         block_width_ = config.run_time ? first_block_time : 1.0;
         if (config.trajectory) frames_.every = config.trajectory->every;
         if (config.trajectory && options.files) {
-            trajectory_.emplace(*config.trajectory, engine.box(), initial, origin,
-                                config.timeseries.has_value(),
+            trajectory_.emplace(*config.trajectory, engine.box(), engine.snapshot(engine.time()),
+                                origin, config.timeseries.has_value(),
                                 placement(streams, streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(origin);
             trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
@@ -179,9 +189,9 @@ class MeasuredPhase {
                           engine.box().walls.empty() && engine.box().segments.empty();
         if (config.rdf)
             rdf_.emplace(engine.box(),
-                         PairCorrelation<D>::range(engine.box(),
-                                                   rdf_range * initial.table.largest_diameter()),
-                         rdf_bin * initial.table.largest_diameter());
+                         PairCorrelation<D>::range(
+                             engine.box(), rdf_range * engine.particles().table.largest_diameter()),
+                         rdf_bin * engine.particles().table.largest_diameter());
         if ((D == 3 && bulk) || config.timeseries || rdf_) next_unwrap_ = start_;
         // Histogram series are kept in memory and written whole at the end (with files or
         // not: their snapshots are stops like any other sample's).
@@ -461,16 +471,10 @@ class MeasuredPhase {
             return *copy;
         };
         if (next_unwrap_ == now) {
-            displacement_.sample(
-                [&](auto&& f) {
-                    engine_.visit(
-                        now, [&](std::uint32_t i, const Vec<D>& x, const Vec<D>&) { f(i, x); });
-                },
-                now);
+            displacement_.sample(positions_at(engine_, now), now);
             double fastest = 0.0;
-            engine_.visit(now, [&](std::uint32_t, const Vec<D>&, const Vec<D>& v) {
-                fastest = std::max(fastest, norm(v));
-            });
+            engine_.visit(
+                now, [&](std::uint32_t, const auto& p) { fastest = std::max(fastest, norm(p.v)); });
             const auto collisions = engine_.tally().collisions;
             if (rdf_ && (rdf_->samples() == 0 ||
                          static_cast<double>(collisions - rdf_collisions_) >=
