@@ -354,11 +354,13 @@ class Engine {
         // discarded behind it are still out there.
         PairCandidate runner_up;
         double wall_time = never;
-        std::uint32_t wall = 0;
         double crossing_time = never;
+        // (after the doubles: between them, padding made the record 64 bytes, not 56)
+        std::uint32_t wall = 0;
         std::int8_t axis = 0, dir = 0;
         Kind kind = Kind::nothing;
     };
+    static_assert(sizeof(Schedule) == 56, "a particle's candidate events: 56 bytes");
 
     using Stencil = typename Cells<D>::Stencil;
     static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
@@ -929,9 +931,26 @@ class Engine {
         std::vector<std::uint32_t> renamed(n); // old index -> new index
         for (std::uint32_t k = 0; k < n; ++k) renamed[order[k]] = k;
 
+        // v[k] = old v[order[k]], in place: each cycle of the permutation is followed once
+        // (`done` marks the places written). A copy of v would add its whole size to the
+        // run's peak memory: 64 bytes per particle for the states.
+        std::vector<bool> done(n);
         auto permute = [&](auto& v) {
-            auto old = v;
-            for (std::uint32_t k = 0; k < n; ++k) v[k] = old[order[k]];
+            std::fill(done.begin(), done.end(), false);
+            for (std::uint32_t start = 0; start < n; ++start) {
+                if (done[start]) continue;
+                auto saved = v[start];
+                for (std::uint32_t k = start;;) {
+                    done[k] = true;
+                    const std::uint32_t from = order[k];
+                    if (from == start) {
+                        v[k] = saved;
+                        break;
+                    }
+                    v[k] = v[from];
+                    k = from;
+                }
+            }
         };
         permute(particles_.state);
         permute(schedule_);
@@ -944,7 +963,7 @@ class Engine {
         for (auto& p : last_partner_)
             if (p != none) p = renamed[p];
 
-        std::vector<std::uint32_t> cell(n);
+        std::vector<std::uint32_t>& cell = renamed; // (no longer needed: its memory reused)
         for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells_.cell_of(order[k]);
         cells_.clear();
         for (std::uint32_t k = 0; k < n; ++k) cells_.insert(k, cell[k]);
