@@ -78,11 +78,12 @@ class Displacement {
   public:
     static constexpr std::size_t most_groups = 16;
 
-    // n particles whose positions at t0 `visit` gives (as for `sample`).
+    // n particles whose positions at t0 `visit` gives (as for `sample`); n = 0 keeps no
+    // record (and takes no sample).
     template <class Visit>
     Displacement(const Box<D>& box, std::size_t n, Visit&& visit, double t0)
         : box_(box), t0_(t0), last_(n), moved_(n), samples_(D, group_sizes(n)) {
-        visit([&](std::size_t i, const Vec<D>& x) { last_[i] = x; });
+        if (n > 0) visit([&](std::size_t i, const Vec<D>& x) { last_[i] = x; });
     }
     Displacement(const Box<D>& box, const Particles<D>& start, double t0)
         : Displacement(box, start.size(), positions_of(start), t0) {}

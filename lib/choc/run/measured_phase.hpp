@@ -158,7 +158,8 @@ class MeasuredPhase {
                   const Streams& streams, double label)
         : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints), label_(label),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
-          displacement_(engine.box(), engine.particles().size(),
+          displacement_(engine.box(),
+                        wants_displacement(engine.box(), config) ? engine.particles().size() : 0,
                         positions_at(engine, engine.time()), engine.time()) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
@@ -182,17 +183,13 @@ class MeasuredPhase {
                                 placement(streams, streams.series, config.timeseries->path));
             rows_.every = config.timeseries->every;
         }
-        // Diffusion needs the displacement in 3D with every axis periodic; the time series
-        // shows it in any box; g(r) is averaged over the same snapshots.
-        const bool bulk = std::all_of(engine.box().periodic.begin(), engine.box().periodic.end(),
-                                      [](bool p) { return p; }) &&
-                          engine.box().walls.empty() && engine.box().segments.empty();
         if (config.rdf)
             rdf_.emplace(engine.box(),
                          PairCorrelation<D>::range(
                              engine.box(), rdf_range * engine.particles().table.largest_diameter()),
                          rdf_bin * engine.particles().table.largest_diameter());
-        if ((D == 3 && bulk) || config.timeseries || rdf_) next_unwrap_ = start_;
+        // g(r) is averaged over the displacement's sampling times.
+        if (wants_displacement(engine.box(), config) || rdf_) next_unwrap_ = start_;
         // Histogram series are kept in memory and written whole at the end (with files or
         // not: their snapshots are stops like any other sample's).
         for (auto v : {HistogramVariable::speed, HistogramVariable::vx}) {
@@ -388,6 +385,15 @@ class MeasuredPhase {
 
   private:
     using Stop = typename EngineT::Stop;
+
+    // Diffusion needs the displacement in 3D with every axis periodic; the time series
+    // shows it in any box. Other runs keep no record (its 2 positions per particle).
+    static bool wants_displacement(const Box<D>& box, const Config& config) {
+        const bool bulk =
+            std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
+            box.walls.empty() && box.segments.empty();
+        return (D == 3 && bulk) || config.timeseries.has_value();
+    }
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
     // g(r) costs about as much per particle as two pair collisions (every particle within
