@@ -175,21 +175,18 @@ class StepEngine {
         for (auto& p : out.state) motion_.advance(p, t);
         return out;
     }
-    // Particle i's position at time `t` (the value `snapshot` gives it).
-    Vec<D> position(std::uint32_t i, double t) const {
+    // Particle i's state advanced to time `t` (the element `snapshot` gives).
+    ParticleState<D> state_at(std::uint32_t i, double t) const {
         auto p = particles_.state[i];
         motion_.advance(p, t);
-        return p.x;
+        return p;
     }
-    // Calls f(i, p) for every particle: its state at time `t`, the element `snapshot`
-    // gives, without a copy of them all (Engine::visit). The order is the caller's.
+    Vec<D> position(std::uint32_t i, double t) const { return state_at(i, t).x; }
+    // Calls f(i, p) for every particle with its state at time `t`, without a copy of them
+    // all (Engine::visit). The order is the caller's.
     template <class F>
     void visit(double t, F&& f) const {
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            auto p = particles_.state[i];
-            motion_.advance(p, t);
-            f(i, p);
-        }
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) f(i, state_at(i, t));
     }
     template <class F>
     void visit_in_order(double t, F&& f) const {

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -73,6 +74,10 @@ class DisplacementSamples {
     double last_msd_ = 0.0, largest_step_ = 0.0;
 };
 
+// What Displacement reads positions from: visit(f) calls f(i, x_i) for every particle i.
+template <class V, int D>
+concept PositionVisit = std::invocable<V&, void (*)(std::size_t, const Vec<D>&)>;
+
 template <int D>
 class Displacement {
   public:
@@ -90,9 +95,8 @@ class Displacement {
 
     // Positions of the same particles at time t, later than the last sample: `visit(f)`
     // calls f(i, x_i) once for every particle i (caller's index), in any order.
-    template <class Visit>
-    requires(!std::is_same_v<std::remove_cvref_t<Visit>, Particles<D>>) void sample(Visit&& visit,
-                                                                                    double t) {
+    template <PositionVisit<D> Visit>
+    void sample(Visit&& visit, double t) {
         if (!due(t)) return;
         double largest = 0.0;
         const auto r2 = squared_displacements(*this, visit, largest);
@@ -102,10 +106,8 @@ class Displacement {
 
     // The samples so far with one more at time t from the positions `visit` gives (as
     // `sample`), the record itself unchanged.
-    template <class Visit>
-    requires(!std::is_same_v<std::remove_cvref_t<Visit>, Particles<D>>) DisplacementSamples
-        with_sample(Visit&& visit, double t)
-    const {
+    template <PositionVisit<D> Visit>
+    DisplacementSamples with_sample(Visit&& visit, double t) const {
         DisplacementSamples s = samples_;
         if (!due(t)) return s;
         double largest = 0.0;
