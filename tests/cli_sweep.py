@@ -198,14 +198,14 @@ def stopped_and_resumed(choc, d, sig, extra):
 
 def case_resume_after_sigint(choc):
     with tempfile.TemporaryDirectory() as d:
-        setup(d, GRID, time_limit=150.0)
+        setup(d, GRID, time_limit=1500.0)
         stopped_and_resumed(choc, d, signal.SIGINT, [])
 
 
 def case_resume_after_sigkill(choc):
     with tempfile.TemporaryDirectory() as d:
         setup(d, GRID.replace('output = "grid"', 'output = "grid"\ncheckpoint_every = 20.0'),
-              time_limit=150.0)
+              time_limit=1500.0)
         stopped_and_resumed(choc, d, signal.SIGKILL, [])
 
 

@@ -209,6 +209,27 @@ System<D> mixture(std::uint64_t seed, int n) {
     return detail::realise<D>(c, rng);
 }
 
+// Size-disperse mixtures: a few large particles among many small ones, diameter ratio 3
+// to 10; periodic, or walled on some axes. The engine gives each size its own cell grid
+// (cell_levels.hpp): small particles find the large ones in the coarse grid, large ones
+// scan the block of the fine grid within their reach, and both grids' crossings are
+// cell events.
+template <int D>
+System<D> levels(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 2, 1.0);
+    const auto large = 1 + rng() % static_cast<std::uint64_t>(std::max(1, n / 8));
+    c.species[0].count = large;
+    c.species[1].count = static_cast<std::uint64_t>(n) - large;
+    c.species[1].radius = 0.5 / detail::uniform(rng, 3.0, 10.0);
+    if (detail::coin(rng)) detail::choose_boundary<D>(c, rng, 0.5, 1);
+    const double top = std::min(D == 3 ? 0.3 : 0.45, detail::fitting_fraction<D>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    c.lattice = "random";
+    return detail::realise<D>(c, rng);
+}
+
 // The scheduler's worst case: small 3D mixtures (two species, diameter ratio 2 to 3, mass
 // ratio up to 10) at packing fraction 0.12 to 0.28, where stale predictions, runner-up
 // promotions and cell crossings (the small particles cross cells sized for the large

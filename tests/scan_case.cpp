@@ -147,6 +147,14 @@ Params draw(std::uint64_t seed) {
     const auto n =
         static_cast<std::uint64_t>(r.log_uniform(big ? 300.0 : 8.0, big ? 4000.0 : 3000.0));
     draw_species(r, p, n);
+    // Size-disperse mixtures (a diameter ratio of 2 to 8: a cell grid per size,
+    // cell_levels.hpp), drawn from a stream of their own so that every other draw of a
+    // seed stays what it was.
+    Rng sizes(seed ^ 0x6c6576656c73ull);
+    if (p.features[mixture] && sizes.chance(0.5)) {
+        p.species[1].radius = 0.5 / sizes.log_uniform(2.0, 8.0);
+        p.features.set(disperse);
+    }
     draw_obstacles(r, p);
     const bool obstacles = !p.planes.empty() || !p.segments.empty();
 

@@ -67,11 +67,13 @@ enum Feature {
     maintenance,
     dilute,
     dense,
+    disperse,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",      "3D",           "periodic", "walled",  "planes",  "segments",    "gravity", "drag",
-    "mixture", "inelastic+TC", "epsilon",  "lattice", "aligned", "maintenance", "dilute",  "dense"};
+    "2D",      "3D",          "periodic", "walled",       "planes",  "segments",
+    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon", "lattice",
+    "aligned", "maintenance", "dilute",   "dense",        "disperse"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}

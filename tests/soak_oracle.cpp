@@ -62,6 +62,8 @@ std::vector<Family> families() {
         family<2, gas<2>>("gas2d", 8, 200),
         family<3, mixture<3>>("mix3d", 8, 150),
         family<2, mixture<2>>("mix2d", 8, 150),
+        family<3, levels<3>>("levels3d", 16, 200),
+        family<2, levels<2>>("levels2d", 16, 200),
         family<3, walls<3>>("walls3d", 8, 150),
         family<2, walls<2>>("walls2d", 8, 150),
         family<2, segments>("segments2d", 8, 120),

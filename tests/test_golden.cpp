@@ -26,6 +26,7 @@ namespace {
 struct GoldenResult {
     std::uint64_t hash;
     choc::Tally tally;
+    std::size_t grids; // cell grids: one per level of sizes
 };
 
 template <int D, class Motion>
@@ -38,7 +39,7 @@ GoldenResult golden_result(const std::string& toml, Motion motion, std::uint64_t
     REQUIRE(engine.tally().collisions == collisions);
     const std::uint64_t h = state_hash(engine.snapshot(engine.time()));
     std::printf("golden hash: 0x%016llx\n", static_cast<unsigned long long>(h));
-    return {h, engine.tally()};
+    return {h, engine.tally(), engine.grids()};
 }
 
 template <int D, class Motion>
@@ -157,4 +158,72 @@ collisions = 150000
     CHECK(r.tally.groups > 0);
     CHECK(r.tally.wall_collisions > 0);
     CHECK(r.hash == 0xd03dbf8d8697c35cull);
+}
+
+// Size-disperse mixtures, where each size has its own cell grid (cell_levels.hpp): small
+// particles finding large ones in the coarse grid, large ones scanning the fine grid's
+// block within reach, crossings of both grids, renumbering by levels. 3D periodic 1:6, and
+// 2D 1:8 in a walled box under gravity with inelastic collisions and simultaneous groups
+// (the touching search over the levels).
+TEST_CASE("golden: 3D size-disperse mixture (1:6), two cell grids, 150k collisions") {
+    const char* toml = R"(
+dimension = 3
+[box]
+packing_fraction = 0.3
+boundary = "periodic"
+[[species]]
+name = "small"
+count = 6000
+radius = 0.5
+[[species]]
+name = "large"
+count = 20
+radius = 3.0
+mass = 216.0
+[init]
+lattice = "random"
+seed = 4
+[run]
+collisions = 150000
+)";
+    const GoldenResult r = golden_result<3>(toml, choc::Ballistic<3>{}, 150000);
+    CHECK(r.grids == 2);
+    CHECK(r.hash == 0x7fb1787d7503ad72ull);
+}
+
+TEST_CASE("golden: 2D size-disperse mixture (1:8) under gravity with groups, 150k collisions") {
+    const char* toml = R"(
+dimension = 2
+[box]
+size = [60.0, 60.0]
+boundary = "wall"
+[[species]]
+name = "small"
+count = 1500
+radius = 0.25
+mass = 0.0625
+[[species]]
+name = "large"
+count = 12
+radius = 2.0
+mass = 4.0
+[collisions]
+restitution = 0.9
+tc = 1e-4
+epsilon = 1e-9
+contact_gap = 1e-6
+[field]
+gravity = [0.0, -1.0]
+[init]
+lattice = "random"
+seed = 8
+[run]
+collisions = 150000
+)";
+    choc::Vec<2> g;
+    g[1] = -1.0;
+    const GoldenResult r = golden_result<2>(toml, choc::Field<2>(g, 0.0), 150000);
+    CHECK(r.grids == 2);
+    CHECK(r.tally.groups > 0);
+    CHECK(r.hash == 0x6acc7e97ff2cf416ull);
 }

@@ -2,6 +2,9 @@
 // diameter wide on every axis, so two particles can touch only while they sit in the
 // same or neighbouring cells: a prediction looks at 3^D cells, and a particle that
 // enters a new cell looks only at the layer of cells that just became adjacent.
+// Size-disperse particles have a grid per level of sizes (cell_levels.hpp): a grid then
+// lists its level's particles and also keeps the cell of the larger particles, which are
+// not in its lists but look into them over a wider block of cells (`block`).
 #pragma once
 
 #include "choc/errors.hpp"
@@ -70,7 +73,11 @@ class Cells {
     // 8 N + 4096 cells (but never below three per periodic axis): wider cells stay
     // correct, and memory stays O(N).
     Cells(const Box<D>& box, double min_width, std::size_t n_particles)
-        : Cells(box, min_width, n_particles, NoLists{}) {
+        : Cells(box, min_width, n_particles, n_particles) {}
+    // A grid whose lists will hold `n_listed` of the `n_particles` (one level of sizes):
+    // the number of cells follows the listed ones, the cells kept follow them all.
+    Cells(const Box<D>& box, double min_width, std::size_t n_listed, std::size_t n_particles)
+        : Cells(box, min_width, n_listed, NoLists{}) {
         stride_ = usual_slots + 1;
         blocks_.assign(std::size_t{cells_} * stride_, 0);
         cell_.assign(n_particles, 0);
@@ -145,6 +152,9 @@ class Cells {
         cell_[i] = cell;
     }
 
+    // Keeps the cell of a particle that is not in the lists (a larger one: see the top).
+    void place(std::uint32_t i, std::uint32_t cell) { cell_[i] = cell; }
+
     void remove(std::uint32_t i) {
         const std::uint32_t cell = cell_[i];
         std::uint32_t* b = block(cell);
@@ -170,8 +180,10 @@ class Cells {
         out.put(cell_);
         out.put(slot_);
     }
-    // Lists saved from a grid of the same shape (the same box and largest diameter).
-    void restore(ArchiveReader& in) {
+    // Lists saved from a grid of the same shape (the same box and largest diameter), in
+    // which particle i is listed when listed(i), and otherwise only placed.
+    template <class Listed>
+    void restore(ArchiveReader& in, Listed&& listed) {
         const auto particles = cell_.size();
         in.get(stride_);
         in.get(blocks_);
@@ -180,17 +192,20 @@ class Cells {
         if (stride_ < usual_slots + 1 || blocks_.size() != std::size_t{cells_} * stride_ ||
             cell_.size() != particles || slot_.size() != particles)
             throw ArchiveError("the state's cell lists do not fit its box");
-        std::size_t listed = 0;
+        std::size_t in_lists = 0;
         for (std::uint32_t c = 0; c < cells_; ++c) {
             if (block(c)[0] >= stride_)
                 throw ArchiveError("the state's cell lists are inconsistent");
-            listed += block(c)[0];
+            in_lists += block(c)[0];
         }
-        if (listed != particles) throw ArchiveError("the state's cell lists are inconsistent");
-        for (std::size_t i = 0; i < particles; ++i)
-            if (cell_[i] >= cells_ || slot_[i] >= block(cell_[i])[0] ||
+        for (std::uint32_t i = 0; i < particles; ++i) {
+            if (cell_[i] >= cells_) throw ArchiveError("the state's cell lists are inconsistent");
+            if (!listed(i)) continue;
+            if (in_lists-- == 0 || slot_[i] >= block(cell_[i])[0] ||
                 block(cell_[i])[1 + slot_[i]] != i)
                 throw ArchiveError("the state's cell lists are inconsistent");
+        }
+        if (in_lists != 0) throw ArchiveError("the state's cell lists are inconsistent");
     }
 
     // Particles of one cell: its block holds the count, then the indices, so one cache
@@ -244,6 +259,74 @@ class Cells {
         const auto c = coords(cell);
         if (interior(c)) return offset(cell, layers_[2 * axis + (dir > 0)].data(), layer_count, s);
         collect(c, axis, dir, s);
+    }
+
+    // A block of cells around a cell, `reach[a]` cells out on each axis a: what a larger
+    // particle scans in the grid of a smaller level (cell_levels.hpp). Its cells may be
+    // hundreds, so they live in vectors (reused from scan to scan), with their shifts.
+    struct WideStencil {
+        std::vector<std::uint32_t> cell;
+        std::vector<Vec<D>> edge_shift; // filled in only when `edge`
+        int size = 0;
+        bool edge = false;
+        const Vec<D>* shift() const { return edge_shift.data(); }
+        // per axis: the coordinates the block takes and the shift of each (scratch)
+        std::array<std::vector<int>, D> coordinate;
+        std::array<std::vector<double>, D> coordinate_shift;
+    };
+    // The cells within `reach` of `cell` (axis < 0), or, after entering `cell` along `axis`
+    // in direction `dir`, the layer of them that just came within reach: offset
+    // dir * reach[axis] on that axis. A periodic axis must have at least 2 reach + 1 cells,
+    // so that no cell is met twice (CellLevels ensures it).
+    void block(std::uint32_t cell, const std::array<int, D>& reach, int axis, int dir,
+               WideStencil& out) const {
+        const auto c = coords(cell);
+        out.edge = false;
+        std::size_t total = 1;
+        for (int a = 0; a < D; ++a) {
+            auto& k = out.coordinate[a];
+            auto& sh = out.coordinate_shift[a];
+            k.clear(), sh.clear();
+            const int lo = a == axis ? dir * reach[a] : -reach[a];
+            const int hi = a == axis ? dir * reach[a] : reach[a];
+            for (int o = lo; o <= hi; ++o) {
+                int q = c[a] + o;
+                double shift = 0.0;
+                if (q < 0 || q >= n_[a]) {
+                    if (!periodic_[a]) continue;
+                    shift = q < 0 ? -length_[a] : length_[a];
+                    q = q < 0 ? q + n_[a] : q - n_[a];
+                    out.edge = true;
+                }
+                k.push_back(q);
+                sh.push_back(shift);
+            }
+            total *= k.size();
+        }
+        out.cell.resize(total);
+        if (out.edge) out.edge_shift.resize(total);
+        // every combination, x fastest
+        std::array<std::size_t, D> at{};
+        for (std::size_t m = 0; m < total; ++m) {
+            std::uint32_t f = 0;
+            for (int a = D - 1; a >= 0; --a)
+                f = f * static_cast<std::uint32_t>(n_[a]) +
+                    static_cast<std::uint32_t>(out.coordinate[a][at[a]]);
+            out.cell[m] = f;
+            if (out.edge)
+                for (int a = 0; a < D; ++a) out.edge_shift[m][a] = out.coordinate_shift[a][at[a]];
+            for (int a = 0; a < D && ++at[a] == out.coordinate[a].size(); ++a) at[a] = 0;
+        }
+        out.size = static_cast<int>(total);
+    }
+
+    // `cell` with its coordinate on `axis` moved to the far edge the particle re-enters
+    // from after leaving through a periodic face in direction `dir`: 0 after leaving at
+    // the top, the last cell after leaving at the bottom.
+    std::uint32_t reentered(std::uint32_t cell, int axis, int dir) const {
+        auto c = coords(cell);
+        c[axis] = dir > 0 ? 0 : n_[axis] - 1;
+        return flat(c);
     }
 
     // Neighbour of `cell` one step along `axis` in `dir`, and whether the step wraps

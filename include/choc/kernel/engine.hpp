@@ -31,6 +31,7 @@
 #include "choc/kernel/audit.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/calendar.hpp"
+#include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
@@ -54,6 +55,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace choc {
@@ -80,8 +82,16 @@ class Engine {
         : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
         const auto n = static_cast<std::uint32_t>(particles_.size());
         for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
-        for (std::uint32_t i = 0; i < n; ++i)
-            cells_.insert(i, cells_.cell_at(particles_.state[i].x));
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::size_t a = level_of(i);
+            for (std::size_t l = 0; l <= a; ++l) {
+                const std::uint32_t cell = grid(l).cell_at(particles_.state[i].x);
+                if (l == a)
+                    grid(l).insert(i, cell);
+                else
+                    grid(l).place(i, cell);
+            }
+        }
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
         tally_.reset(0.0, kinetic_per_species());
@@ -191,6 +201,8 @@ class Engine {
         return p;
     }
     const Tally& tally() const { return tally_; }
+    // The number of cell grids: one per level of sizes (cell_levels.hpp).
+    std::size_t grids() const { return levels_.size(); }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
     // calendar, indices): what the benchmarks divide by N.
     // A retired engine reports what it held while it ran.
@@ -199,6 +211,7 @@ class Engine {
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + cells_.bytes() +
                         held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_);
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
+        for (const auto& g : upper_) b += g.bytes();
         return b;
     }
     // The run is over: frees what only the event loop needs (the calendar, the candidate
@@ -213,6 +226,7 @@ class Engine {
         calendar_ = Cal(0);
         schedule_ = FastVector<Schedule>();
         cells_.release();
+        for (auto& g : upper_) g.release();
         last_partner_ = std::vector<std::uint32_t>();
     }
     Log& event_log() { return log_; }
@@ -271,6 +285,7 @@ class Engine {
         save_configuration(out, box_, particles_);
         out.tag(archive_tag + 1);
         cells_.save(out);
+        for (const auto& g : upper_) g.save(out);
         out.put(schedule_);
         out.put(last_partner_);
         out.put(id_);
@@ -310,9 +325,12 @@ class Engine {
     struct Unscheduled {};
     Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled)
         : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          motion_(motion), cells_(box_, particles_.table.largest_diameter(), particles_.size()),
+          motion_(motion), levels_(cell_levels_of(box_, particles_, settings_.level_ratio)),
+          cells_(box_, levels_.min_width(0), levels_.listed(0), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
+        for (std::size_t l = 1; l < levels_.size(); ++l)
+            upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
         contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
         // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
         overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
@@ -359,6 +377,7 @@ class Engine {
         std::uint32_t wall = 0;
         std::int8_t axis = 0, dir = 0;
         Kind kind = Kind::nothing;
+        std::uint8_t grid = 0; // the level whose grid the crossing is in (cell_levels.hpp)
     };
     static_assert(sizeof(Schedule) == 56, "a particle's candidate events: 56 bytes");
 
@@ -603,29 +622,126 @@ class Engine {
     }
 
     void cross(std::uint32_t i) {
+        if (!upper_.empty()) [[unlikely]]
+            return cross_levels(i);
         Schedule& s = schedule_[i];
-        auto& p = particles_.state[i];
         bool wrapped = false;
         const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
-        // Leaving through the top of a periodic axis re-enters at the bottom: the whole
-        // straight trajectory moves by -L (its time stamp need not change).
-        if (wrapped) {
-            p.x[s.axis] -= s.dir * box_.length[s.axis];
-            // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
-            if constexpr (Motion::has_field)
-                wrapped_potential_ -=
-                    particles_.mass(i) * motion_.gravity()[s.axis] * s.dir * box_.length[s.axis];
-        }
+        if (wrapped) wrap(i, s.axis, s.dir);
         cells_.move(i, to);
         ++tally_.crossings;
 
         // the layer depends on the crossing just made, so take it before the next one
         cells_.layer(to, s.axis, s.dir, near_);
-        set_crossing(s, next_crossing(to, p));
+        set_next_crossing(i);
         // segment predictions look no further than the cell's edge: look again from here
         if (!box_.segments.empty()) predict_segments(i);
-        scan_pairs(i, near_);
+        scan_pairs(i, cells_, near_);
         reschedule(i);
+    }
+
+    // Leaving through the top of a periodic axis re-enters at the bottom: the whole
+    // straight trajectory moves by -L (its time stamp need not change).
+    void wrap(std::uint32_t i, int axis, int dir) {
+        particles_.state[i].x[axis] -= dir * box_.length[axis];
+        // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
+        if constexpr (Motion::has_field)
+            wrapped_potential_ -=
+                particles_.mass(i) * motion_.gravity()[axis] * dir * box_.length[axis];
+    }
+
+    // --- Levels of cell grids (cell_levels.hpp): size-disperse particles ----------------
+
+    std::size_t level_of(std::uint32_t i) const {
+        return levels_.of_species()[particles_.state[i].species];
+    }
+    Cells<D>& grid(std::size_t l) { return l == 0 ? cells_ : upper_[l - 1]; }
+    const Cells<D>& grid(std::size_t l) const { return l == 0 ? cells_ : upper_[l - 1]; }
+
+    // A crossing of one of i's grids. Its own (level a): the new layer of its level, and
+    // the coarser particles around it (their nearness is counted in this grid). A finer
+    // grid's: the new layer of the block within reach there. A periodic face is a face
+    // of every grid: i re-enters them all at once and looks at everything again.
+    void cross_levels(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const std::size_t a = level_of(i), g = s.grid;
+        Cells<D>& crossed = grid(g);
+        bool wrapped = false;
+        const std::uint32_t to = crossed.step(crossed.cell_of(i), s.axis, s.dir, wrapped);
+        ++tally_.crossings;
+        if (wrapped) {
+            wrap(i, s.axis, s.dir);
+            for (std::size_t l = 0; l <= a; ++l) {
+                Cells<D>& cells = grid(l);
+                const std::uint32_t cell = cells.reentered(cells.cell_of(i), s.axis, s.dir);
+                if (l == a)
+                    cells.move(i, cell);
+                else
+                    cells.place(i, cell);
+            }
+        } else if (g == a) {
+            crossed.move(i, to);
+            crossed.layer(to, s.axis, s.dir, near_);
+        } else {
+            crossed.place(i, to);
+            crossed.block(to, levels_.reach(g, a), s.axis, s.dir, wide_);
+        }
+        set_next_crossing(i);
+        if (!box_.segments.empty()) predict_segments(i);
+        if (wrapped) {
+            scan_levels(i);
+        } else if (g == a) {
+            scan_pairs(i, crossed, near_);
+            scan_coarser(i, a);
+        } else {
+            scan_pairs(i, crossed, wide_);
+        }
+        reschedule(i);
+    }
+
+    // i's every pair candidate over the levels: its own grid's 3^D cells, the block within
+    // reach in each finer grid, each coarser grid's 3^D cells around its position.
+    void scan_levels(std::uint32_t i) {
+        const std::size_t a = level_of(i);
+        for (std::size_t c = 0; c < a; ++c) {
+            grid(c).block(grid(c).cell_of(i), levels_.reach(c, a), -1, 0, wide_);
+            scan_pairs(i, grid(c), wide_);
+        }
+        grid(a).around(grid(a).cell_of(i), near_);
+        scan_pairs(i, grid(a), near_);
+        scan_coarser(i, a);
+    }
+    void scan_coarser(std::uint32_t i, std::size_t a) {
+        if (a + 1 >= levels_.size()) return;
+        const Vec<D> x = motion_.position(particles_.state[i], now_);
+        for (std::size_t b = a + 1; b < levels_.size(); ++b) {
+            grid(b).around(grid(b).cell_at(x), near_);
+            scan_pairs(i, grid(b), near_);
+        }
+    }
+
+    // Calls f(j, shift) for every particle j that a full scan of i looks at (i itself
+    // among them), with the shift that brings j's image next to i: x_j + shift.
+    template <class F>
+    void for_each_near(std::uint32_t i, F&& f) {
+        auto visit = [&](const Cells<D>& cells, const auto& near) {
+            for (int c = 0; c < near.size; ++c)
+                for (const std::uint32_t* j = cells.begin(near.cell[c]);
+                     j != cells.end(near.cell[c]); ++j)
+                    f(*j, near.edge ? near.shift()[c] : Vec<D>{});
+        };
+        const std::size_t a = level_of(i);
+        for (std::size_t c = 0; c < a; ++c) {
+            grid(c).block(grid(c).cell_of(i), levels_.reach(c, a), -1, 0, wide_);
+            visit(grid(c), wide_);
+        }
+        grid(a).around(grid(a).cell_of(i), near_);
+        visit(grid(a), near_);
+        const Vec<D> x = motion_.position(particles_.state[i], now_);
+        for (std::size_t b = a + 1; b < levels_.size(); ++b) {
+            grid(b).around(grid(b).cell_at(x), near_);
+            visit(grid(b), near_);
+        }
     }
 
     // After a velocity change: every candidate event of i anew.
@@ -642,7 +758,7 @@ class Engine {
                                                           motion_.along(wall.normal));
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
-        set_crossing(s, next_crossing(cells_.cell_of(i), p));
+        set_next_crossing(i);
         if (!box_.segments.empty()) predict_segments(i);
         s.pair = {}, s.runner_up = {};
         scan_all_pairs(i);
@@ -705,19 +821,20 @@ class Engine {
         if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
     }
 
-    // When particle p, in `cell`, next leaves it. In a field a particle can turn round
-    // and leave through the face behind it, so both faces of every axis are tried.
-    typename Cells<D>::Crossing next_crossing(std::uint32_t cell, const ParticleState<D>& p) const {
+    // When particle p, in `cell` of `cells`, next leaves it. In a field a particle can turn
+    // round and leave through the face behind it, so both faces of every axis are tried.
+    typename Cells<D>::Crossing next_crossing(const Cells<D>& cells, std::uint32_t cell,
+                                              const ParticleState<D>& p) const {
         if constexpr (!Motion::has_field) {
-            return cells_.next_crossing(cell, p.x, p.v, p.t, now_);
+            return cells.next_crossing(cell, p.x, p.v, p.t, now_);
         } else {
             const Vec<D> x = motion_.position(p, now_), v = motion_.velocity(p, now_);
             const auto& g = motion_.gravity();
             typename Cells<D>::Crossing best{never, 0, 0};
             for (int a = 0; a < D; ++a)
                 for (const int dir : {-1, 1}) {
-                    if (!cells_.open(cell, a, dir)) continue;
-                    const double bound = cells_.bound(cell, a, dir);
+                    if (!cells.open(cell, a, dir)) continue;
+                    const double bound = cells.bound(cell, a, dir);
                     // the gap to that face, its rate and acceleration, seen from inside
                     const double t = now_ + motion_.first_contact(dir * (bound - x[a]), dir * -v[a],
                                                                   dir * -g[a]);
@@ -727,15 +844,29 @@ class Engine {
         }
     }
 
-    static void set_crossing(Schedule& s, const typename Cells<D>::Crossing& c) {
-        s.crossing_time = c.time;
-        s.axis = static_cast<std::int8_t>(c.axis);
-        s.dir = static_cast<std::int8_t>(c.dir);
+    // i's next cell event: the earliest crossing of any of its grids (one, but for
+    // size-disperse particles: cell_levels.hpp).
+    void set_next_crossing(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        auto best = next_crossing(cells_, cells_.cell_of(i), p);
+        std::size_t g = 0;
+        if (!upper_.empty()) [[unlikely]]
+            for (std::size_t l = 1; l <= level_of(i); ++l) {
+                const auto c = next_crossing(grid(l), grid(l).cell_of(i), p);
+                if (c.time < best.time) best = c, g = l;
+            }
+        s.crossing_time = best.time;
+        s.axis = static_cast<std::int8_t>(best.axis);
+        s.dir = static_cast<std::int8_t>(best.dir);
+        s.grid = static_cast<std::uint8_t>(g);
     }
 
     void scan_all_pairs(std::uint32_t i) {
+        if (!upper_.empty()) [[unlikely]]
+            return scan_levels(i);
         cells_.around(cells_.cell_of(i), near_);
-        scan_pairs(i, near_);
+        scan_pairs(i, cells_, near_);
     }
 
     // Improves i's pair candidates with the particles of the given cells.
@@ -747,50 +878,54 @@ class Engine {
     // count) and only advances by the number in use. Away from the box's edges (most
     // scans) every periodic shift is zero: the candidates need no record of their cell,
     // and the pair loop subtracts no shift (x - 0 is x: the same bits either way).
-    void scan_pairs(std::uint32_t i, const Stencil& near) {
-        for (int c = 0; c < near.size; ++c) cells_.prefetch(near.cell[c]);
+    template <class S>
+    void scan_pairs(std::uint32_t i, const Cells<D>& cells, const S& near) {
+        for (int c = 0; c < near.size; ++c) cells.prefetch(near.cell[c]);
         if (near.edge)
-            gather<true>(i, near);
+            gather<true>(i, cells, near);
         else
-            gather<false>(i, near);
+            gather<false>(i, cells, near);
     }
 
-    template <bool Shifted>
-    void gather(std::uint32_t i, const Stencil& near) {
+    // (A wide stencil (cell_levels.hpp) may have more cells than `from`, a byte, can
+    // number: a batch then starts at cell `base` of it, and `from` counts from there.)
+    template <bool Shifted, class S>
+    void gather(std::uint32_t i, const Cells<D>& cells, const S& near) {
+        constexpr bool wide = std::is_same_v<S, typename Cells<D>::WideStencil>;
         std::array<std::uint32_t, batch + fixed_slots> candidate;
         std::array<std::uint8_t, batch + fixed_slots> from; // which of `near` it is in
         // The lists' storage in locals: the byte stores to `from` may alias anything, and
         // would make the compiler load the grid's pointer and stride again for every cell.
-        const auto lists = cells_.lists();
+        const auto lists = cells.lists();
         const Vec<D>* shift = near.shift();
-        int k = 0;
+        int k = 0, base = 0;
+        auto flush = [&](int next) {
+            predict_candidates<Shifted>(i, shift + base, candidate.data(), from.data(), k);
+            k = 0;
+            if constexpr (wide) base = next;
+        };
         if (lists.slots() == fixed_slots) {
             for (int c = 0; c < near.size; ++c) {
-                if (k + fixed_slots > batch) {
-                    predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
-                    k = 0;
-                }
+                if (k + fixed_slots > batch || (wide && c - base > 255)) flush(c);
                 std::copy_n(lists.begin(near.cell[c]), fixed_slots, &candidate[k]);
                 if constexpr (Shifted)
-                    std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c));
+                    std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c - base));
                 k += static_cast<int>(lists.count(near.cell[c]));
             }
         } else {
             for (int c = 0; c < near.size; ++c) {
+                if (wide && c - base > 255) flush(c);
                 const std::uint32_t* begin = lists.begin(near.cell[c]);
                 const auto count = static_cast<int>(lists.count(near.cell[c]));
                 for (int q = 0; q < count; ++q) {
-                    if (k == batch) {
-                        predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
-                        k = 0;
-                    }
+                    if (k == batch) flush(c);
                     candidate[k] = begin[q];
-                    if constexpr (Shifted) from[k] = static_cast<std::uint8_t>(c);
+                    if constexpr (Shifted) from[k] = static_cast<std::uint8_t>(c - base);
                     ++k;
                 }
             }
         }
-        predict_candidates<Shifted>(i, shift, candidate.data(), from.data(), k);
+        flush(near.size);
     }
 
     // Predicts i's pairs with a batch of candidates and keeps the earliest (take_earliest).
@@ -926,8 +1061,9 @@ class Engine {
         const auto n = static_cast<std::uint32_t>(particles_.size());
         std::vector<std::uint32_t> order; // order[k] = old index of new particle k
         order.reserve(n);
-        for (std::uint32_t c = 0; c < cells_.size(); ++c)
-            order.insert(order.end(), cells_.begin(c), cells_.end(c));
+        for (std::size_t l = 0; l < levels_.size(); ++l) // (one level: the one grid)
+            for (std::uint32_t c = 0; c < grid(l).size(); ++c)
+                order.insert(order.end(), grid(l).begin(c), grid(l).end(c));
         std::vector<std::uint32_t> renamed(n); // old index -> new index
         for (std::uint32_t k = 0; k < n; ++k) renamed[order[k]] = k;
 
@@ -964,9 +1100,17 @@ class Engine {
             if (p != none) p = renamed[p];
 
         std::vector<std::uint32_t>& cell = renamed; // (no longer needed: its memory reused)
-        for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells_.cell_of(order[k]);
-        cells_.clear();
-        for (std::uint32_t k = 0; k < n; ++k) cells_.insert(k, cell[k]);
+        for (std::size_t l = 0; l < levels_.size(); ++l) {
+            Cells<D>& cells = grid(l);
+            for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells.cell_of(order[k]);
+            cells.clear();
+            for (std::uint32_t k = 0; k < n; ++k) {
+                if (level_of(k) == l)
+                    cells.insert(k, cell[k]);
+                else
+                    cells.place(k, cell[k]); // a larger particle's, or nothing it uses
+            }
+        }
 
         // Re-set every entry in place rather than assign a new calendar: Boost 1.74's
         // pairing_heap move assignment drops the old nodes without freeing them.
@@ -998,7 +1142,8 @@ class Engine {
 
     void restore_state(ArchiveReader& in) {
         const std::size_t n = particles_.size();
-        cells_.restore(in);
+        for (std::size_t l = 0; l < levels_.size(); ++l)
+            grid(l).restore(in, [&](std::uint32_t i) { return level_of(i) == l; });
         in.get(schedule_);
         in.get(last_partner_);
         in.get(id_);
@@ -1043,7 +1188,9 @@ class Engine {
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
-    Cells<D> cells_;
+    CellLevels<D> levels_;        // one level, but for size-disperse particles
+    Cells<D> cells_;              // the grid of level 0 (of every particle with one level)
+    std::vector<Cells<D>> upper_; // the grids of levels 1, 2, ...
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
@@ -1065,6 +1212,7 @@ class Engine {
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising its shifts (Vec's members are value-initialised).
     Stencil near_;
+    typename Cells<D>::WideStencil wide_; // a finer grid's block (cell_levels.hpp)
     Tally tally_;
     Log log_;
     bool retired_ = false;             // retire(): the event loop's arrays are gone

@@ -29,6 +29,9 @@ struct EngineSettings {
     // Maintenance (renumbering, moving the time origin, the energy and momentum checks)
     // every this many events; 0: max(4 N, 65536). Tests make it frequent.
     std::uint64_t maintain_every = 0;
+    // Species whose diameters differ by this factor or more get cell grids of their own
+    // (cell_levels.hpp); 0: one grid for all, one largest diameter wide.
+    double level_ratio = default_level_ratio;
     // The time-stepped engine's (step_engine.hpp; run.integrator = "timestep"): the step
     // and the most overlap passes in one step. The event-driven engine ignores them.
     double dt = 0.0;

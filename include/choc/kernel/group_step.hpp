@@ -111,22 +111,17 @@ class GroupStep {
     void add_touching(Engine& e, std::uint32_t b) {
         const auto& pb = e.particles_.state[b];
         const double gap = e.settings_.contact_gap;
-        auto& near = e.near_;
-        e.cells_.around(e.cells_.cell_of(b), near);
-        for (int c = 0; c < near.size; ++c)
-            for (const std::uint32_t* it = e.cells_.begin(near.cell[c]);
-                 it != e.cells_.end(near.cell[c]); ++it) {
-                const std::uint32_t j = *it;
-                if (j == b) continue;
-                const auto& pj = e.particles_.state[j];
-                const Vec<D> r = pb.x - near.shift()[c] - e.motion_.position(pj, e.now_);
-                const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
-                if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
-                const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
-                if (dot(r, v) > separating_tolerance * norm(r) * norm(v)) continue; // separating
-                if (!member_[j]) e.advance(j);
-                add_contact(b, j, false);
-            }
+        e.for_each_near(b, [&](std::uint32_t j, const Vec<D>& shift) {
+            if (j == b) return;
+            const auto& pj = e.particles_.state[j];
+            const Vec<D> r = pb.x - shift - e.motion_.position(pj, e.now_);
+            const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
+            if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) return;
+            const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
+            if (dot(r, v) > separating_tolerance * norm(r) * norm(v)) return; // separating
+            if (!member_[j]) e.advance(j);
+            add_contact(b, j, false);
+        });
         const double a = e.particles_.radius(b);
         const auto& box = e.box_;
         for (std::uint32_t w = 0; w < box.walls.size(); ++w) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "choc/kernel/box.hpp"
+#include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/particles.hpp"
 
@@ -22,42 +23,53 @@ template <int D, class Position>
 double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position&& position) {
     const std::size_t n = particles.size();
     if (n == 0) return 0.0;
-    // The grid's geometry, and its lists kept here in one array sorted by cell: 8 bytes per
-    // particle and 4 per cell, where the engine's lists keep room to grow in every cell
-    // (32 bytes per cell). This check runs beside a full engine, so it is its memory that
-    // may set a run's peak. Positions are recomputed where needed rather than kept (each is
-    // the same value every time).
-    const Cells<D> grid(box, particles.table.largest_diameter(), n, typename Cells<D>::NoLists{});
+    // The grids' geometry (one per level of sizes: cell_levels.hpp), and their lists kept
+    // here in one array sorted by cell: 8 bytes per particle and 4 per cell, where the
+    // engine's lists keep room to grow in every cell (32 bytes per cell). This check runs
+    // beside a full engine, so it is its memory that may set a run's peak. Positions are
+    // recomputed where needed rather than kept (each is the same value every time).
+    LevelGrids<D> grids(box, cell_levels_of(box, particles, default_level_ratio), n, false);
+    const auto& levels = grids.levels();
+    const auto level = [&](std::uint32_t i) {
+        return levels.of_species()[particles.state[i].species];
+    };
+    // level l's cell c is cell base[l] + c of the one sorted array
+    std::vector<std::size_t> base(levels.size() + 1, 0);
+    for (std::size_t l = 0; l < levels.size(); ++l) base[l + 1] = base[l] + grids.grid(l).size();
     const auto at = [&](std::uint32_t i) { return box.wrap(position(i)); };
-    std::vector<std::uint32_t> cell(n), first(grid.size() + 1, 0), order(n);
+    std::vector<std::uint32_t> cell(n), first(base.back() + 1, 0), order(n);
     for (std::uint32_t i = 0; i < n; ++i) {
-        cell[i] = grid.cell_at(at(i));
+        const std::size_t l = level(i);
+        cell[i] = static_cast<std::uint32_t>(base[l] + grids.grid(l).cell_at(at(i)));
         ++first[cell[i] + 1];
     }
     // first[c] = where cell c's particles start (a prefix sum of the counts); filling
     // moves each to its cell's end, the shift moves them back.
     for (std::size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
     for (std::uint32_t i = 0; i < n; ++i) order[first[cell[i]]++] = i;
-    for (std::size_t c = grid.size(); c > 0; --c) first[c] = first[c - 1];
+    for (std::size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
 
     double worst = 0.0;
-    typename Cells<D>::Stencil near;
     for (std::uint32_t i = 0; i < n; ++i) {
         const Vec<D> xi = at(i);
-        grid.around(cell[i], near);
-        for (int c = 0; c < near.size; ++c)
-            for (std::uint32_t k = first[near.cell[c]]; k != first[near.cell[c] + 1]; ++k) {
-                const std::uint32_t j = order[k];
-                if (j <= i) continue;
-                const double sigma = particles.table.pair_sigma(particles.state[i].species,
-                                                                particles.state[j].species);
-                const double r = norm(xi - at(j) - near.shift()[c]);
-                worst = std::max(worst, (sigma - r) / sigma);
-            }
-        const double a = particles.radius(i);
-        for (const auto& w : box.walls) worst = std::max(worst, (a - w.distance(xi)) / a);
-        for (const auto& s : box.segments) worst = std::max(worst, (a - s.distance(xi)) / a);
+        const std::size_t a = level(i);
+        // every pair once: of one level from its lower index, of two from the larger one
+        for (std::size_t b = 0; b <= a; ++b)
+            grids.for_each_cell(a, b, xi, [&](std::uint32_t c, const Vec<D>& shift) {
+                const std::size_t k0 = first[base[b] + c], k1 = first[base[b] + c + 1];
+                for (std::size_t k = k0; k != k1; ++k) {
+                    const std::uint32_t j = order[k];
+                    if (b == a && j <= i) continue;
+                    const double sigma = particles.table.pair_sigma(particles.state[i].species,
+                                                                    particles.state[j].species);
+                    const double r = norm(xi - at(j) - shift);
+                    worst = std::max(worst, (sigma - r) / sigma);
+                }
+            });
+        const double a_i = particles.radius(i);
+        for (const auto& w : box.walls) worst = std::max(worst, (a_i - w.distance(xi)) / a_i);
+        for (const auto& s : box.segments) worst = std::max(worst, (a_i - s.distance(xi)) / a_i);
     }
     return worst;
 }

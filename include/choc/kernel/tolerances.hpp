@@ -41,6 +41,11 @@ inline constexpr double separating_tolerance = 1e-9;
 // is still far below any gap a user means as a gap. docs/REFERENCE.md documents it.
 inline constexpr double default_contact_gap = 1e-9;
 
+// Cell levels (cell_levels.hpp): species whose diameters differ by this factor or more get
+// cell grids of their own. Below it one grid costs less than two (a small particle looks
+// into the larger ones' grid too).
+inline constexpr double default_level_ratio = 2.0;
+
 // Segment predictions (Engine::predict_segments): a cell's bounds carry round-off
 // relative to (radius + cell width); the reach of a particle in a cell is widened by this
 // fraction of it, so that a segment within round-off of the cell is never skipped.

@@ -2,7 +2,7 @@
 
 #include "choc/errors.hpp"
 #include "choc/init/ball_volume.hpp"
-#include "choc/kernel/cells.hpp"
+#include "choc/kernel/cell_levels.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,9 +20,22 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
     if (n == 0) return {};
     const double largest = *std::max_element(radius.begin(), radius.end());
 
-    // Cells at least one largest diameter wide: a new particle can only overlap particles
-    // in its own or the neighbouring cells.
-    Cells<D> cells(box, 2 * largest, n);
+    // A grid per level of sizes (cell_levels.hpp; one, cells one largest diameter wide,
+    // for particles of one size): a new particle can only overlap particles in the cells
+    // for_each_cell names. The sizes are the distinct radii.
+    std::vector<double> sizes(radius);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    std::vector<std::size_t> size_of(n), count(sizes.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        size_of[i] = static_cast<std::size_t>(
+            std::lower_bound(sizes.begin(), sizes.end(), radius[i]) - sizes.begin());
+        ++count[size_of[i]];
+    }
+    std::vector<double> diameter(sizes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) diameter[k] = 2 * sizes[k];
+    LevelGrids<D> grids(box, CellLevels<D>(box, diameter, count, default_level_ratio), n, true);
+    const auto& levels = grids.levels();
     std::vector<Vec<D>> x(n);
 
     std::vector<std::size_t> order(n);
@@ -62,10 +75,10 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
     const std::size_t budget = 300 * n + 100000;
     double mean_attempts = 1.0;
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    typename Cells<D>::Stencil near;
 
     for (const std::size_t i : order) {
         const double r = radius[i];
+        const std::size_t level = levels.of_species()[size_of[i]];
         bool ok = false;
         Vec<D> p;
         const std::size_t before = attempts;
@@ -86,18 +99,19 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
                  std::all_of(box.segments.begin(), box.segments.end(),
                              [&](const Segment<D>& s) { return s.distance(p) >= r; });
             if (!ok) continue;
-            cells.around(cells.cell_at(p), near);
-            for (int c = 0; ok && c < near.size; ++c)
-                for (const std::uint32_t* j = cells.begin(near.cell[c]);
-                     ok && j != cells.end(near.cell[c]); ++j) {
-                    const double sigma = r + radius[*j];
-                    // a hair of slack so round-off cannot turn contact into overlap
-                    ok = norm2(p - x[*j] - near.shift()[c]) >= sigma * sigma * (1 + 1e-12);
-                }
+            for (std::size_t b = 0; ok && b < levels.size(); ++b)
+                grids.for_each_cell(level, b, p, [&](std::uint32_t c, const Vec<D>& shift) {
+                    const Cells<D>& cells = grids.grid(b);
+                    for (const std::uint32_t* j = cells.begin(c); ok && j != cells.end(c); ++j) {
+                        const double sigma = r + radius[*j];
+                        // a hair of slack so round-off cannot turn contact into overlap
+                        ok = norm2(p - x[*j] - shift) >= sigma * sigma * (1 + 1e-12);
+                    }
+                });
         }
         if (!ok) throw failure("attempt budget used up");
         x[i] = p;
-        cells.insert(static_cast<std::uint32_t>(i), cells.cell_at(p));
+        grids.grid(level).insert(static_cast<std::uint32_t>(i), grids.grid(level).cell_at(p));
         volume += ball_volume<D>(r);
         ++placed;
         mean_attempts += 0.01 * (static_cast<double>(attempts - before) - mean_attempts);

@@ -23,8 +23,9 @@ namespace choc {
 
 // Bumped whenever the layout of the state changes.
 // 2: the tally counts pair predictions; 3: the measured phase holds histogram series;
-// 4: the engine's candidate-event records are 56 bytes (their fields reordered)
-inline constexpr std::uint32_t checkpoint_format = 4;
+// 4: the engine's candidate-event records are 56 bytes (their fields reordered);
+// 5: size-disperse particles have a cell grid per level of sizes, each saved
+inline constexpr std::uint32_t checkpoint_format = 5;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
