@@ -18,6 +18,7 @@ CASES = ["spheres_32k", "spheres_256k", "spheres_1m", "discs_256k", "discs_1m",
          "mix2d_1to50"]
 # What a mixture is measured against: the same N and total packing fraction, one size.
 REFERENCE = {"mix3d_1to10": "mono3d_250k", "mix3d_1to20": "mono3d_250k",
+             "mix3d_1to50": "mono3d_1564k",
              "mix2d_1to10": "mono2d_250k", "mix2d_1to50": "mono2d_250k"}
 TIME = "/usr/bin/time"  # Debian package `time`: the peak resident memory
 
