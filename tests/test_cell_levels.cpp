@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_box.hpp"
+
 // GCC 12 warns of a memcpy overlap inside std::string's operator+ once the oracle's
 // builders are inlined here (a known false positive, GCC bug 105329).
 #pragma GCC diagnostic push
@@ -29,14 +31,6 @@
 using namespace choc;
 
 namespace {
-
-template <int D>
-Box<D> make_box(const std::array<double, D>& length, const std::array<bool, D>& periodic) {
-    Box<D> b;
-    for (int a = 0; a < D; ++a) b.length[a] = length[a];
-    b.periodic = periodic;
-    return b;
-}
 
 // A cell of a stencil as the image it stands for: its coordinates in the unwrapped lattice
 // of cells (a shift of +-L adds +-n cells on that axis).

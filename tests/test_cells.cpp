@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_box.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,14 +19,6 @@
 using namespace choc;
 
 namespace {
-
-template <int D>
-Box<D> make_box(const std::array<double, D>& length, const std::array<bool, D>& periodic) {
-    Box<D> b;
-    for (int a = 0; a < D; ++a) b.length[a] = length[a];
-    b.periodic = periodic;
-    return b;
-}
 
 // One cell of a Stencil with its shift.
 template <int D>

@@ -82,16 +82,9 @@ class Engine {
         : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
         const auto n = static_cast<std::uint32_t>(particles_.size());
         for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const std::size_t a = level_of(i);
-            for (std::size_t l = 0; l <= a; ++l) {
-                const std::uint32_t cell = grid(l).cell_at(particles_.state[i].x);
-                if (l == a)
-                    grid(l).insert(i, cell);
-                else
-                    grid(l).place(i, cell);
-            }
-        }
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::size_t l = 0; l <= level_of(i); ++l)
+                enter(l, i, grid(l).cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
         tally_.reset(0.0, kinetic_per_species());
@@ -657,6 +650,14 @@ class Engine {
     }
     Cells<D>& grid(std::size_t l) { return l == 0 ? cells_ : upper_[l - 1]; }
     const Cells<D>& grid(std::size_t l) const { return l == 0 ? cells_ : upper_[l - 1]; }
+    // Puts i in `cell` of grid l (emptied before): in its lists if l is i's level, else
+    // only as i's cell there (a larger particle's, or one it never reads).
+    void enter(std::size_t l, std::uint32_t i, std::uint32_t cell) {
+        if (level_of(i) == l)
+            grid(l).insert(i, cell);
+        else
+            grid(l).place(i, cell);
+    }
 
     // A crossing of one of i's grids. Its own (level a): the new layer of its level, and
     // the coarser particles around it (their nearness is counted in this grid). A finer
@@ -699,49 +700,47 @@ class Engine {
         reschedule(i);
     }
 
-    // i's every pair candidate over the levels: its own grid's 3^D cells, the block within
-    // reach in each finer grid, each coarser grid's 3^D cells around its position.
-    void scan_levels(std::uint32_t i) {
+    // Calls f(grid, stencil) for every stencil a full scan of i looks at over the levels:
+    // the block within reach in each finer grid, its own grid's 3^D cells, and each
+    // coarser grid's 3^D cells around its position (for_each_coarser).
+    template <class F>
+    void for_each_stencil(std::uint32_t i, F&& f) {
         const std::size_t a = level_of(i);
         for (std::size_t c = 0; c < a; ++c) {
             grid(c).block(grid(c).cell_of(i), levels_.reach(c, a), -1, 0, wide_);
-            scan_pairs(i, grid(c), wide_);
+            f(grid(c), wide_);
         }
         grid(a).around(grid(a).cell_of(i), near_);
-        scan_pairs(i, grid(a), near_);
-        scan_coarser(i, a);
+        f(grid(a), near_);
+        for_each_coarser(i, a, f);
     }
-    void scan_coarser(std::uint32_t i, std::size_t a) {
+    template <class F>
+    void for_each_coarser(std::uint32_t i, std::size_t a, F&& f) {
         if (a + 1 >= levels_.size()) return;
         const Vec<D> x = motion_.position(particles_.state[i], now_);
         for (std::size_t b = a + 1; b < levels_.size(); ++b) {
             grid(b).around(grid(b).cell_at(x), near_);
-            scan_pairs(i, grid(b), near_);
+            f(grid(b), near_);
         }
+    }
+    void scan_levels(std::uint32_t i) {
+        for_each_stencil(i, [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
+    }
+    void scan_coarser(std::uint32_t i, std::size_t a) {
+        for_each_coarser(i, a,
+                         [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
     }
 
     // Calls f(j, shift) for every particle j that a full scan of i looks at (i itself
     // among them), with the shift that brings j's image next to i: x_j + shift.
     template <class F>
     void for_each_near(std::uint32_t i, F&& f) {
-        auto visit = [&](const Cells<D>& cells, const auto& near) {
+        for_each_stencil(i, [&](const Cells<D>& cells, const auto& near) {
             for (int c = 0; c < near.size; ++c)
                 for (const std::uint32_t* j = cells.begin(near.cell[c]);
                      j != cells.end(near.cell[c]); ++j)
                     f(*j, near.edge ? near.shift()[c] : Vec<D>{});
-        };
-        const std::size_t a = level_of(i);
-        for (std::size_t c = 0; c < a; ++c) {
-            grid(c).block(grid(c).cell_of(i), levels_.reach(c, a), -1, 0, wide_);
-            visit(grid(c), wide_);
-        }
-        grid(a).around(grid(a).cell_of(i), near_);
-        visit(grid(a), near_);
-        const Vec<D> x = motion_.position(particles_.state[i], now_);
-        for (std::size_t b = a + 1; b < levels_.size(); ++b) {
-            grid(b).around(grid(b).cell_at(x), near_);
-            visit(grid(b), near_);
-        }
+        });
     }
 
     // After a velocity change: every candidate event of i anew.
@@ -1104,12 +1103,7 @@ class Engine {
             Cells<D>& cells = grid(l);
             for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells.cell_of(order[k]);
             cells.clear();
-            for (std::uint32_t k = 0; k < n; ++k) {
-                if (level_of(k) == l)
-                    cells.insert(k, cell[k]);
-                else
-                    cells.place(k, cell[k]); // a larger particle's, or nothing it uses
-            }
+            for (std::uint32_t k = 0; k < n; ++k) enter(l, k, cell[k]);
         }
 
         // Re-set every entry in place rather than assign a new calendar: Boost 1.74's
