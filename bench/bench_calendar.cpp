@@ -68,11 +68,13 @@ void report(const char* name, std::size_t n, long events) {
 int main() {
     constexpr long events = 1'000'000;
     std::printf("calendar benchmark: %ld events per run, 2.25 set() per event\n", events);
-    for (const std::size_t n : {32'000u, 256'000u}) {
+    for (const std::size_t n : {32'000u, 256'000u, 1'000'000u}) {
         report<choc::DaryCalendar>("dary", n, events);
         report<choc::PairingCalendar>("pairing", n, events);
         report<choc::IndexedCalendar>("indexed", n, events);
         report<choc::BlockCalendar>("block", n, events);
+        report<choc::BucketCalendar>("bucket", n, events);
+        report<choc::BucketBlockCalendar>("blockbkt", n, events);
         if (n <= 32'000) report<choc::ReferenceCalendar>("reference", n, events);
     }
     return 0;

@@ -37,7 +37,8 @@ void measure(const char* name, const choc::Config& config) {
 
 template <int D>
 void measure_all(const choc::Config& config) {
-    measure<D, choc::BlockCalendar>("block", config);
+    measure<D, choc::BucketBlockCalendar>("block+bucket", config);
+    measure<D, choc::BlockCalendar>("block+heap", config);
     measure<D, choc::IndexedCalendar>("indexed", config);
     measure<D, choc::DaryCalendar>("boost d-ary", config);
     measure<D, choc::PairingCalendar>("boost pairing", config);

@@ -20,6 +20,8 @@ static_assert(Calendar<DaryCalendar>);
 static_assert(Calendar<PairingCalendar>);
 static_assert(Calendar<IndexedCalendar>);
 static_assert(Calendar<BlockCalendar>);
+static_assert(Calendar<BucketCalendar>);
+static_assert(Calendar<BucketBlockCalendar>);
 static_assert(Calendar<ReferenceCalendar>);
 
 namespace {
@@ -141,10 +143,51 @@ void event_loop(std::size_t n, int steps, std::uint64_t seed) {
     m.check_all();
 }
 
+// An event loop whose time scale changes by factors up to 10^4 every few thousand
+// events, with bursts of exact ties and entries parked at +infinity and brought back:
+// what a cooling granular gas, a collapse or a gas at rest does to a calendar that cuts
+// time into buckets of a width it has estimated (BucketCalendar must re-estimate it and
+// keep the order whatever the width).
+template <class Cal>
+void changing_scales(std::size_t n, int steps, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::exponential_distribution<double> wait(1.0);
+    Mirror<Cal> m(n);
+    double scale = 1.0;
+    for (std::uint32_t i = 0; i < n; ++i) m.set(i, scale * wait(rng));
+    for (int k = 0; k < steps; ++k) {
+        CAPTURE(k);
+        if (k % 3000 == 2999) scale = std::pow(10.0, static_cast<double>(rng() % 9) / 2.0 - 2.0);
+        const std::uint32_t i = m.top();
+        const double now = m.top_time();
+        if (now == inf) { // everything parked: bring some back
+            for (std::uint32_t j = 0; j < n; j += 3) m.set(j, scale * wait(rng));
+            continue;
+        }
+        switch (rng() % 8) {
+        case 0: // a burst of ties: several entries at one time
+            for (int b = 0; b < 6; ++b) m.set(static_cast<std::uint32_t>(rng() % n), now + scale);
+            break;
+        case 1:
+            m.set(i, inf); // parked
+            break;
+        case 2:
+            m.set(i, now); // an event at the same instant
+            break;
+        default:
+            m.set(i, now + scale * wait(rng));
+            m.set(static_cast<std::uint32_t>(rng() % n), now + scale * wait(rng));
+        }
+        if (k % 7001 == 7000) m.shift(now);
+    }
+    m.check_all();
+}
+
 } // namespace
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules", Cal, DaryCalendar,
-                   PairingCalendar, IndexedCalendar, BlockCalendar) {
+                   PairingCalendar, IndexedCalendar, BlockCalendar, BucketCalendar,
+                   BucketBlockCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         random_schedule<Cal>(n, 20000, 1234 + n);
@@ -152,15 +195,25 @@ TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar on random schedules",
 }
 
 TEST_CASE_TEMPLATE("calendar agrees with ReferenceCalendar in an event loop", Cal, DaryCalendar,
-                   PairingCalendar, IndexedCalendar, BlockCalendar) {
+                   PairingCalendar, IndexedCalendar, BlockCalendar, BucketCalendar,
+                   BucketBlockCalendar) {
     for (const std::size_t n : {1u, 2u, 17u, 1000u}) {
         CAPTURE(n);
         event_loop<Cal>(n, 100000, 99 + n);
     }
 }
 
+TEST_CASE_TEMPLATE("calendar keeps its order when the time scale changes", Cal, IndexedCalendar,
+                   BlockCalendar, BucketCalendar, BucketBlockCalendar) {
+    for (const std::size_t n : {1u, 9u, 300u, 5000u}) {
+        CAPTURE(n);
+        changing_scales<Cal>(n, 60000, 7 + n);
+    }
+}
+
 TEST_CASE_TEMPLATE("calendar ties resolve to the lowest index", Cal, DaryCalendar, PairingCalendar,
-                   BlockCalendar, IndexedCalendar, ReferenceCalendar) {
+                   BlockCalendar, IndexedCalendar, BucketCalendar, BucketBlockCalendar,
+                   ReferenceCalendar) {
     // A direct check, independent of the reference: equal times, set in falling index
     // order, then the lowest-index one moved away and back.
     Cal c(8);

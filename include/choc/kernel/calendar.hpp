@@ -7,6 +7,7 @@
 //     shift(dt)              subtract dt from every entry (time-origin rebasing)
 #pragma once
 
+#include "choc/kernel/bucket_calendar.hpp"
 #include "choc/kernel/huge_pages.hpp"
 
 #include <algorithm>
@@ -120,18 +121,19 @@ class IndexedCalendar {
     std::vector<std::uint32_t> where_; // heap position of each particle
 };
 
-// Entries in blocks of eight consecutive particles (one 64-byte line of times) and an
-// IndexedCalendar over the blocks, keyed by each block's earliest entry. The heap is eight
-// times smaller, so it stays in cache for larger systems; and a new time that neither
-// beats its block's earliest entry nor replaces it (the usual case for a collision
-// partner) costs one cache line and no heap operation at all.
+// Entries in blocks of eight consecutive particles (one 64-byte line of times) and a
+// calendar over the blocks (Blocks: IndexedCalendar or BucketCalendar), keyed by each
+// block's earliest entry. That calendar is eight times smaller, so it stays in cache for larger
+// systems; and a new time that neither beats its block's earliest entry nor replaces it (the usual
+// case for a collision partner) costs one cache line and nothing in the blocks' calendar.
 //
 // Order: the heap breaks ties between blocks by block index, and a block's earliest entry
 // is its lowest index among equal times; blocks are consecutive ranges of particles, so
 // together this is (time, particle) order, as for every calendar here.
-class BlockCalendar {
+template <class Blocks>
+class BlockedCalendar {
   public:
-    explicit BlockCalendar(std::size_t n)
+    explicit BlockedCalendar(std::size_t n)
         : time_((n + width - 1) / width * width, std::numeric_limits<double>::infinity()),
           earliest_(time_.size() / width), heap_(earliest_.size()) {
         for (std::uint32_t b = 0; b < earliest_.size(); ++b)
@@ -191,10 +193,13 @@ class BlockCalendar {
     // its block); FastVector storage starts on a cache line, so a block is one line.
     FastVector<double> time_;
     std::vector<CalendarEntry> earliest_; // per block: its earliest entry (as in the heap)
-    IndexedCalendar heap_;                // blocks, keyed by their earliest time
+    Blocks heap_;                         // blocks, keyed by their earliest time
 };
 
+using BlockCalendar = BlockedCalendar<IndexedCalendar>;
+using BucketBlockCalendar = BlockedCalendar<BucketCalendar>;
+
 // The calendar the engine uses unless told otherwise.
-using DefaultCalendar = BlockCalendar;
+using DefaultCalendar = BucketBlockCalendar;
 
 } // namespace choc
