@@ -10,20 +10,26 @@
 // Which pairs a scan must see, and why it does:
 // - the same level: G_a's 3^D cells, as with one grid;
 // - a finer particle j (level c < a) of a particle i: the pair is "near" when their cells
-//   in G_c are at most reach(c, a)[x] apart on every axis x, reach = ceil(sigma_ca / w_c)
-//   for the largest contact distance sigma_ca of the two levels and G_c's cell width w_c.
-//   Two particles closer than sigma_ca are near (their cell coordinates differ by less than
-//   sigma_ca / w_c + 1). Nearness changes only when i or j crosses a cell of G_c, which
-//   both keep: i scans the block of G_c within reach (`Cells::block`), or its new layer
-//   after a crossing of G_c; j, at its crossings of G_c (its own grid) and at its full
-//   scans, looks for coarser particles in G_a's 3^D cells around the cell that holds its
-//   position. Those hold every near i, because G_a's cells are at least
-//   (reach(c, a) + 1) w_c wide: near particles are less than that apart on every axis.
+//   in G_c, o = cell_j - cell_i apart (in cells, per axis), are at most reach(c, a)[x] =
+//   ceil(sigma_ca / w_x) apart on every axis x and closer than sigma_ca as boxes:
+//       sum_x ((|o_x| - 1)^+ w_x)^2 < sigma_ca^2 (1 + 1e-6)^2,
+//   for the largest contact distance sigma_ca of the two levels and G_c's cell widths w.
+//   (Two points of those cells are at least (|o_x| - 1) w_x apart on axis x.) So two
+//   particles closer than sigma_ca are near, and near depends on the two cells alone: it
+//   changes only when i or j crosses a cell of G_c, which both keep. i scans the near
+//   cells of G_c, a ball of cells (`Neighbourhood::all`, `Cells::cells_at`), or after a
+//   crossing of G_c the ones the step brought near (`Neighbourhood::after_step`: near from
+//   the new cell, not from the old); j, at its crossings of G_c (its own grid) and at its
+//   full scans, looks for coarser particles in G_a's 3^D cells around the cell that holds
+//   its position. Those hold every near i, because G_a's cells are at least
+//   (reach(c, a) + 1) w_x wide: near particles are less than that apart on every axis.
 //   (Looking at more pairs than the near ones is harmless: only a missed one is not.)
+//   The ball matters for large ratios: at 1:50 in 3D the cube of cells within reach holds
+//   about seven times more small particles than the ball's shell around the large one.
 // With one level this is the one grid of before, to the bit.
 //
-// The plan needs a fine grid's cells per periodic axis to be at least 2 reach + 1 (a block
-// meets no cell twice) and a coarse grid's at least 3; where a box is too small for that,
+// The plan needs a fine grid's cells per periodic axis to be at least 2 reach + 1 (the near
+// cells meet no cell twice) and a coarse grid's at least 3; where a box is too small for that,
 // the two largest levels merge, down to one level if need be.
 #pragma once
 
@@ -45,6 +51,52 @@ namespace choc {
 // A coarse grid's cells are (reach + 1) fine widths wide and this fraction more, so that
 // positions a few ulps outside their cells (round-off at crossings) stay covered.
 inline constexpr double level_width_margin = 1e-6;
+
+// The cells of a finer grid that a larger particle looks into, as offsets from its cell
+// there (see the top): all of them, and those a step into a neighbouring cell brings near.
+template <int D>
+struct Neighbourhood {
+    using Offset = std::array<int, D>;
+    std::array<int, D> reach{}; // no offset is larger on axis x than reach[x]
+    std::vector<Offset> all;
+    std::array<std::vector<Offset>, 2 * D> added; // [2 axis + (dir > 0)]
+
+    Neighbourhood() = default;
+    // Offsets near for contact distance sigma in cells of widths w, x fastest.
+    Neighbourhood(double sigma, const std::array<double, D>& w) {
+        for (int x = 0; x < D; ++x) reach[x] = static_cast<int>(std::ceil(sigma / w[x]));
+        const double limit = sigma * (1.0 + level_width_margin);
+        auto near = [&](const Offset& o) {
+            double d2 = 0.0;
+            for (int x = 0; x < D; ++x) {
+                if (std::abs(o[x]) > reach[x]) return false;
+                const double gap = std::max(0, std::abs(o[x]) - 1) * w[x];
+                d2 += gap * gap;
+            }
+            return d2 < limit * limit;
+        };
+        Offset o;
+        for (int x = 0; x < D; ++x) o[x] = -reach[x];
+        for (;;) {
+            if (near(o)) {
+                all.push_back(o);
+                for (int x = 0; x < D; ++x)
+                    for (const int dir : {-1, 1}) {
+                        // the same cell seen from the cell before the step: o + dir e_x
+                        Offset before = o;
+                        before[x] += dir;
+                        if (!near(before)) added[2 * x + (dir > 0)].push_back(o);
+                    }
+            }
+            int x = 0;
+            while (x < D && ++o[x] > reach[x]) o[x] = -reach[x], ++x;
+            if (x == D) break;
+        }
+    }
+    const std::vector<Offset>& after_step(int axis, int dir) const {
+        return added[2 * axis + (dir > 0)];
+    }
+};
 
 template <int D>
 class CellLevels {
@@ -75,9 +127,12 @@ class CellLevels {
     // What G_l's cells must be wide at least, and how many particles it lists.
     double min_width(std::size_t l) const { return width_[l]; }
     std::size_t listed(std::size_t l) const { return listed_[l]; }
-    // Cells of G_c within which a particle of level a (> c) sees those of level c.
+    // The cells of G_c in which a particle of level a (> c) sees those of level c.
+    const Neighbourhood<D>& neighbourhood(std::size_t c, std::size_t a) const {
+        return near_[c * size() + a];
+    }
     const std::array<int, D>& reach(std::size_t c, std::size_t a) const {
-        return reach_[c * size() + a];
+        return neighbourhood(c, a).reach;
     }
 
   private:
@@ -90,7 +145,7 @@ class CellLevels {
         level_.assign(diameter.size(), 0);
         width_.assign(levels, 0.0);
         listed_.assign(levels, 0);
-        reach_.assign(levels * levels, std::array<int, D>{});
+        near_.assign(levels * levels, Neighbourhood<D>{});
         std::vector<double> largest(levels, 0.0);
         for (std::size_t l = 0; l < levels; ++l) {
             const std::size_t end = l + 1 < levels ? first[l + 1] : by_size.size();
@@ -109,12 +164,11 @@ class CellLevels {
             width_[a] = largest[a];
             for (std::size_t c = 0; c < a; ++c) {
                 const double sigma = 0.5 * (largest[c] + largest[a]);
-                auto& r = reach_[c * levels + a];
-                for (int x = 0; x < D; ++x) {
-                    r[x] = static_cast<int>(std::ceil(sigma / cell_width[c][x]));
-                    width_[a] = std::max(width_[a], (r[x] + 1) * cell_width[c][x] *
+                auto& nb = near_[c * levels + a];
+                nb = Neighbourhood<D>(sigma, cell_width[c]);
+                for (int x = 0; x < D; ++x)
+                    width_[a] = std::max(width_[a], (nb.reach[x] + 1) * cell_width[c][x] *
                                                         (1.0 + level_width_margin));
-                }
             }
             for (int x = 0; x < D; ++x)
                 if (box.periodic[x] && box.length[x] < 3 * width_[a]) return false;
@@ -123,7 +177,7 @@ class CellLevels {
             for (std::size_t c = 0; c < a; ++c)
                 for (int x = 0; x < D; ++x)
                     if (box.periodic[x] &&
-                        reach_[c * levels + a][x] * 2 + 1 >
+                        near_[c * levels + a].reach[x] * 2 + 1 >
                             static_cast<int>(std::lround(box.length[x] / cell_width[c][x])))
                         return false;
         }
@@ -133,7 +187,7 @@ class CellLevels {
     std::vector<std::uint8_t> level_;
     std::vector<double> width_;
     std::vector<std::size_t> listed_;
-    std::vector<std::array<int, D>> reach_; // [c * size() + a], c < a
+    std::vector<Neighbourhood<D>> near_; // [c * size() + a], c < a
 };
 
 // The levels of a configuration's species (their diameters and how many of each).
@@ -170,8 +224,8 @@ class LevelGrids {
 
     // Calls f(cell, shift) for every cell of level b's grid that can hold a particle
     // touching one of level a at x (seen at x_j + shift): the 3^D cells around x when
-    // b >= a (those cells are at least one contact distance wide), else the block within
-    // reach(b, a).
+    // b >= a (those cells are at least one contact distance wide), else the near cells of
+    // neighbourhood(b, a).
     template <class F>
     void for_each_cell(std::size_t a, std::size_t b, const Vec<D>& x, F&& f) {
         const Cells<D>& g = grid_[b];
@@ -183,7 +237,8 @@ class LevelGrids {
             g.around(g.cell_at(x), near_);
             visit(near_);
         } else {
-            g.block(g.cell_at(x), levels_.reach(b, a), -1, 0, wide_);
+            const auto& nb = levels_.neighbourhood(b, a);
+            g.cells_at(g.cell_at(x), nb.all, nb.reach, wide_);
             visit(wide_);
         }
     }

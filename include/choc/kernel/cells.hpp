@@ -4,7 +4,7 @@
 // enters a new cell looks only at the layer of cells that just became adjacent.
 // Size-disperse particles have a grid per level of sizes (cell_levels.hpp): a grid then
 // lists its level's particles and also keeps the cell of the larger particles, which are
-// not in its lists but look into them over a wider block of cells (`block`).
+// not in its lists but look into them over a wider ball of cells (`cells_at`).
 #pragma once
 
 #include "choc/errors.hpp"
@@ -261,63 +261,58 @@ class Cells {
         collect(c, axis, dir, s);
     }
 
-    // A block of cells around a cell, `reach[a]` cells out on each axis a: what a larger
-    // particle scans in the grid of a smaller level (cell_levels.hpp). Its cells may be
-    // hundreds, so they live in vectors (reused from scan to scan), with their shifts.
+    // Cells around a cell given as offsets from it (a Neighbourhood's, below): what a larger
+    // particle scans in the grid of a smaller level (cell_levels.hpp). They may be
+    // thousands, so they live in vectors (reused from scan to scan), with their shifts.
     struct WideStencil {
         std::vector<std::uint32_t> cell;
         std::vector<Vec<D>> edge_shift; // filled in only when `edge`
         int size = 0;
         bool edge = false;
         const Vec<D>* shift() const { return edge_shift.data(); }
-        // per axis: the coordinates the block takes and the shift of each (scratch)
-        std::array<std::vector<int>, D> coordinate;
-        std::array<std::vector<double>, D> coordinate_shift;
     };
-    // The cells within `reach` of `cell` (axis < 0), or, after entering `cell` along `axis`
-    // in direction `dir`, the layer of them that just came within reach: offset
-    // dir * reach[axis] on that axis. A periodic axis must have at least 2 reach + 1 cells,
-    // so that no cell is met twice (CellLevels ensures it).
-    void block(std::uint32_t cell, const std::array<int, D>& reach, int axis, int dir,
-               WideStencil& out) const {
+    using Offset = std::array<int, D>;
+    // The cells at these offsets from `cell`, none further than `reach` on any axis; on a
+    // walled axis those past the edge are left out. A periodic axis must have at least
+    // 2 reach + 1 cells, so that no cell is met twice (CellLevels ensures it).
+    void cells_at(std::uint32_t cell, const std::vector<Offset>& offsets,
+                  const std::array<int, D>& reach, WideStencil& out) const {
         const auto c = coords(cell);
-        out.edge = false;
-        std::size_t total = 1;
-        for (int a = 0; a < D; ++a) {
-            auto& k = out.coordinate[a];
-            auto& sh = out.coordinate_shift[a];
-            k.clear(), sh.clear();
-            const int lo = a == axis ? dir * reach[a] : -reach[a];
-            const int hi = a == axis ? dir * reach[a] : reach[a];
-            for (int o = lo; o <= hi; ++o) {
-                int q = c[a] + o;
-                double shift = 0.0;
-                if (q < 0 || q >= n_[a]) {
-                    if (!periodic_[a]) continue;
-                    shift = q < 0 ? -length_[a] : length_[a];
-                    q = q < 0 ? q + n_[a] : q - n_[a];
-                    out.edge = true;
-                }
-                k.push_back(q);
-                sh.push_back(shift);
+        bool inside = true;
+        for (int a = 0; a < D; ++a) inside = inside && c[a] >= reach[a] && c[a] + reach[a] < n_[a];
+        out.cell.resize(offsets.size());
+        std::size_t k = 0;
+        if (inside) { // the usual case: flat index arithmetic, no shifts
+            out.edge = false;
+            for (const Offset& o : offsets) {
+                std::int64_t d = o[D - 1];
+                for (int a = D - 2; a >= 0; --a) d = d * n_[a] + o[a];
+                out.cell[k++] = static_cast<std::uint32_t>(cell + d);
             }
-            total *= k.size();
+            out.size = static_cast<int>(k);
+            return;
         }
-        out.cell.resize(total);
-        if (out.edge) out.edge_shift.resize(total);
-        // every combination, x fastest
-        std::array<std::size_t, D> at{};
-        for (std::size_t m = 0; m < total; ++m) {
-            std::uint32_t f = 0;
-            for (int a = D - 1; a >= 0; --a)
-                f = f * static_cast<std::uint32_t>(n_[a]) +
-                    static_cast<std::uint32_t>(out.coordinate[a][at[a]]);
-            out.cell[m] = f;
-            if (out.edge)
-                for (int a = 0; a < D; ++a) out.edge_shift[m][a] = out.coordinate_shift[a][at[a]];
-            for (int a = 0; a < D && ++at[a] == out.coordinate[a].size(); ++a) at[a] = 0;
+        out.edge = true;
+        out.edge_shift.resize(offsets.size());
+        for (const Offset& o : offsets) {
+            std::array<int, D> q;
+            Vec<D> shift{};
+            bool kept = true;
+            for (int a = 0; a < D; ++a) {
+                q[a] = c[a] + o[a];
+                if (q[a] >= 0 && q[a] < n_[a]) continue;
+                if (!periodic_[a]) {
+                    kept = false;
+                    break;
+                }
+                shift[a] = q[a] < 0 ? -length_[a] : length_[a];
+                q[a] += q[a] < 0 ? n_[a] : -n_[a];
+            }
+            if (!kept) continue;
+            out.cell[k] = flat(q);
+            out.edge_shift[k++] = shift;
         }
-        out.size = static_cast<int>(total);
+        out.size = static_cast<int>(k);
     }
 
     // `cell` with its coordinate on `axis` moved to the far edge the particle re-enters

@@ -661,7 +661,7 @@ class Engine {
 
     // A crossing of one of i's grids. Its own (level a): the new layer of its level, and
     // the coarser particles around it (their nearness is counted in this grid). A finer
-    // grid's: the new layer of the block within reach there. A periodic face is a face
+    // grid's: the cells the step brought near there. A periodic face is a face
     // of every grid: i re-enters them all at once and looks at everything again.
     void cross_levels(std::uint32_t i) {
         Schedule& s = schedule_[i];
@@ -685,7 +685,8 @@ class Engine {
             crossed.layer(to, s.axis, s.dir, near_);
         } else {
             crossed.place(i, to);
-            crossed.block(to, levels_.reach(g, a), s.axis, s.dir, wide_);
+            const auto& nb = levels_.neighbourhood(g, a);
+            crossed.cells_at(to, nb.after_step(s.axis, s.dir), nb.reach, wide_);
         }
         set_next_crossing(i);
         if (!box_.segments.empty()) predict_segments(i);
@@ -701,13 +702,14 @@ class Engine {
     }
 
     // Calls f(grid, stencil) for every stencil a full scan of i looks at over the levels:
-    // the block within reach in each finer grid, its own grid's 3^D cells, and each
+    // the near cells in each finer grid, its own grid's 3^D cells, and each
     // coarser grid's 3^D cells around its position (for_each_coarser).
     template <class F>
     void for_each_stencil(std::uint32_t i, F&& f) {
         const std::size_t a = level_of(i);
         for (std::size_t c = 0; c < a; ++c) {
-            grid(c).block(grid(c).cell_of(i), levels_.reach(c, a), -1, 0, wide_);
+            const auto& nb = levels_.neighbourhood(c, a);
+            grid(c).cells_at(grid(c).cell_of(i), nb.all, nb.reach, wide_);
             f(grid(c), wide_);
         }
         grid(a).around(grid(a).cell_of(i), near_);
@@ -1206,7 +1208,7 @@ class Engine {
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
     // for zero-initialising its shifts (Vec's members are value-initialised).
     Stencil near_;
-    typename Cells<D>::WideStencil wide_; // a finer grid's block (cell_levels.hpp)
+    typename Cells<D>::WideStencil wide_; // a finer grid's near cells (cell_levels.hpp)
     Tally tally_;
     Log log_;
     bool retired_ = false;             // retire(): the event loop's arrays are gone
