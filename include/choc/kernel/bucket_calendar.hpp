@@ -1,8 +1,9 @@
-// A calendar queue (Brown 1988) in exact (time, index) order: the heap of BlockCalendar's
-// blocks. A 4-ary heap over the blocks spends most of its time in the sift_down that
-// follows every event (the top block's earliest time moves later: log4 of N / 8 levels of
-// unpredictable comparisons, cache misses at 1M); here an entry that moves later is
-// unlinked from one list and linked into another, O(1).
+// A calendar queue (Brown 1988) in exact (time, index) order: what orders the blocks of
+// eight particles in the engine's default calendar (BucketBlockCalendar, calendar.hpp).
+// A 4-ary heap over the blocks spent 13 % (32k spheres) to 19 % (1M) of a run in the
+// sift_down that follows every event (the top block's earliest time moves later: log4 of
+// N / 8 levels of unpredictable comparisons, cache misses at 1M); here an entry that moves
+// later is unlinked from one list and linked into another, O(1).
 //
 // Time is cut into buckets of a fixed width w from an origin t0: entry e is in bucket
 //     k(e) = floor((t_e - t0) / w)        (one subtraction, one multiplication by 1 / w).
