@@ -101,10 +101,11 @@ class BucketCalendar {
         std::uint32_t heap = 0;                 // position in the heap, when there
     };
 
-    // Two slots per entry, a power of two so that a slot is a mask away.
+    // One to two slots per entry, a power of two so that a slot is a mask away: with about
+    // two entries per bucket near the front the ring spans 8 to 16 quarter quantiles.
     static std::uint32_t ring_size(std::size_t n) {
         std::uint32_t b = 8;
-        while (b < 2 * n) b *= 2;
+        while (b < n) b *= 2;
         return b;
     }
 
@@ -291,9 +292,9 @@ class BucketCalendar {
         return w;
     }
 
-    FastVector<Node> node_;
-    std::uint32_t slots_;             // B, a power of two
-    FastVector<std::uint32_t> heads_; // B ring slots, then the overflow and never lists
+    std::vector<Node> node_;           // (no huge pages: a 2 MB page would round up a few MB at 1M)
+    std::uint32_t slots_;              // B, a power of two
+    std::vector<std::uint32_t> heads_; // B ring slots, then the overflow and never lists
     std::vector<std::uint32_t> heap_;
     double origin_ = 0.0, inverse_width_ = 1.0;
     std::int64_t current_ = 0;                    // the heap holds buckets <= current_
