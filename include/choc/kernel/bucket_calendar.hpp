@@ -71,7 +71,10 @@ class BucketCalendar {
     std::uint32_t top() const { return heap_.empty() ? 0 : heap_[0]; }
     double top_time() const { return heap_.empty() ? inf : node_[heap_[0]].time; }
     double time(std::uint32_t i) const { return node_[i].time; }
-    std::size_t bytes() const { return held_bytes(node_) + held_bytes(heads_) + held_bytes(heap_); }
+    // The arrays that grow with N. The heap of the earliest bucket is left out: it holds a
+    // few entries, and its capacity depends on the run's history, which would make the
+    // figure differ between a run and the same run continued from a checkpoint.
+    std::size_t bytes() const { return held_bytes(node_) + held_bytes(heads_); }
     // Entries likely to be next after the top (for prefetching): the top's children in
     // the heap, then the first entries of the next non-empty slot. At most four.
     std::size_t upcoming(std::uint32_t* out) const {
