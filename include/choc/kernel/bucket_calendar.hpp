@@ -19,8 +19,9 @@
 //
 // The width: about two entries per bucket near the front, from the quarter quantile q of
 // the entries' times past the earliest (m/4 of the m finite entries lie within q, so
-// w = 8 q / m), re-estimated whenever the ring is used up with too few entries for its
-// slots, when the heap grows large, and at every shift. A bad width costs time, never order.
+// w = 8 q / m), re-estimated at every shift; when the ring is used up after n set() calls
+// or having poured fewer entries than an eighth of its slots; and when the heap grows past
+// 64 after n set() calls. A bad width costs time, never order.
 #pragma once
 
 #include "choc/kernel/huge_pages.hpp"
@@ -76,7 +77,7 @@ class BucketCalendar {
     // figure differ between a run and the same run continued from a checkpoint.
     std::size_t bytes() const { return held_bytes(node_) + held_bytes(heads_); }
     // Entries likely to be next after the top (for prefetching): the top's children in
-    // the heap, then the first entries of the next non-empty slot. At most four.
+    // the heap, then the first entries of the next two slots. At most three.
     std::size_t upcoming(std::uint32_t* out) const {
         std::size_t k = 0;
         for (std::size_t h = 1; h < heap_.size() && k < 3; ++h) out[k++] = heap_[h];

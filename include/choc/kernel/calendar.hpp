@@ -127,8 +127,8 @@ class IndexedCalendar {
 // systems; and a new time that neither beats its block's earliest entry nor replaces it (the usual
 // case for a collision partner) costs one cache line and nothing in the blocks' calendar.
 //
-// Order: the heap breaks ties between blocks by block index, and a block's earliest entry
-// is its lowest index among equal times; blocks are consecutive ranges of particles, so
+// Order: the blocks' calendar breaks ties between blocks by block index, and a block's earliest
+// entry is its lowest index among equal times; blocks are consecutive ranges of particles, so
 // together this is (time, particle) order, as for every calendar here.
 template <class Blocks>
 class BlockedCalendar {

@@ -56,7 +56,7 @@ inline constexpr double level_width_margin = 1e-6;
 // there (see the top): all of them, and those a step into a neighbouring cell brings near.
 template <int D>
 struct Neighbourhood {
-    using Offset = std::array<int, D>;
+    using Offset = typename Cells<D>::Offset;
     std::array<int, D> reach{}; // no offset is larger on axis x than reach[x]
     std::vector<Offset> all;
     std::array<std::vector<Offset>, 2 * D> added; // [2 axis + (dir > 0)]
