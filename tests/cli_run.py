@@ -574,6 +574,8 @@ def case_measurements(choc, root):
         check(first["ks_pvalue"] < 1e-30, f"starting ks_pvalue {first['ks_pvalue']}")
         check(s["diffusion"] is not None and s["diffusion"]["D"] > 0 and s["diffusion"]["D_err"] > 0,
               f"diffusion {s['diffusion']}")
+        check(all(s["diffusion"][k] is None for k in ("D_infinite", "D_enskog", "ratio", "ratio_err")),
+              f"a mixture has no Enskog reference: {s['diffusion']}")
 
         header, rows = read_csv(os.path.join(d, "speeds.csv"))
         check(header[:5] == ["speed_low", "speed_high", "speed", "density", "maxwell_boltzmann"]
@@ -600,6 +602,45 @@ def case_measurements(choc, root):
         s = run_and_load(choc, d, config(SMALL_2D))
         check(s["diffusion"] is None, "2D diffusion must be null (docs/REFERENCE.md)")
         check(s["velocity_distribution"] is not None, "2D velocity_distribution is null")
+
+
+def case_diffusion_references(choc, root):
+    """Beside D: Enskog's D for this density and temperature, and D with the periodic cube's
+    finite-size correction (Yeh-Hummer with Enskog's shear viscosity), as docs/PHYSICS.md
+    writes them; none for an inelastic run."""
+    sys.path.insert(0, os.path.join(root, "tests"))
+    import reference_physics as ref
+    radius, mass = 0.7, 2.0
+    species = f'name = "A"\ncount = 1372\nradius = {radius}\nmass = {mass}'
+    text = config(BASE_3D, species=species, run="time = 3.0")
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        s = run_and_load(choc, d, text)
+        diffusion, kT, eta = s["diffusion"], s["temperature"], s["packing_fraction"]
+        sigma = 2 * radius
+        n = s["N"] / (math.pi / 6 * sigma ** 3 * s["N"] / eta)
+        g = ref.contact_value(3, eta, ref.hansen_goos(eta))
+        speed = math.sqrt(kT / (math.pi * mass))
+        d_enskog = 3 / (8 * n * sigma ** 2) * speed / g
+        b_rho = 4 * eta
+        viscosity = (1.016 * 5 / (16 * sigma ** 2) * math.sqrt(mass * kT / math.pi)
+                     * (1 / g + 0.8 * b_rho + 0.7614 * g * b_rho ** 2))
+        edge = (s["N"] * math.pi / 6 * sigma ** 3 / eta) ** (1 / 3)
+        correction = 2.837297 * kT / (6 * math.pi * viscosity * edge)
+        # Independent arithmetic of the same formulas: round-off, and the packing fraction
+        # read back from the summary (written to 15 digits or more).
+        check(close(diffusion["D_enskog"], d_enskog, 1e-9),
+              f"D_enskog {diffusion['D_enskog']}, expected {d_enskog}")
+        check(close(diffusion["D_infinite"] - diffusion["D"], correction, 1e-6),
+              f"finite-size correction {diffusion['D_infinite'] - diffusion['D']}, expected {correction}")
+        check(close(diffusion["ratio"], diffusion["D_infinite"] / d_enskog, 1e-9)
+              and close(diffusion["ratio_err"], diffusion["D_err"] / d_enskog, 1e-9),
+              f"ratio {diffusion['ratio']} +- {diffusion['ratio_err']}")
+    with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
+        s = run_and_load(choc, d, config(BASE_3D, collisions="restitution = 0.95",
+                                          run="time = 3.0"))
+        check(s["diffusion"] is not None and s["diffusion"]["D_enskog"] is None
+              and s["diffusion"]["ratio"] is None,
+              f"an inelastic run has no Enskog reference: {s['diffusion']}")
 
 
 def case_row_limit(choc, root):
@@ -674,6 +715,7 @@ CASES = [
     ("example configs", case_examples),
     ("SIGINT", case_interrupt),
     ("measurements", case_measurements),
+    ("diffusion_references", case_diffusion_references),
 ]
 
 

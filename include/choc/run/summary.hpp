@@ -74,7 +74,10 @@ struct Summary {
     // "velocity_distribution": null unless known
     std::optional<double> ks_distance, ks_pvalue, kurtosis;
     std::optional<double> mean_free_time;
-    std::optional<double> D, D_err;          // "diffusion": null unless known
+    std::optional<double> D, D_err; // "diffusion": null unless known
+    // Beside D: the periodic cube's finite-size correction added (Yeh-Hummer, with Enskog's
+    // shear viscosity) and Enskog's D, for an elastic one-species fluid; null otherwise.
+    std::optional<double> D_infinite, D_enskog;
     std::optional<SteppingSummary> timestep; // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

@@ -13,6 +13,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/tolerances.hpp"
+#include "choc/observers/enskog.hpp"
 #include "choc/observers/pressure.hpp"
 #include "choc/observers/speed_histogram.hpp"
 #include "choc/observers/time_series.hpp"
@@ -622,11 +623,47 @@ class LiveRun final : public Simulation::Impl {
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
+                if (const auto fluid = enskog_fluid(s.temperature)) {
+                    s.D_enskog = enskog::diffusion(*fluid);
+                    if (const auto edge = cube_edge(engine_->box()))
+                        s.D_infinite =
+                            *s.D +
+                            enskog::yeh_hummer(fluid->kT, enskog::shear_viscosity(*fluid), *edge);
+                }
             }
         s.interrupted = phase_->interrupted();
         s.provenance = provenance(config_, options_, started_);
         s.provenance.finished = utc_now();
         return s;
+    }
+
+    // The fluid Enskog's values describe (observers/enskog.hpp): one species present, every
+    // collision elastic, no field; at temperature kT. Otherwise none.
+    std::optional<enskog::Fluid> enskog_fluid(double kT) const {
+        const auto& species = engine_->particles().table.species;
+        std::vector<bool> present(species.size(), false);
+        for (const auto& p : engine_->particles().state) present[p.species] = true;
+        if (std::count(present.begin(), present.end(), true) != 1) return std::nullopt;
+        const bool elastic =
+            config_.restitution == 1.0 &&
+            std::all_of(config_.pair_restitution.begin(), config_.pair_restitution.end(),
+                        [](const PairRestitution& p) { return p.restitution == 1.0; });
+        const bool field =
+            config_.drag != 0.0 || std::any_of(config_.gravity.begin(), config_.gravity.end(),
+                                               [](double g) { return g != 0.0; });
+        if (!elastic || field || !(kT > 0.0)) return std::nullopt;
+        const auto& s = species[static_cast<std::size_t>(
+            std::find(present.begin(), present.end(), true) - present.begin())];
+        double volume = 1.0;
+        for (int a = 0; a < D; ++a) volume *= engine_->box().length[a];
+        return enskog::Fluid{D, static_cast<double>(engine_->particles().size()) / volume,
+                             2.0 * s.radius, s.mass, kT};
+    }
+    // The edge of a cubic box (Yeh-Hummer's correction is for a periodic cube); none else.
+    static std::optional<double> cube_edge(const Box<D>& box) {
+        for (int a = 1; a < D; ++a)
+            if (box.length[a] != box.length[0]) return std::nullopt;
+        return box.length[0];
     }
 
     // What the time-stepped run cost, against the event-driven run beside it.

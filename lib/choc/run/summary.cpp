@@ -103,7 +103,18 @@ std::string summary_json(const Summary& s) {
                                             {"kurtosis", number(s.kurtosis)}}
                                      : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
-    j["diffusion"] = s.D ? Json{{"D", number(s.D)}, {"D_err", number(s.D_err)}} : Json(nullptr);
+    if (s.D) {
+        const bool compared = s.D_enskog && s.D_infinite;
+        j["diffusion"] = {
+            {"D", number(s.D)},
+            {"D_err", number(s.D_err)},
+            {"D_infinite", number(s.D_infinite)},
+            {"D_enskog", number(s.D_enskog)},
+            {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
+            {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)}};
+    } else {
+        j["diffusion"] = nullptr;
+    }
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
