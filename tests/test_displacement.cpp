@@ -49,7 +49,8 @@ TEST_CASE(
         a.sample(now, t);
         b.sample(
             [&](auto&& f) {
-                for (std::size_t i = now.size(); i-- > 0;) f(i, now.state[i].x);
+                for (std::size_t i = now.size(); i-- > 0;)
+                    f(i, now.state[i].x, now.state[i].species);
             },
             t);
         CHECK(b.msd() == a.msd()); // same sums in the same order: equal to the bit
@@ -87,4 +88,32 @@ TEST_CASE("diffusion fit: slope / 2d over the second half, error from the group 
     CHECK(*fit->error == doctest::Approx(std::sqrt(var * 4.0 / 3.0)).epsilon(1e-10));
     // Too few samples in the window: no estimate.
     CHECK(!choc::diffusion_fit(3, {0.0, 1.0}, {{0.0}, {1.0}}, {1.0}));
+}
+
+TEST_CASE("each species' D from its own groups; empty groups are left out") {
+    // Two species of 20 and 3 particles with D = 0.1 and 0.4: the samples are made
+    // directly, particle i's squared displacement being 6 D_s t. The record's group sizes
+    // come from the particles' species; species 1 fills 3 of its 16 groups.
+    const auto box = periodic_cube(10.0);
+    choc::Particles<3> p;
+    p.table = choc::SpeciesTable({{"A", 0.5, 1.0}, {"B", 0.5, 1.0}});
+    for (int k = 0; k < 23; ++k) p.add(choc::Vec<3>{{0.4 * k, 1.0, 1.0}}, {}, k < 20 ? 0 : 1);
+    choc::Displacement<3> record(box, p, 0.0);
+    auto samples = record.samples();
+    std::vector<std::uint32_t> group(23);
+    for (std::uint32_t i = 0; i < 23; ++i) group[i] = (i < 20 ? 0 : 16) + i % 16;
+    for (int k = 1; k <= 20; ++k) {
+        const double t = 0.5 * k;
+        std::vector<double> r2(23);
+        for (std::size_t i = 0; i < 23; ++i) r2[i] = 6.0 * (i < 20 ? 0.1 : 0.4) * t;
+        samples.add(t, r2, group, 0.0);
+    }
+    const auto a = samples.diffusion(0), b = samples.diffusion(1), all = samples.diffusion();
+    REQUIRE((a && b && all));
+    CHECK(a->mean == doctest::Approx(0.1).epsilon(1e-12));
+    CHECK(b->mean == doctest::Approx(0.4).epsilon(1e-12));
+    // the overall D weighs every particle alike: (20 * 0.1 + 3 * 0.4) / 23
+    CHECK(all->mean == doctest::Approx((20 * 0.1 + 3 * 0.4) / 23.0).epsilon(1e-12));
+    // every group of a species has the same slope: no spread
+    CHECK(*b->error == doctest::Approx(0.0).epsilon(1e-12));
 }

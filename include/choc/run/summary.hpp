@@ -15,6 +15,12 @@ struct SpeciesSummary {
     std::optional<double> temperature;
 };
 
+// One species' own self-diffusion coefficient ("diffusion.species").
+struct SpeciesDiffusion {
+    std::string name;
+    std::optional<double> D, D_err;
+};
+
 // Where a summary comes from, so that the summaries of a seed scan can be told apart and
 // rerun: the build, the config as run, the command, the machine and the wall-clock times.
 struct Provenance {
@@ -78,7 +84,8 @@ struct Summary {
     // Beside D: the periodic cube's finite-size correction added (Yeh-Hummer, with Enskog's
     // shear viscosity) and Enskog's D, for an elastic one-species fluid; null otherwise.
     std::optional<double> D_infinite, D_enskog;
-    std::optional<SteppingSummary> timestep; // null for an event-driven run
+    std::vector<SpeciesDiffusion> species_diffusion; // one per species with particles
+    std::optional<SteppingSummary> timestep;         // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
     bool collapsed = false;   // stopped by an inelastic collapse before its end

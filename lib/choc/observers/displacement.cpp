@@ -1,10 +1,13 @@
 #include "choc/observers/displacement.hpp"
 
+#include <algorithm>
+
 namespace choc {
 
 std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
                                       const std::vector<std::vector<double>>& msd,
-                                      const std::vector<double>& group_sizes) {
+                                      const std::vector<double>& group_sizes,
+                                      std::size_t first_group, std::size_t last_group) {
     if (times.empty()) return std::nullopt;
     const double from = 0.5 * times.back();
     std::size_t first = 0;
@@ -20,27 +23,32 @@ std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
     for (std::size_t i = first; i < times.size(); ++i) stt += (times[i] - tbar) * (times[i] - tbar);
     if (!(stt > 0.0)) return std::nullopt;
 
-    std::vector<double> slopes(group_sizes.size());
-    for (std::size_t g = 0; g < group_sizes.size(); ++g) {
+    std::vector<double> slopes, weights;
+    for (std::size_t g = first_group; g < std::min(last_group, group_sizes.size()); ++g) {
+        if (!(group_sizes[g] > 0.0)) continue; // no particle of the species in it
         double ybar = 0.0, sty = 0.0;
         for (std::size_t i = first; i < times.size(); ++i) ybar += msd[i][g];
         ybar /= static_cast<double>(k);
         for (std::size_t i = first; i < times.size(); ++i)
             sty += (times[i] - tbar) * (msd[i][g] - ybar);
         // MSD = 2 d D t
-        slopes[g] = sty / stt / (2.0 * d);
+        slopes.push_back(sty / stt / (2.0 * d));
+        weights.push_back(group_sizes[g]);
     }
-    return weighted_mean(slopes, group_sizes);
+    if (slopes.empty()) return std::nullopt;
+    return weighted_mean(slopes, weights);
 }
 
-void DisplacementSamples::add(double t, const std::vector<double>& r2, double largest_step) {
+void DisplacementSamples::add(double t, const std::vector<double>& r2,
+                              const std::vector<std::uint32_t>& group_of, double largest_step) {
     std::vector<double> group(group_size_.size(), 0.0);
     double total = 0.0;
     for (std::size_t i = 0; i < r2.size(); ++i) {
-        group[i % group.size()] += r2[i];
+        group[group_of[i]] += r2[i];
         total += r2[i];
     }
-    for (std::size_t g = 0; g < group.size(); ++g) group[g] /= group_size_[g];
+    for (std::size_t g = 0; g < group.size(); ++g)
+        if (group_size_[g] > 0.0) group[g] /= group_size_[g];
     times_.push_back(t);
     msd_.push_back(std::move(group));
     last_msd_ = total / static_cast<double>(r2.size());

@@ -10,10 +10,10 @@
 // D comes from the Einstein relation MSD(t) -> 2 d D t + const at long times: the slope of
 // a least-squares line through the MSD samples in the second half of the measured phase
 // (the first half holds the ballistic start, MSD ~ <v^2> t^2 for t below the mean free
-// time, and the approach to the linear regime). The particles are dealt into `groups`
-// groups (i mod groups), each group gives its own slope, and D_err is the standard error
-// of their mean: particles are nearly independent walkers, so the groups are nearly
-// independent estimates.
+// time, and the approach to the linear regime). The particles of each species are dealt
+// into 16 groups (caller's index i mod 16), each group gives its own slope, and D_err is
+// the standard error of their mean: particles are nearly independent walkers, so the
+// groups are nearly independent estimates. A species' own D comes from its groups alone.
 //
 // The record is split in two: the per-particle part (last position, displacement so far:
 // 6 doubles per particle in 3D) stays in `Displacement`; what the summary needs (the
@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -36,20 +37,29 @@
 namespace choc {
 
 // Slope fit of the MSD samples of each group (msd[k][g]: group g at times[k]) over
-// times >= times.back() / 2, divided by 2 d. Absent with fewer than three samples there.
+// times >= times.back() / 2, divided by 2 d; groups [first_group, last_group) only, and of
+// those only the ones with particles (group_sizes > 0). Absent with fewer than three
+// samples there or no such group.
 std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
                                       const std::vector<std::vector<double>>& msd,
-                                      const std::vector<double>& group_sizes);
+                                      const std::vector<double>& group_sizes,
+                                      std::size_t first_group = 0,
+                                      std::size_t last_group = ~std::size_t{0});
 
 // The mean-squared displacement samples: per group of particles, at each sample time.
 class DisplacementSamples {
   public:
+    // Groups per species: group s * groups_per_species + (i mod groups_per_species) holds
+    // the particles i of species s.
+    static constexpr std::size_t groups_per_species = 16;
+
     DisplacementSamples(int dimension, std::vector<double> group_size)
         : dimension_(dimension), group_size_(std::move(group_size)) {}
 
-    // A sample at time t (since t0) from every particle's squared displacement r2[i]
-    // (particle i in group i mod groups), the largest step since the last sample counted.
-    void add(double t, const std::vector<double>& r2, double largest_step);
+    // A sample at time t (since t0) from every particle's squared displacement r2[i], in
+    // group group[i], the largest step since the last sample counted.
+    void add(double t, const std::vector<double>& r2, const std::vector<std::uint32_t>& group,
+             double largest_step);
 
     // Mean over particles of |x(t) - x(t0)|^2 at the last sample (0 before any).
     double msd() const { return last_msd_; }
@@ -57,6 +67,11 @@ class DisplacementSamples {
     double largest_step() const { return largest_step_; }
     std::optional<Estimate> diffusion() const {
         return diffusion_fit(dimension_, times_, msd_, group_size_);
+    }
+    // Species s's own D (its groups only).
+    std::optional<Estimate> diffusion(std::size_t s) const {
+        return diffusion_fit(dimension_, times_, msd_, group_size_, s * groups_per_species,
+                             (s + 1) * groups_per_species);
     }
     // The samples' times since t0, and the mean over all particles of |x(t) - x(t0)|^2 at
     // each (the groups' means weighted by their sizes).
@@ -74,24 +89,32 @@ class DisplacementSamples {
     double last_msd_ = 0.0, largest_step_ = 0.0;
 };
 
-// What Displacement reads positions from: visit(f) calls f(i, x_i) for every particle i.
+// What Displacement reads positions from: visit(f) calls f(i, x_i, species_i) for every
+// particle i.
 template <class V, int D>
-concept PositionVisit = std::invocable<V&, void (*)(std::size_t, const Vec<D>&)>;
+concept PositionVisit = std::invocable<V&, void (*)(std::size_t, const Vec<D>&, std::uint32_t)>;
 
 template <int D>
 class Displacement {
   public:
-    static constexpr std::size_t most_groups = 16;
+    static constexpr std::size_t most_groups = DisplacementSamples::groups_per_species;
 
-    // n particles whose positions at t0 `visit` gives (as for `sample`); n = 0 keeps no
-    // record (and takes no sample).
+    // n particles of `species` species whose positions at t0 `visit` gives (as for
+    // `sample`); n = 0 keeps no record (and takes no sample).
     template <class Visit>
-    Displacement(const Box<D>& box, std::size_t n, Visit&& visit, double t0)
-        : box_(box), t0_(t0), last_(n), moved_(n), samples_(D, group_sizes(n)) {
-        if (n > 0) visit([&](std::size_t i, const Vec<D>& x) { last_[i] = x; });
+    Displacement(const Box<D>& box, std::size_t n, std::size_t species, Visit&& visit, double t0)
+        : box_(box), t0_(t0), last_(n), moved_(n),
+          samples_(D, std::vector<double>(n > 0 ? species * most_groups : 0, 0.0)) {
+        if (n == 0) return;
+        std::vector<double> size(species * most_groups, 0.0);
+        visit([&](std::size_t i, const Vec<D>& x, std::uint32_t s) {
+            last_[i] = x;
+            size[group_of(i, s)] += 1.0;
+        });
+        samples_ = DisplacementSamples(D, std::move(size));
     }
     Displacement(const Box<D>& box, const Particles<D>& start, double t0)
-        : Displacement(box, start.size(), positions_of(start), t0) {}
+        : Displacement(box, start.size(), start.table.size(), positions_of(start), t0) {}
 
     // Positions of the same particles at time t, later than the last sample: `visit(f)`
     // calls f(i, x_i) once for every particle i (caller's index), in any order.
@@ -99,8 +122,9 @@ class Displacement {
     void sample(Visit&& visit, double t) {
         if (!due(t)) return;
         double largest = 0.0;
-        const auto r2 = squared_displacements(*this, visit, largest);
-        samples_.add(t - t0_, r2, largest);
+        std::vector<std::uint32_t> group;
+        const auto r2 = squared_displacements(*this, visit, group, largest);
+        samples_.add(t - t0_, r2, group, largest);
     }
     void sample(const Particles<D>& now, double t) { sample(positions_of(now), t); }
 
@@ -111,8 +135,9 @@ class Displacement {
         DisplacementSamples s = samples_;
         if (!due(t)) return s;
         double largest = 0.0;
-        const auto r2 = squared_displacements(*this, visit, largest);
-        s.add(t - t0_, r2, largest);
+        std::vector<std::uint32_t> group;
+        const auto r2 = squared_displacements(*this, visit, group, largest);
+        s.add(t - t0_, r2, group, largest);
         return s;
     }
     DisplacementSamples with_sample(const Particles<D>& now, double t) const {
@@ -142,26 +167,28 @@ class Displacement {
     }
 
   private:
-    static std::vector<double> group_sizes(std::size_t n) {
-        std::vector<double> size(std::min(most_groups, n), 0.0);
-        for (std::size_t i = 0; i < n; ++i) size[i % size.size()] += 1.0;
-        return size;
+    static std::uint32_t group_of(std::size_t i, std::uint32_t species) {
+        return static_cast<std::uint32_t>(species * most_groups + i % most_groups);
     }
     bool due(double t) const {
         return !last_.empty() && (samples_.times().empty() || t > t0_ + samples_.times().back());
     }
     static auto positions_of(const Particles<D>& now) {
         return [&now](auto&& f) {
-            for (std::size_t i = 0; i < now.size(); ++i) f(i, now.state[i].x);
+            for (std::size_t i = 0; i < now.size(); ++i) f(i, now.state[i].x, now.state[i].species);
         };
     }
     // |x_i(t) - x_i(t0)|^2 of every particle, by caller's index, unwrapped from the
-    // positions `visit` gives; `largest` takes the largest step. A non-const `self` moves
-    // its record on to these positions.
+    // positions `visit` gives, and its group; `largest` takes the largest step. A non-const
+    // `self` moves its record on to these positions.
     template <class Self, class Visit>
-    static std::vector<double> squared_displacements(Self& self, Visit& visit, double& largest) {
+    static std::vector<double> squared_displacements(Self& self, Visit& visit,
+                                                     std::vector<std::uint32_t>& group,
+                                                     double& largest) {
         std::vector<double> r2(self.last_.size());
-        visit([&](std::size_t i, const Vec<D>& x) {
+        group.assign(self.last_.size(), 0);
+        visit([&](std::size_t i, const Vec<D>& x, std::uint32_t species) {
+            group[i] = group_of(i, species);
             const Vec<D> step = self.box_.minimum_image(x - self.last_[i]);
             for (int a = 0; a < D; ++a)
                 if (self.box_.periodic[a])

@@ -623,6 +623,13 @@ class LiveRun final : public Simulation::Impl {
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
+                for (std::uint32_t k = 0; k < species.size(); ++k) {
+                    if (counts[k] == 0) continue;
+                    const auto own = measured->displacement.diffusion(k);
+                    s.species_diffusion.push_back({species[k].name,
+                                                   own ? std::optional(own->mean) : std::nullopt,
+                                                   own ? own->error : std::nullopt});
+                }
                 if (const auto fluid = enskog_fluid(s.temperature)) {
                     s.D_enskog = enskog::diffusion(*fluid);
                     if (const auto edge = cube_edge(engine_->box()))

@@ -137,12 +137,12 @@ double displacement_interval(const Box<D>& box, double fastest) {
     return edge == never || fastest == 0.0 ? never : edge / (8.0 * fastest);
 }
 
-// The engine's particles at time t as Displacement reads them: visit(f) calls f(id, x)
+// The engine's particles at time t as Displacement reads them: visit(f) calls f(id, x, s)
 // for each, from the engine's own states (no copy).
 template <class EngineT>
 auto positions_at(const EngineT& engine, double t) {
     return [&engine, t](auto&& f) {
-        engine.visit(t, [&](std::uint32_t id, const auto& p) { f(id, p.x); });
+        engine.visit(t, [&](std::uint32_t id, const auto& p) { f(id, p.x, p.species); });
     };
 }
 
@@ -160,7 +160,8 @@ class MeasuredPhase {
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions),
           displacement_(engine.box(),
                         wants_displacement(engine.box(), config) ? engine.particles().size() : 0,
-                        positions_at(engine, engine.time()), engine.time()) {
+                        engine.particles().table.size(), positions_at(engine, engine.time()),
+                        engine.time()) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
         start_ = engine.time();

@@ -111,7 +111,11 @@ std::string summary_json(const Summary& s) {
             {"D_infinite", number(s.D_infinite)},
             {"D_enskog", number(s.D_enskog)},
             {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
-            {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)}};
+            {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)},
+            {"species", Json::array()}};
+        for (const auto& sp : s.species_diffusion)
+            j["diffusion"]["species"].push_back(
+                {{"name", sp.name}, {"D", number(sp.D)}, {"D_err", number(sp.D_err)}});
     } else {
         j["diffusion"] = nullptr;
     }
