@@ -635,6 +635,16 @@ def case_diffusion_references(choc, root):
         check(close(diffusion["ratio"], diffusion["D_infinite"] / d_enskog, 1e-9)
               and close(diffusion["ratio_err"], diffusion["D_err"] / d_enskog, 1e-9),
               f"ratio {diffusion['ratio']} +- {diffusion['ratio_err']}")
+        # D from many time origins: lags doubling from the first, pairs of windows halving
+        # (the windows of every lag are cut on one grid of samples), and `windows` the
+        # longest lag with at least 16 pairs
+        lags = diffusion["lags"]
+        check(len(lags) >= 5 and all(b["lag"] == 2 * a["lag"] and b["pairs"] == a["pairs"] // 2
+                                     for a, b in zip(lags, lags[1:])), f"lags {lags}")
+        check(diffusion["windows"] == [l for l in lags if l["pairs"] >= 16][-1],
+              f"windows {diffusion['windows']}")
+        check(all(l["D"] > 0 and (l["D_err"] is None) == (l["pairs"] < 2) for l in lags),
+              f"lags {lags}")
         own = diffusion["species"]
         check(len(own) == 1 and own[0]["name"] == "A" and own[0]["D"] == diffusion["D"]
               and own[0]["D_err"] == diffusion["D_err"], f"one species' own D {own}")

@@ -15,6 +15,14 @@ struct SpeciesSummary {
     std::optional<double> temperature;
 };
 
+// D from pairs of consecutive windows of one length ("diffusion.lags").
+struct DiffusionLag {
+    double lag = 0.0;
+    std::uint64_t pairs = 0;
+    double D = 0.0;
+    std::optional<double> D_err;
+};
+
 // One species' own self-diffusion coefficient ("diffusion.species").
 struct SpeciesDiffusion {
     std::string name;
@@ -85,6 +93,8 @@ struct Summary {
     // shear viscosity) and Enskog's D, for an elastic one-species fluid; null otherwise.
     std::optional<double> D_infinite, D_enskog;
     std::vector<SpeciesDiffusion> species_diffusion; // one per species with particles
+    std::vector<DiffusionLag> diffusion_lags;        // D from many time origins, per lag
+    std::optional<DiffusionLag> diffusion_windows;   // the longest lag with enough pairs
     std::optional<SteppingSummary> timestep;         // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

@@ -25,7 +25,8 @@ namespace choc {
 // 2: the tally counts pair predictions; 3: the measured phase holds histogram series;
 // 4: the engine's candidate-event records are 56 bytes (their fields reordered);
 // 5: size-disperse particles have a cell grid per level of sizes, each saved;
-// 6: the displacement's mean-squared displacements are kept in 16 groups per species
+// 6: the displacement's mean-squared displacements are kept in 16 groups per species, and
+//    the measured phase holds the diffusion windows
 inline constexpr std::uint32_t checkpoint_format = 6;
 
 struct Checkpoint {

@@ -623,6 +623,11 @@ class LiveRun final : public Simulation::Impl {
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
+                for (const auto& l : measured->windows) {
+                    s.diffusion_lags.push_back({l.lag, l.pairs, l.diffusion, l.error});
+                    if (l.pairs >= DiffusionWindows<D>::least_pairs)
+                        s.diffusion_windows = s.diffusion_lags.back();
+                }
                 for (std::uint32_t k = 0; k < species.size(); ++k) {
                     if (counts[k] == 0) continue;
                     const auto own = measured->displacement.diffusion(k);

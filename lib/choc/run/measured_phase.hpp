@@ -24,6 +24,7 @@
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/tolerances.hpp"
+#include "choc/observers/diffusion_windows.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/histogram_series.hpp"
 #include "choc/observers/pair_correlation.hpp"
@@ -191,6 +192,18 @@ class MeasuredPhase {
                          rdf_bin * engine.particles().table.largest_diameter());
         // g(r) is averaged over the displacement's sampling times.
         if (wants_displacement(engine.box(), config) || rdf_) next_unwrap_ = start_;
+        if (wants_diffusion(engine.box())) {
+            // windows of a sixteenth of the largest diameter at the rms speed (the first lag)
+            double v2 = 0.0;
+            engine.visit(engine.time(), [&](std::uint32_t, const auto& p) { v2 += norm2(p.v); });
+            const auto n = engine.particles().size();
+            v2 /= static_cast<double>(n);
+            const double step =
+                engine.particles().table.largest_diameter() / (16.0 * std::sqrt(v2));
+            if (v2 > 0.0 && std::isfinite(step) && start_ + step > start_)
+                windows_ = DiffusionWindows<D>::from_visit(engine.box(), n, step, start_,
+                                                           positions_at(engine, start_));
+        }
         // Histogram series are kept in memory and written whole at the end (with files or
         // not: their snapshots are stops like any other sample's).
         for (auto v : {HistogramVariable::speed, HistogramVariable::vx}) {
@@ -292,6 +305,8 @@ class MeasuredPhase {
         out.put(rdf_collisions_);
         out.put(frame_overlap_);
         displacement_.save(out);
+        out.put(windows_.has_value());
+        if (windows_) windows_->save(out);
         out.put(rdf_.has_value());
         if (rdf_) rdf_->save(out);
         for (std::size_t k = 0; k < 2; ++k) {
@@ -319,6 +334,9 @@ class MeasuredPhase {
         in.get(rdf_collisions_);
         in.get(frame_overlap_);
         displacement_.restore(in);
+        if (in.get<bool>() != windows_.has_value())
+            throw ArchiveError("the state's diffusion windows do not match the run");
+        if (windows_) windows_->restore(in);
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
         if (rdf_) rdf_->restore(in);
@@ -344,11 +362,13 @@ class MeasuredPhase {
     // their last sample): copies, so that the phase can go on with its own samples.
     struct Final {
         DisplacementSamples displacement;
+        std::vector<typename DiffusionWindows<D>::Lag> windows; // D at each lag so far
         std::optional<PairCorrelation<D>> rdf;
     };
     Final finished(const Particles<D>& final) const {
         Final f{next_unwrap_ != never ? displacement_.with_sample(final, engine_.time())
                                       : displacement_.samples(),
+                windows_ ? windows_->lags() : std::vector<typename DiffusionWindows<D>::Lag>{},
                 rdf_};
         if (f.rdf && engine_.tally().collisions > rdf_collisions_) f.rdf->sample(final);
         if (f.displacement.largest_step() > 0.25)
@@ -390,10 +410,14 @@ class MeasuredPhase {
     // Diffusion needs the displacement in 3D with every axis periodic; the time series
     // shows it in any box. Other runs keep no record (its 2 positions per particle).
     static bool wants_displacement(const Box<D>& box, const Config& config) {
+        return wants_diffusion(box) || config.timeseries.has_value();
+    }
+    // D is measured in 3D boxes periodic on every axis, without walls.
+    static bool wants_diffusion(const Box<D>& box) {
         const bool bulk =
             std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
             box.walls.empty() && box.segments.empty();
-        return (D == 3 && bulk) || config.timeseries.has_value();
+        return D == 3 && bulk;
     }
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
@@ -419,8 +443,8 @@ class MeasuredPhase {
 
     double next_sample() const {
         return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_,
-                         snapshots_[0].next(start_), snapshots_[1].next(start_),
-                         checkpoints_.next()});
+                         windows_ ? windows_->next_time() : never, snapshots_[0].next(start_),
+                         snapshots_[1].next(start_), checkpoints_.next()});
     }
 
     // To the block's limits (until, limit), within the step's (step_until, step_limit).
@@ -477,6 +501,8 @@ class MeasuredPhase {
             if (!copy) copy = engine_.snapshot(now);
             return *copy;
         };
+        if (windows_ && windows_->next_time() == now)
+            windows_->sample_visit(positions_at(engine_, now));
         if (next_unwrap_ == now) {
             displacement_.sample(positions_at(engine_, now), now);
             double fastest = 0.0;
@@ -593,6 +619,7 @@ class MeasuredPhase {
     std::optional<TimeSeries> series_;
     std::vector<TimeSeriesRow> kept_rows_; // without files
     Displacement<D> displacement_;
+    std::optional<DiffusionWindows<D>> windows_; // D from many time origins (3D bulk)
     std::optional<PairCorrelation<D>> rdf_;
     Every frames_, rows_;
     // output.histogram and output.velocity_histogram with every (by HistogramVariable)

@@ -113,6 +113,16 @@ std::string summary_json(const Summary& s) {
             {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
             {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)},
             {"species", Json::array()}};
+        auto lag_json = [](const DiffusionLag& l) {
+            return Json{{"lag", number(l.lag)},
+                        {"pairs", l.pairs},
+                        {"D", number(l.D)},
+                        {"D_err", number(l.D_err)}};
+        };
+        j["diffusion"]["windows"] =
+            s.diffusion_windows ? lag_json(*s.diffusion_windows) : Json(nullptr);
+        j["diffusion"]["lags"] = Json::array();
+        for (const auto& l : s.diffusion_lags) j["diffusion"]["lags"].push_back(lag_json(l));
         for (const auto& sp : s.species_diffusion)
             j["diffusion"]["species"].push_back(
                 {{"name", sp.name}, {"D", number(sp.D)}, {"D_err", number(sp.D_err)}});
