@@ -623,11 +623,17 @@ class LiveRun final : public Simulation::Impl {
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
+                // `windows`: the longest lag with enough pairs, if it is at least five mean
+                // free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry
+                // the ballistic start)
                 for (const auto& l : measured->windows) {
                     s.diffusion_lags.push_back({l.lag, l.pairs, l.diffusion, l.error});
                     if (l.pairs >= DiffusionWindows<D>::least_pairs)
                         s.diffusion_windows = s.diffusion_lags.back();
                 }
+                if (s.diffusion_windows &&
+                    !(s.mean_free_time && s.diffusion_windows->lag >= 5.0 * *s.mean_free_time))
+                    s.diffusion_windows.reset();
                 for (std::uint32_t k = 0; k < species.size(); ++k) {
                     if (counts[k] == 0) continue;
                     const auto own = measured->displacement.diffusion(k);

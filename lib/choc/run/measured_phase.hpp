@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -193,13 +194,20 @@ class MeasuredPhase {
         // g(r) is averaged over the displacement's sampling times.
         if (wants_displacement(engine.box(), config) || rdf_) next_unwrap_ = start_;
         if (wants_diffusion(engine.box())) {
-            // windows of a sixteenth of the largest diameter at the rms speed (the first lag)
+            // The first lag: half the time to cross a diameter, or a dilute gas's mean free
+            // path 1 / (sqrt 2 pi n sigma^2) if longer, at the rms speed. Each sample reads
+            // every particle, so samples much closer than the mean free time would cost more
+            // than the collisions between them in a dilute gas.
             double v2 = 0.0;
             engine.visit(engine.time(), [&](std::uint32_t, const auto& p) { v2 += norm2(p.v); });
             const auto n = engine.particles().size();
             v2 /= static_cast<double>(n);
-            const double step =
-                engine.particles().table.largest_diameter() / (16.0 * std::sqrt(v2));
+            double volume = 1.0;
+            for (int a = 0; a < D; ++a) volume *= engine.box().length[a];
+            const double sigma = engine.particles().table.largest_diameter();
+            const double free_path = volume / (std::sqrt(2.0) * std::numbers::pi *
+                                               static_cast<double>(n) * sigma * sigma);
+            const double step = std::max(sigma, free_path) / (2.0 * std::sqrt(v2));
             if (v2 > 0.0 && std::isfinite(step) && start_ + step > start_)
                 windows_ = DiffusionWindows<D>::from_visit(engine.box(), n, step, start_,
                                                            positions_at(engine, start_));
