@@ -683,6 +683,12 @@ def case_diffusion_per_species(choc, root):
         diffusion = s["diffusion"]
         light, heavy = diffusion["species"]
         check(light["name"] == "light" and heavy["name"] == "heavy", f"species {diffusion['species']}")
+        # collision rates per pair of species: every collision counted once per partner
+        rows = s["species"]
+        check(close(sum(r["count"] * r["collision_rate"] for r in rows) / s["N"], s["collision_rate"], 1e-12)
+              and close(1000 * rows[0]["collision_rates"]["heavy"], 600 * rows[1]["collision_rates"]["light"], 1e-12)
+              and all(close(r["collision_rate"], sum(r["collision_rates"].values()), 1e-12) for r in rows),
+              f"species collision rates {rows}, collision_rate {s['collision_rate']}")
         mean = (1000 * light["D"] + 600 * heavy["D"]) / 1600
         check(close(diffusion["D"], mean, 1e-12), f"D {diffusion['D']} is not the species' mean {mean}")
         ratio = light["D"] / heavy["D"]

@@ -585,7 +585,7 @@ class Engine {
         kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
         kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
         tally_.virial += impulse.virial;
-        ++tally_.collisions;
+        tally_.pair_collision(pi.species, pj.species);
         log_.pair(origin_ + now_, id_[i], id_[j]);
         last_partner_[i] = j;
         last_partner_[j] = i;

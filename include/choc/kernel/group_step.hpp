@@ -208,7 +208,7 @@ class GroupStep {
                 ++tally.wall_collisions;
                 e.log_.wall(e.origin_ + e.now_, e.id_[c.a], c.b);
             } else {
-                ++tally.collisions;
+                tally.pair_collision(particles.state[c.a].species, particles.state[c.b].species);
                 e.log_.pair(e.origin_ + e.now_, e.id_[c.a], e.id_[c.b]);
                 tally.virial += dot(arm[n], result.impulses[n]);
             }

@@ -457,7 +457,7 @@ class StepEngine {
         const auto impulse = binary_collision(nearest_image(a.x - b.x), a.v, b.v, mi, mj,
                                               pair_restitution(i, j, tc));
         tally_.virial += impulse.virial;
-        ++tally_.collisions;
+        tally_.pair_collision(a.species, b.species);
         changed_flight(i, vi, tc, t1);
         changed_flight(j, vj, tc, t1);
         finish_flight(i, tc, t1);

@@ -30,6 +30,8 @@ struct Tally {
     std::vector<double> kinetic;      // current kinetic energy per species
     std::vector<double> kinetic_time; // its integral over time since `start`
     std::vector<double> since;        // when each species' integral was last brought up to date
+    // pair collisions per pair of species, [a * species + b] with a <= b
+    std::vector<std::uint64_t> pair_collisions;
 
     std::uint64_t events() const { return collisions + wall_collisions + crossings; }
 
@@ -39,6 +41,13 @@ struct Tally {
         kinetic = std::move(kinetic_now);
         kinetic_time.assign(kinetic.size(), 0.0);
         since.assign(kinetic.size(), now);
+        pair_collisions.assign(kinetic.size() * kinetic.size(), 0);
+    }
+
+    // A pair collision of species a and b.
+    void pair_collision(std::uint32_t a, std::uint32_t b) {
+        ++collisions;
+        ++pair_collisions[std::min(a, b) * kinetic.size() + std::max(a, b)];
     }
 
     // Species s changes kinetic energy by dk at time `now`.
@@ -73,6 +82,7 @@ inline void save_tally(ArchiveWriter& out, const Tally& t) {
     out.put(t.kinetic);
     out.put(t.kinetic_time);
     out.put(t.since);
+    out.put(t.pair_collisions);
 }
 inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
@@ -82,8 +92,9 @@ inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     in.get(t.kinetic);
     in.get(t.kinetic_time);
     in.get(t.since);
+    in.get(t.pair_collisions);
     if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
-        t.since.size() != species)
+        t.since.size() != species || t.pair_collisions.size() != species * species)
         throw ArchiveError("the state's tally does not match its species");
 }
 

@@ -13,6 +13,11 @@ struct SpeciesSummary {
     std::string name;
     std::uint64_t count = 0;
     std::optional<double> temperature;
+    // Pair collisions per particle of this species per unit time, with each species in
+    // the config's order (`collision_rates`), and in all (`collision_rate`); empty or null
+    // when sim_time is 0 or the species has no particle.
+    std::vector<double> collision_rates;
+    std::optional<double> collision_rate;
 };
 
 // D from pairs of consecutive windows of one length ("diffusion.lags").

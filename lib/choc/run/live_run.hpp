@@ -576,10 +576,13 @@ class LiveRun final : public Simulation::Impl {
             const double mean_kinetic =
                 s.sim_time > 0 ? engine_->kinetic_integral(k) / s.sim_time : engine_->kinetic(k);
             kinetic_total += mean_kinetic;
-            s.species.push_back({species[k].name, counts[k],
+            s.species.push_back({species[k].name,
+                                 counts[k],
                                  counts[k] ? std::optional(temperature(
                                                  mean_kinetic, static_cast<double>(counts[k]), D))
-                                           : std::nullopt});
+                                           : std::nullopt,
+                                 {},
+                                 std::nullopt});
         }
         s.temperature = temperature(kinetic_total, static_cast<double>(n), D);
 
@@ -588,6 +591,23 @@ class LiveRun final : public Simulation::Impl {
                 2.0 * static_cast<double>(t.collisions) / (static_cast<double>(n) * s.sim_time);
             s.mean_free_time = 1.0 / *s.collision_rate;
         }
+        // Per species a and partner b: collisions of an a with a b per a per unit time. A
+        // collision of two a's counts for both, so the rates of a sum to its collisions
+        // per particle per unit time, and the counts' mean over species is collision_rate.
+        if (s.sim_time > 0 && t.pair_collisions.size() == species.size() * species.size())
+            for (std::size_t a = 0; a < species.size(); ++a) {
+                if (counts[a] == 0) continue;
+                auto& sp = s.species[a];
+                sp.collision_rate = 0.0;
+                for (std::size_t b = 0; b < species.size(); ++b) {
+                    const auto c =
+                        t.pair_collisions[std::min(a, b) * species.size() + std::max(a, b)];
+                    const double rate = static_cast<double>(c) * (a == b ? 2.0 : 1.0) /
+                                        (static_cast<double>(counts[a]) * s.sim_time);
+                    sp.collision_rates.push_back(rate);
+                    *sp.collision_rate += rate;
+                }
+            }
         // The collision virial gives the bulk pressure of a periodic fluid; walls would add
         // their own momentum flux, which this version does not measure.
         // (none when the measured phase itself broke: its blocks were never closed)

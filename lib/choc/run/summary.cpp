@@ -93,9 +93,17 @@ std::string summary_json(const Summary& s) {
     j["pressure"] = s.Z ? Json{{"Z", number(s.Z)}, {"Z_err", number(s.Z_err)}} : Json(nullptr);
     j["collision_rate"] = number(s.collision_rate);
     Json species = Json::array();
-    for (const auto& sp : s.species)
+    for (const auto& sp : s.species) {
+        Json rates = Json::object();
+        for (std::size_t b = 0; b < sp.collision_rates.size(); ++b)
+            rates[s.species[b].name] = number(sp.collision_rates[b]);
         species.push_back(
-            {{"name", sp.name}, {"count", sp.count}, {"temperature", number(sp.temperature)}});
+            {{"name", sp.name},
+             {"count", sp.count},
+             {"temperature", number(sp.temperature)},
+             {"collision_rate", number(sp.collision_rate)},
+             {"collision_rates", sp.collision_rates.empty() ? Json(nullptr) : rates}});
+    }
     j["species"] = species;
     j["velocity_distribution"] = s.ks_distance && s.kurtosis
                                      ? Json{{"ks_distance", number(s.ks_distance)},
