@@ -120,3 +120,28 @@ TEST_CASE("a checkpoint continues the windows exactly") {
         CHECK(la[l].pairs == lb[l].pairs);
     }
 }
+
+TEST_CASE("beyond 4096 particles the tagged ones spread over all indices") {
+    // 5000 walkers at one speed in different directions: any subset gives D = 3 v^2 tau / 6.
+    const auto box = periodic_cube(edge);
+    const std::size_t n = 5000;
+    Walkers w(n);
+    std::vector<choc::Vec<3>> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double a = 0.7 * static_cast<double>(i), b = 0.3 * static_cast<double>(i);
+        v[i] = choc::Vec<3>{{std::sin(a) * std::cos(b), std::sin(a) * std::sin(b), std::cos(a)}};
+    }
+    const auto visit = [&](auto&& f) {
+        for (std::size_t i = n; i-- > 0;) f(i, box.wrap(w.x[i]), 0u); // any order
+    };
+    auto windows = choc::DiffusionWindows<3>::from_visit(box, n, 0.05, 0.0, visit);
+    REQUIRE(windows.tagged_count() == 4096);
+    CHECK(windows.tagged(0) == 0);
+    CHECK(windows.tagged(4095) == 4998); // 4095 * 5000 / 4096: the last indices are reached
+    for (int k = 1; k <= 64; ++k) {
+        for (std::size_t i = 0; i < n; ++i) w.x[i] += v[i] * 0.05;
+        windows.sample_visit(visit);
+    }
+    for (const auto& lag : windows.lags())
+        CHECK(lag.diffusion == doctest::Approx(3.0 * lag.lag / 6.0).epsilon(1e-10));
+}

@@ -106,6 +106,8 @@ TEST_CASE("each species' D from its own groups; empty groups are left out") {
         const double t = 0.5 * k;
         std::vector<double> r2(23);
         for (std::size_t i = 0; i < 23; ++i) r2[i] = 6.0 * (i < 20 ? 0.1 : 0.4) * t;
+        // species 0's groups 0 and 1 spread around its D (mean 0.1 over its 20 particles)
+        r2[0] *= 1.2, r2[16] *= 1.2, r2[1] *= 0.8, r2[17] *= 0.8;
         samples.add(t, r2, group, 0.0);
     }
     const auto a = samples.diffusion(0), b = samples.diffusion(1), all = samples.diffusion();
@@ -114,6 +116,13 @@ TEST_CASE("each species' D from its own groups; empty groups are left out") {
     CHECK(b->mean == doctest::Approx(0.4).epsilon(1e-12));
     // the overall D weighs every particle alike: (20 * 0.1 + 3 * 0.4) / 23
     CHECK(all->mean == doctest::Approx((20 * 0.1 + 3 * 0.4) / 23.0).epsilon(1e-12));
-    // every group of a species has the same slope: no spread
+    // species 1's groups have one slope: no spread; species 0's do spread
     CHECK(*b->error == doctest::Approx(0.0).epsilon(1e-12));
+    REQUIRE((a->error && all->error));
+    CHECK(*a->error > 0.0);
+    // the mixture's error: the species' errors combined, not the spread between species
+    const double wa = 20.0 / 23.0, wb = 3.0 / 23.0;
+    CHECK(*all->error == doctest::Approx(std::sqrt(wa * wa * *a->error * *a->error +
+                                                   wb * wb * *b->error * *b->error))
+                             .epsilon(1e-12));
 }

@@ -73,3 +73,33 @@ TEST_CASE("the Yeh-Hummer correction is xi kT / (6 pi eta L)") {
     CHECK(choc::enskog::yeh_hummer(2.0, 0.5, 10.0) ==
           doctest::Approx(4.0 * choc::enskog::yeh_hummer(1.0, 1.0, 10.0)).epsilon(1e-14));
 }
+
+TEST_CASE("viscosity and conductivity at a finite density: Enskog's brackets, term by term") {
+    // The brackets typed out here apart from the code (sigma = m = kT = 1), with the code's
+    // contact value (checked above): a wrong constant in either shows. Round-off only.
+    const double pi = std::numbers::pi;
+    {
+        const Fluid f{3, 6.0 * 0.3 / pi, 1.0, 1.0, 1.0}; // eta = 0.3, b rho = 1.2
+        const double g = choc::enskog::contact_value(3, 0.3);
+        CHECK(choc::enskog::shear_viscosity(f) ==
+              doctest::Approx(1.016 * 5.0 / 16.0 / root_pi *
+                              (1.0 / g + 0.8 * 1.2 + 0.7614 * g * 1.44))
+                  .epsilon(1e-12));
+        CHECK(choc::enskog::thermal_conductivity(f) ==
+              doctest::Approx(1.025 * 75.0 / 64.0 / root_pi *
+                              (1.0 / g + 1.2 * 1.2 + 0.7575 * g * 1.44))
+                  .epsilon(1e-12));
+    }
+    {
+        const Fluid f{2, 4.0 * 0.5 / pi, 1.0, 1.0, 1.0}; // phi = 0.5
+        const double g = choc::enskog::contact_value(2, 0.5);
+        CHECK(choc::enskog::shear_viscosity(f) ==
+              doctest::Approx(0.5 / root_pi * (1.0 / g + 1.0 + (1.0 + 8.0 / pi) * 0.25 * g))
+                  .epsilon(1e-12));
+        CHECK(choc::enskog::thermal_conductivity(f) ==
+              doctest::Approx(2.0 / root_pi * (1.0 / g + 1.5 + (2.25 + 4.0 / pi) * 0.25 * g))
+                  .epsilon(1e-12));
+        CHECK(choc::enskog::diffusion(f) ==
+              doctest::Approx(1.0 / (2.0 * (2.0 / pi)) / root_pi / g).epsilon(1e-12));
+    }
+}

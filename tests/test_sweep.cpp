@@ -165,8 +165,13 @@ TEST_CASE("sweep: refusals name the key") {
     CHECK(contains(message("collect = [\"pressure.Z\", \"pressure.Z\"]\n"), "collect[1]"));
     CHECK(contains(message("collect = [\"species[1].temperature\"]\n"), "collect[0]"));
     CHECK(message("collect = [\"provenance.seed\"]\n").empty()); // a number: allowed
-    // D beside its references: numbers of a run that has them
+    // D beside its references, per species and from windows; collision rates per species:
+    // numbers of a run that has them
     CHECK(message("collect = [\"diffusion.ratio\", \"diffusion.D_enskog\"]\n").empty());
+    CHECK(message("collect = [\"diffusion.species[0].D\", \"diffusion.windows.D\", "
+                  "\"diffusion.lags[0].D\"]\n")
+              .empty());
+    CHECK(message("collect = [\"species[0].collision_rate\"]\n").empty());
     // the event-driven engine's costs are numbers of an event-driven run
     CHECK(message("collect = [\"engine.pair_predictions\"]\n").empty());
     {

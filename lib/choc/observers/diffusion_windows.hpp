@@ -13,10 +13,12 @@
 // about T / (2 tau_l) pairs at level l: short lags are well sampled, long ones approach the
 // limit. The summary takes the longest lag with at least `least_pairs` pairs.
 //
-// Positions are unwrapped between samples with the minimum image, so the step (a sixteenth of
-// a diameter at the thermal speed, set by the caller) must stay far below half a box edge.
-// Only up to `most_tagged` particles are followed, evenly spread over the caller's indices:
-// beyond a few thousand, more particles add little that more windows do not.
+// Positions are unwrapped between samples with the minimum image, so the step (set by the
+// caller: measured_phase.hpp) must keep every flight between samples far below half a box
+// edge; largest_step() reports the worst, as a fraction of the edge.
+// Only up to `most_tagged` particles are followed, evenly spread over the caller's indices
+// (m n / tagged for m = 0, 1, ...): beyond a few thousand, more particles add little that
+// more windows do not.
 // Memory: 48 bytes per tagged particle and level (about 5 MB for 4096 particles, 24 levels).
 #pragma once
 
@@ -50,10 +52,10 @@ class DiffusionWindows {
     // positions at t0 `position(i)` gives.
     template <class Position>
     DiffusionWindows(const Box<D>& box, std::size_t n, double step, double t0, Position&& position)
-        : box_(box), step_(step), t0_(t0), stride_(std::max<std::size_t>(1, n / most_tagged)) {
+        : box_(box), step_(step), t0_(t0), n_(n) {
         const std::size_t tagged = std::min(n, most_tagged);
         last_.resize(tagged);
-        for (std::size_t m = 0; m < tagged; ++m) last_[m] = position(m * stride_);
+        for (std::size_t m = 0; m < tagged; ++m) last_[m] = position(this->tagged(m));
         unwrapped_.assign(tagged, Vec<D>{});
     }
 
@@ -70,14 +72,15 @@ class DiffusionWindows {
     template <class Visit>
     void sample_visit(Visit&& visit) {
         read(visit);
-        sample([&](std::size_t i) { return scratch_[i / stride_]; });
+        std::size_t m = 0;
+        sample([&](std::size_t) { return scratch_[m++]; }); // sample asks in order of m
     }
 
     double step() const { return step_; }
     // The time of the next sample.
     double next_time() const { return t0_ + static_cast<double>(samples_ + 1) * step_; }
-    // Caller's index of tagged particle m.
-    std::size_t tagged(std::size_t m) const { return m * stride_; }
+    // Caller's index of tagged particle m: m n / tagged, every index when n <= most_tagged.
+    std::size_t tagged(std::size_t m) const { return m * n_ / last_.size(); }
     std::size_t tagged_count() const { return last_.size(); }
 
     // The sample at next_time(): position(i) gives caller's particle i there.
@@ -155,8 +158,10 @@ class DiffusionWindows {
         in.get(largest_step_);
         in.get(last_);
         in.get(unwrapped_);
-        levels_.resize(in.get<std::uint64_t>());
-        bool fits = last_.size() == tagged && unwrapped_.size() == tagged && levels_.size() < 64;
+        const auto levels = in.get<std::uint64_t>();
+        if (levels >= 64) throw ArchiveError("the state's diffusion windows are damaged");
+        levels_.resize(levels);
+        bool fits = last_.size() == tagged && unwrapped_.size() == tagged;
         for (Level& v : levels_) {
             in.get(v.start);
             in.get(v.first);
@@ -171,11 +176,14 @@ class DiffusionWindows {
 
   private:
     // The tagged particles' positions from a visit, into scratch_.
+    // Caller's index i is tagged particle m = ceil(i tagged / n) when tagged(m) is i.
     template <class Visit>
     void read(Visit& visit) {
-        scratch_.resize(last_.size());
+        const std::size_t tagged_n = last_.size();
+        scratch_.resize(tagged_n);
         visit([&](std::size_t i, const Vec<D>& x, std::uint32_t) {
-            if (i % stride_ == 0 && i / stride_ < scratch_.size()) scratch_[i / stride_] = x;
+            const std::size_t m = (i * tagged_n + n_ - 1) / n_;
+            if (m < tagged_n && tagged(m) == i) scratch_[m] = x;
         });
     }
 
@@ -212,7 +220,7 @@ class DiffusionWindows {
 
     Box<D> box_;
     double step_, t0_;
-    std::size_t stride_;
+    std::size_t n_; // particles (caller's indices 0 .. n-1)
     std::uint64_t samples_ = 0;
     double largest_step_ = 0.0;
     std::vector<Vec<D>> last_;      // wrapped position at the last sample

@@ -1,6 +1,7 @@
 #include "choc/observers/displacement.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace choc {
 
@@ -37,6 +38,30 @@ std::optional<Estimate> diffusion_fit(int d, const std::vector<double>& times,
     }
     if (slopes.empty()) return std::nullopt;
     return weighted_mean(slopes, weights);
+}
+
+std::optional<Estimate> DisplacementSamples::diffusion() const {
+    const std::size_t species = group_size_.size() / groups_per_species;
+    if (species <= 1) return diffusion_fit(dimension_, times_, msd_, group_size_);
+    double total = 0.0;
+    for (const double size : group_size_) total += size;
+    Estimate all{0.0, 0.0};
+    for (std::size_t s = 0; s < species; ++s) {
+        double count = 0.0;
+        for (std::size_t g = s * groups_per_species; g < (s + 1) * groups_per_species; ++g)
+            count += group_size_[g];
+        if (count == 0.0) continue;
+        const auto own = diffusion(s);
+        if (!own) return std::nullopt;
+        const double w = count / total;
+        all.mean += w * own->mean;
+        if (all.error && own->error)
+            *all.error += w * w * *own->error * *own->error;
+        else
+            all.error.reset();
+    }
+    if (all.error) all.error = std::sqrt(*all.error);
+    return all;
 }
 
 void DisplacementSamples::add(double t, const std::vector<double>& r2,

@@ -65,9 +65,10 @@ class DisplacementSamples {
     double msd() const { return last_msd_; }
     // Largest |step component| / edge over periodic axes and all samples so far.
     double largest_step() const { return largest_step_; }
-    std::optional<Estimate> diffusion() const {
-        return diffusion_fit(dimension_, times_, msd_, group_size_);
-    }
+    // D of all particles. In a mixture, the species' own D weighted by their numbers, with
+    // their errors combined as independent: the spread between groups of different species
+    // is the species' real difference, not noise.
+    std::optional<Estimate> diffusion() const;
     // Species s's own D (its groups only).
     std::optional<Estimate> diffusion(std::size_t s) const {
         return diffusion_fit(dimension_, times_, msd_, group_size_, s * groups_per_species,

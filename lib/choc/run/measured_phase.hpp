@@ -198,8 +198,13 @@ class MeasuredPhase {
             // path 1 / (sqrt 2 pi n sigma^2) if longer, at the rms speed. Each sample reads
             // every particle, so samples much closer than the mean free time would cost more
             // than the collisions between them in a dilute gas.
-            double v2 = 0.0;
-            engine.visit(engine.time(), [&](std::uint32_t, const auto& p) { v2 += norm2(p.v); });
+            // It is also kept below an eighth of the shortest edge at the fastest speed, as the
+            // displacement's interval is, so that unwrapping with the nearest image holds.
+            double v2 = 0.0, fastest = 0.0;
+            engine.visit(engine.time(), [&](std::uint32_t, const auto& p) {
+                v2 += norm2(p.v);
+                fastest = std::max(fastest, norm(p.v));
+            });
             const auto n = engine.particles().size();
             v2 /= static_cast<double>(n);
             double volume = 1.0;
@@ -207,7 +212,8 @@ class MeasuredPhase {
             const double sigma = engine.particles().table.largest_diameter();
             const double free_path = volume / (std::sqrt(2.0) * std::numbers::pi *
                                                static_cast<double>(n) * sigma * sigma);
-            const double step = std::max(sigma, free_path) / (2.0 * std::sqrt(v2));
+            const double step = std::min(std::max(sigma, free_path) / (2.0 * std::sqrt(v2)),
+                                         displacement_interval(engine.box(), fastest));
             if (v2 > 0.0 && std::isfinite(step) && start_ + step > start_)
                 windows_ = DiffusionWindows<D>::from_visit(engine.box(), n, step, start_,
                                                            positions_at(engine, start_));
@@ -342,9 +348,18 @@ class MeasuredPhase {
         in.get(rdf_collisions_);
         in.get(frame_overlap_);
         displacement_.restore(in);
-        if (in.get<bool>() != windows_.has_value())
-            throw ArchiveError("the state's diffusion windows do not match the run");
-        if (windows_) windows_->restore(in);
+        // The windows exist when the saved phase began with particles moving, which the
+        // state now restored need not tell: follow the saved state.
+        if (!in.get<bool>()) {
+            windows_.reset();
+        } else {
+            if (!windows_ && wants_diffusion(engine_.box()))
+                windows_ =
+                    DiffusionWindows<D>::from_visit(engine_.box(), engine_.particles().size(), 1.0,
+                                                    start_, positions_at(engine_, engine_.time()));
+            if (!windows_) throw ArchiveError("the state's diffusion windows do not match the run");
+            windows_->restore(in); // (its step, origin and positions replace these)
+        }
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
         if (rdf_) rdf_->restore(in);
@@ -383,6 +398,13 @@ class MeasuredPhase {
             spdlog::warn("a particle moved {:.3g} of a box edge between two displacement "
                          "samples: the unwrapped mean-squared displacement may be wrong",
                          f.displacement.largest_step());
+        // (particles sped up after the step was set, in a field say): no lags at all
+        if (windows_ && windows_->largest_step() > 0.25) {
+            spdlog::warn("a particle moved {:.3g} of a box edge between two diffusion-window "
+                         "samples: diffusion.lags and diffusion.windows are left out",
+                         windows_->largest_step());
+            f.windows.clear();
+        }
         return f;
     }
 

@@ -52,9 +52,13 @@ nlohmann::json layout(const Config& config) {
         s.D = s.D_err = s.D_infinite = s.D_enskog = 1.0;
     s.momentum_initial.assign(static_cast<std::size_t>(config.dimension), 0.0);
     s.momentum_final = s.momentum_initial;
-    for (const auto& species : config.species)
+    for (const auto& species : config.species) {
         s.species.push_back(
             {species.name, 1, 1.0, std::vector<double>(config.species.size(), 1.0), 1.0});
+        s.species_diffusion.push_back({species.name, 1.0, 1.0});
+    }
+    s.diffusion_windows = DiffusionLag{1.0, 1, 1.0, 1.0};
+    s.diffusion_lags = {*s.diffusion_windows};
     if (config.integrator == Integrator::edmd) s.engine.emplace();
     if (config.integrator == Integrator::timestep) {
         s.timestep.emplace();
