@@ -84,7 +84,7 @@ TEST_CASE("a random walk: D within its error at every lag, the error shrinking w
     const double ratio = *windows.lags()[2].error / *error_at_1024;
     CHECK(ratio > 0.35);
     CHECK(ratio < 0.7);
-    const auto longest = windows.longest();
+    const auto longest = choc::DiffusionWindows<3>::longest(windows.lags());
     REQUIRE(longest);
     CHECK(longest->pairs >= 16);
     CHECK(longest->lag == doctest::Approx(step * 128)); // 4096 / 256 = 16 pairs

@@ -52,11 +52,8 @@ class DiffusionWindows {
     // positions at t0 `position(i)` gives.
     template <class Position>
     DiffusionWindows(const Box<D>& box, std::size_t n, double step, double t0, Position&& position)
-        : box_(box), step_(step), t0_(t0), n_(n) {
-        const std::size_t tagged = std::min(n, most_tagged);
-        last_.resize(tagged);
-        for (std::size_t m = 0; m < tagged; ++m) last_[m] = position(this->tagged(m));
-        unwrapped_.assign(tagged, Vec<D>{});
+        : DiffusionWindows(box, n, step, t0) {
+        for (std::size_t m = 0; m < last_.size(); ++m) last_[m] = position(tagged(m));
     }
 
     // The same from visit(f), which calls f(i, x_i, species_i) for every particle i in any
@@ -64,16 +61,10 @@ class DiffusionWindows {
     template <class Visit>
     static DiffusionWindows from_visit(const Box<D>& box, std::size_t n, double step, double t0,
                                        Visit&& visit) {
-        DiffusionWindows w(box, n, step, t0, [](std::size_t) { return Vec<D>{}; });
+        DiffusionWindows w(box, n, step, t0);
         w.read(visit);
         w.last_ = w.scratch_;
         return w;
-    }
-    template <class Visit>
-    void sample_visit(Visit&& visit) {
-        read(visit);
-        std::size_t m = 0;
-        sample([&](std::size_t) { return scratch_[m++]; }); // sample asks in order of m
     }
 
     double step() const { return step_; }
@@ -83,28 +74,18 @@ class DiffusionWindows {
     std::size_t tagged(std::size_t m) const { return m * n_ / last_.size(); }
     std::size_t tagged_count() const { return last_.size(); }
 
-    // The sample at next_time(): position(i) gives caller's particle i there.
+    // The sample at next_time(): position(i) gives caller's particle i there, or visit(f)
+    // calls f(i, x_i, species_i) for every particle i.
     template <class Position>
     void sample(Position&& position) {
-        ++samples_;
-        for (std::size_t m = 0; m < last_.size(); ++m) {
-            const Vec<D> x = position(tagged(m));
-            const Vec<D> step = box_.minimum_image(x - last_[m]);
-            for (int a = 0; a < D; ++a)
-                if (box_.periodic[a])
-                    largest_step_ = std::max(largest_step_, std::abs(step[a]) / box_.length[a]);
-            unwrapped_[m] += step;
-            last_[m] = x;
-        }
-        // every level whose window ends now: level l every 2^l samples
-        for (std::size_t l = 0; (samples_ & ((std::uint64_t{1} << l) - 1)) == 0; ++l) {
-            if (l == levels_.size()) {
-                if (samples_ != (std::uint64_t{1} << l)) break; // (cannot happen)
-                levels_.emplace_back();
-                levels_.back().start.assign(last_.size(), Vec<D>{}); // the origin: U = 0
-            }
-            end_window(l);
-        }
+        scratch_.resize(last_.size());
+        for (std::size_t m = 0; m < last_.size(); ++m) scratch_[m] = position(tagged(m));
+        advance();
+    }
+    template <class Visit>
+    void sample_visit(Visit&& visit) {
+        read(visit);
+        advance();
     }
 
     // D at every lag so far (level l: lag 2^l step), shortest first.
@@ -123,10 +104,10 @@ class DiffusionWindows {
         }
         return out;
     }
-    // The longest lag with at least least_pairs pairs; none if no lag has as many.
-    std::optional<Lag> longest() const {
+    // Of these lags, the longest with at least least_pairs pairs; none if no lag has as many.
+    static std::optional<Lag> longest(const std::vector<Lag>& lags) {
         std::optional<Lag> best;
-        for (const Lag& lag : lags())
+        for (const Lag& lag : lags)
             if (lag.pairs >= least_pairs) best = lag;
         return best;
     }
@@ -175,6 +156,33 @@ class DiffusionWindows {
     }
 
   private:
+    DiffusionWindows(const Box<D>& box, std::size_t n, double step, double t0)
+        : box_(box), step_(step), t0_(t0), n_(n), last_(std::min(n, most_tagged)),
+          unwrapped_(last_.size()) {}
+
+    // The sample whose tagged positions scratch_ holds: unwrapped with the nearest image.
+    void advance() {
+        ++samples_;
+        for (std::size_t m = 0; m < last_.size(); ++m) {
+            const Vec<D> x = scratch_[m];
+            const Vec<D> step = box_.minimum_image(x - last_[m]);
+            for (int a = 0; a < D; ++a)
+                if (box_.periodic[a])
+                    largest_step_ = std::max(largest_step_, std::abs(step[a]) / box_.length[a]);
+            unwrapped_[m] += step;
+            last_[m] = x;
+        }
+        // every level whose window ends now: level l every 2^l samples
+        for (std::size_t l = 0; (samples_ & ((std::uint64_t{1} << l) - 1)) == 0; ++l) {
+            if (l == levels_.size()) {
+                if (samples_ != (std::uint64_t{1} << l)) break; // (cannot happen)
+                levels_.emplace_back();
+                levels_.back().start.assign(last_.size(), Vec<D>{}); // the origin: U = 0
+            }
+            end_window(l);
+        }
+    }
+
     // The tagged particles' positions from a visit, into scratch_.
     // Caller's index i is tagged particle m = ceil(i tagged / n) when tagged(m) is i.
     template <class Visit>

@@ -104,8 +104,7 @@ class Displacement {
     // `sample`); n = 0 keeps no record (and takes no sample).
     template <class Visit>
     Displacement(const Box<D>& box, std::size_t n, std::size_t species, Visit&& visit, double t0)
-        : box_(box), t0_(t0), last_(n), moved_(n),
-          samples_(D, std::vector<double>(n > 0 ? species * most_groups : 0, 0.0)) {
+        : box_(box), t0_(t0), last_(n), moved_(n), samples_(D, {}) {
         if (n == 0) return;
         std::vector<double> size(species * most_groups, 0.0);
         visit([&](std::size_t i, const Vec<D>& x, std::uint32_t s) {
@@ -118,7 +117,7 @@ class Displacement {
         : Displacement(box, start.size(), start.table.size(), positions_of(start), t0) {}
 
     // Positions of the same particles at time t, later than the last sample: `visit(f)`
-    // calls f(i, x_i) once for every particle i (caller's index), in any order.
+    // calls f(i, x_i, species_i) once for every particle i (caller's index), in any order.
     template <PositionVisit<D> Visit>
     void sample(Visit&& visit, double t) {
         if (!due(t)) return;

@@ -646,14 +646,13 @@ class LiveRun final : public Simulation::Impl {
                 // `windows`: the longest lag with enough pairs, if it is at least five mean
                 // free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry
                 // the ballistic start)
-                for (const auto& l : measured->windows) {
-                    s.diffusion_lags.push_back({l.lag, l.pairs, l.diffusion, l.error});
-                    if (l.pairs >= DiffusionWindows<D>::least_pairs)
-                        s.diffusion_windows = s.diffusion_lags.back();
-                }
-                if (s.diffusion_windows &&
-                    !(s.mean_free_time && s.diffusion_windows->lag >= 5.0 * *s.mean_free_time))
-                    s.diffusion_windows.reset();
+                auto lag = [](const auto& l) {
+                    return DiffusionLag{l.lag, l.pairs, l.diffusion, l.error};
+                };
+                for (const auto& l : measured->windows) s.diffusion_lags.push_back(lag(l));
+                const auto longest = DiffusionWindows<D>::longest(measured->windows);
+                if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
+                    s.diffusion_windows = lag(*longest);
                 for (std::uint32_t k = 0; k < species.size(); ++k) {
                     if (counts[k] == 0) continue;
                     const auto own = measured->displacement.diffusion(k);
@@ -661,7 +660,7 @@ class LiveRun final : public Simulation::Impl {
                                                    own ? std::optional(own->mean) : std::nullopt,
                                                    own ? own->error : std::nullopt});
                 }
-                if (const auto fluid = enskog_fluid(s.temperature)) {
+                if (const auto fluid = enskog_fluid(s.temperature, counts)) {
                     s.D_enskog = enskog::diffusion(*fluid);
                     if (const auto edge = cube_edge(engine_->box()))
                         s.D_infinite =
@@ -675,13 +674,14 @@ class LiveRun final : public Simulation::Impl {
         return s;
     }
 
-    // The fluid Enskog's values describe (observers/enskog.hpp): one species present, every
-    // collision elastic, no field; at temperature kT. Otherwise none.
-    std::optional<enskog::Fluid> enskog_fluid(double kT) const {
+    // The fluid Enskog's values describe (observers/enskog.hpp): one species present (of
+    // these counts per species), every collision elastic, no field; at temperature kT.
+    // Otherwise none.
+    std::optional<enskog::Fluid> enskog_fluid(double kT,
+                                              const std::vector<std::uint64_t>& counts) const {
         const auto& species = engine_->particles().table.species;
-        std::vector<bool> present(species.size(), false);
-        for (const auto& p : engine_->particles().state) present[p.species] = true;
-        if (std::count(present.begin(), present.end(), true) != 1) return std::nullopt;
+        if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) != 1)
+            return std::nullopt;
         const bool elastic =
             config_.restitution == 1.0 &&
             std::all_of(config_.pair_restitution.begin(), config_.pair_restitution.end(),
@@ -691,7 +691,8 @@ class LiveRun final : public Simulation::Impl {
                                                [](double g) { return g != 0.0; });
         if (!elastic || field || !(kT > 0.0)) return std::nullopt;
         const auto& s = species[static_cast<std::size_t>(
-            std::find(present.begin(), present.end(), true) - present.begin())];
+            std::find_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) -
+            counts.begin())];
         double volume = 1.0;
         for (int a = 0; a < D; ++a) volume *= engine_->box().length[a];
         return enskog::Fluid{D, static_cast<double>(engine_->particles().size()) / volume,
