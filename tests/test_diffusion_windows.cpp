@@ -51,7 +51,7 @@ TEST_CASE("straight flights: D at lag tau is 3 |v|^2 tau / (2 d), across periodi
         const double tau = step * std::ldexp(1.0, static_cast<int>(l));
         CHECK(lags[l].lag == doctest::Approx(tau).epsilon(1e-15));
         CHECK(lags[l].pairs == (256u >> (l + 1)));
-        CHECK(lags[l].diffusion == doctest::Approx(3.0 * v2 * tau / 6.0).epsilon(1e-10));
+        CHECK(lags[l].value == doctest::Approx(3.0 * v2 * tau / 6.0).epsilon(1e-10));
     }
     CHECK(windows.largest_step() == doctest::Approx(0.2 / edge));
 }
@@ -77,7 +77,7 @@ TEST_CASE("a random walk: D within its error at every lag, the error shrinking w
         REQUIRE(lag.error);
         // four standard errors: a fixed seed, and a bound that a wrong estimator (a 2 D t
         // offset, a factor 2) would break by far more at the short lags' small errors
-        CHECK(std::abs(lag.diffusion - d_true) < 4.0 * *lag.error);
+        CHECK(std::abs(lag.value - d_true) < 4.0 * *lag.error);
     }
     // four times as many pairs at lag 4 step: about half the error
     REQUIRE(error_at_1024);
@@ -116,7 +116,7 @@ TEST_CASE("a checkpoint continues the windows exactly") {
     const auto la = a.lags(), lb = b->lags();
     REQUIRE(la.size() == lb.size());
     for (std::size_t l = 0; l < la.size(); ++l) {
-        CHECK(la[l].diffusion == lb[l].diffusion);
+        CHECK(la[l].value == lb[l].value);
         CHECK(la[l].pairs == lb[l].pairs);
     }
 }
@@ -143,5 +143,5 @@ TEST_CASE("beyond 4096 particles the tagged ones spread over all indices") {
         windows.sample_visit(visit);
     }
     for (const auto& lag : windows.lags())
-        CHECK(lag.diffusion == doctest::Approx(3.0 * lag.lag / 6.0).epsilon(1e-10));
+        CHECK(lag.value == doctest::Approx(3.0 * lag.lag / 6.0).epsilon(1e-10));
 }

@@ -647,7 +647,7 @@ class LiveRun final : public Simulation::Impl {
                 // free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry
                 // the ballistic start)
                 auto lag = [](const auto& l) {
-                    return DiffusionLag{l.lag, l.pairs, l.diffusion, l.error};
+                    return DiffusionLag{l.lag, l.pairs, l.value, l.error};
                 };
                 for (const auto& l : measured->windows) s.diffusion_lags.push_back(lag(l));
                 const auto longest = DiffusionWindows<D>::longest(measured->windows);
