@@ -220,6 +220,16 @@ The run summary so far with exactly the keys of the summary JSON of choc run
             "g(r) averaged over the measured phase so far (columns r, g), or None unless the "
             "config sets output.rdf")
         .def(
+            "vacf",
+            [](const PySimulation& s, bool frame) -> py::object {
+                auto m = s.measurements();
+                if (!m.vacf) return py::none();
+                return columns(*m.vacf, frame);
+            },
+            py::arg("frame") = false,
+            "the velocity autocorrelation so far (columns lag, vacf, vacf_err, normalized, "
+            "origins), or None unless the config sets output.vacf")
+        .def(
             "timeseries",
             [](const PySimulation& s, bool frame) -> py::object {
                 auto m = s.measurements();

@@ -45,8 +45,10 @@ def physics(summary):
 
 @pytest.fixture
 def small3d():
-    """A 3D gas of 500 spheres with a time series and g(r), 4 time units."""
+    """A 3D gas of 500 spheres with a time series, g(r) and the velocity autocorrelation,
+    4 time units."""
     return data("examples", "gas3d.toml"), [
         "species.0.count=500", "run.time=4", "run.equilibrate=1",
         "output.trajectory.every=1",
-        'output.timeseries={path="series.csv", every=0.25}', 'output.rdf="rdf.csv"']
+        'output.timeseries={path="series.csv", every=0.25}', 'output.rdf="rdf.csv"',
+        'output.vacf="vacf.csv"']

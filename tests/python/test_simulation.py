@@ -36,6 +36,11 @@ def test_3d_gas_same_as_cli(small3d, tmp_path):
     rdf = np.genfromtxt(tmp_path / "rdf.csv", delimiter=",", names=True)
     got = sim.rdf()
     assert np.array_equal(got["r"], rdf["r"]) and np.array_equal(got["g"], rdf["g"])
+    vacf = np.genfromtxt(tmp_path / "vacf.csv", delimiter=",", names=True)
+    got = sim.vacf()
+    assert list(got) == list(vacf.dtype.names)
+    for name in vacf.dtype.names:
+        np.testing.assert_array_equal(got[name], vacf[name])
     with open(tmp_path / "series.csv") as f:
         rows = np.genfromtxt([line for line in f if not line.startswith("#")], delimiter=",",
                              names=True)

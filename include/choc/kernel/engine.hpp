@@ -38,6 +38,7 @@
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
+#include "choc/kernel/flux_tally.hpp"
 #include "choc/kernel/group_step.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
@@ -88,6 +89,7 @@ class Engine {
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
         tally_.reset(0.0, kinetic_per_species());
+        reset_fluxes();
         ledger_ = ledger();
     }
 
@@ -126,6 +128,7 @@ class Engine {
     // Starts the measured phase: counts, virial and energy integrals from zero.
     void reset_tally() {
         tally_.reset(now_, kinetic_per_species());
+        reset_fluxes();
         ledger_ = ledger(); // the drag integral starts again from zero
         collision_energy_since_check_ = 0.0;
     }
@@ -194,6 +197,15 @@ class Engine {
         return p;
     }
     const Tally& tally() const { return tally_; }
+    // The momentum and energy fluxes integrated over the measured phase (flux_tally.hpp),
+    // kept in a box periodic on every axis without walls, segments or a field; otherwise
+    // none.
+    const FluxTally<D>* fluxes() const { return fluxes_ ? &flux_ : nullptr; }
+    // Their moments G and H now; none unless they are kept.
+    std::optional<FluxMoments<D>> flux_moments() const {
+        if (!fluxes_) return std::nullopt;
+        return flux_.moments(now_);
+    }
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
     std::size_t grids() const { return levels_.size(); }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
@@ -290,6 +302,7 @@ class Engine {
         out.put(collision_energy_since_check_);
         out.tag(archive_tag + 2);
         save_tally(out, tally_);
+        flux_.save(out);
         out.put(now_);
         out.put(stopped_at_);
         out.put(origin_);
@@ -341,6 +354,7 @@ class Engine {
         momentum_conserved_ =
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+        fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
         maintain_every_ =
             settings_.maintain_every > 0
                 ? settings_.maintain_every
@@ -579,7 +593,9 @@ class Engine {
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
+        const Vec<D> vi = pi.v, vj = pj.v;
         const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+        if (fluxes_) flux_.collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
         collided(i);
         collided(j);
         kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
@@ -606,7 +622,9 @@ class Engine {
         const double m = particles_.mass(i);
         const double k = kinetic_energy(m, p.v);
         wall.restitution = wall_restitution(i, w);
+        if (fluxes_) flux_leave(i);
         wall_collision(wall, p.v, m);
+        if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
         collided(i);
         kinetic_change(p.species, kinetic_energy(m, p.v) - k);
         ++tally_.wall_collisions;
@@ -816,6 +834,20 @@ class Engine {
     // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
     // energy is constant between collisions and the tally integrates it per species; with
     // one, `advance` integrates each flight instead.
+    // Particle i's velocity is about to change at now: the flux integrals up to now, and
+    // its share of the streaming sums out (the caller puts the new one in).
+    void flux_leave(std::uint32_t i) {
+        flux_.advance(now_);
+        flux_.add(particles_.mass(i), particles_.state[i].v, -1.0);
+    }
+    // The flux integrals from zero at now, the streaming sums from the particles.
+    void reset_fluxes() {
+        flux_.reset(now_);
+        if (!fluxes_) return;
+        for (std::uint32_t i = 0; i < particles_.size(); ++i)
+            flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
+    }
+
     void kinetic_change(std::uint32_t s, double dk) {
         tally_.collision_energy += dk;
         collision_energy_since_check_ += dk;
@@ -1126,6 +1158,7 @@ class Engine {
             s.crossing_time -= shift;
         }
         for (auto& t : tally_.since) t -= shift;
+        flux_.shift(shift);
         for (auto& t : last_collision_) t -= shift;
         tally_.start -= shift;
         calendar_.shift(shift);
@@ -1155,6 +1188,7 @@ class Engine {
         in.get(collision_energy_since_check_);
         in.expect(archive_tag + 2, "schedule");
         restore_tally(in, tally_, particles_.table.size());
+        flux_.restore(in);
         in.get(now_);
         in.get(stopped_at_);
         in.get(origin_);
@@ -1210,6 +1244,8 @@ class Engine {
     Stencil near_;
     typename Cells<D>::WideStencil wide_; // a finer grid's near cells (cell_levels.hpp)
     Tally tally_;
+    FluxTally<D> flux_;
+    bool fluxes_ = false; // flux_ is kept (fluxes())
     Log log_;
     bool retired_ = false;             // retire(): the event loop's arrays are gone
     std::size_t retired_bytes_ = 0;    // memory_bytes() just before

@@ -188,6 +188,13 @@ class GroupStep {
         }
         const GroupResult<D> result = solver_.resolve(bodies, contacts);
         auto& tally = e.tally_;
+        if (e.fluxes_) {
+            e.flux_.advance(e.now_);
+            for (std::size_t n = 0; n < component.bodies.size(); ++n) {
+                e.flux_.add(bodies[n].mass, bodies[n].velocity, -1.0);
+                e.flux_.add(bodies[n].mass, result.velocities[n], 1.0);
+            }
+        }
         ++tally.groups;
         if (result.singular) ++tally.singular_groups;
         if (result.fallback || result.unresolved) ++tally.fallback_groups;
@@ -211,6 +218,14 @@ class GroupStep {
                 tally.pair_collision(particles.state[c.a].species, particles.state[c.b].species);
                 e.log_.pair(e.origin_ + e.now_, e.id_[c.a], e.id_[c.b]);
                 tally.virial += dot(arm[n], result.impulses[n]);
+                if (e.fluxes_) {
+                    // each body's mean velocity over the step: (v + v') / 2
+                    const auto mean = [&](std::uint32_t body) {
+                        return 0.5 * (bodies[body].velocity + result.velocities[body]);
+                    };
+                    const GroupContact<D>& k = contacts[n];
+                    e.flux_.contact(arm[n], result.impulses[n], mean(k.a), mean(k.b));
+                }
             }
         }
     }

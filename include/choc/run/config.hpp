@@ -124,7 +124,8 @@ struct Config {
     std::optional<PeriodicOutput> timeseries;
     std::optional<HistogramOutput> histogram;          // speed histogram (CSV)
     std::optional<HistogramOutput> velocity_histogram; // x-velocity histogram (CSV)
-    std::optional<std::string> rdf; // g(r) averaged over the measured phase (CSV)
+    std::optional<std::string> rdf;  // g(r) averaged over the measured phase (CSV)
+    std::optional<std::string> vacf; // velocity autocorrelation function (CSV)
     std::optional<CheckpointOutput> checkpoint;
 
     std::string source; // the config file's path, for messages

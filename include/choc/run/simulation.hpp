@@ -42,13 +42,14 @@ struct ParticleArrays {
 // The measurements of the run so far, as the files `choc run` writes them (CSV text), so
 // that columns and numbers are the CLI's own: speed and x-velocity histograms of the
 // current state, g(r) (config output.rdf), the time series (config output.timeseries,
-// rows kept in memory); and the displacement samples (time since the phase began, MSD).
+// rows kept in memory), the velocity autocorrelation (config output.vacf); and the
+// displacement samples (time since the phase began, MSD).
 struct Measurements {
     std::string speed_histogram, velocity_histogram;
     // the histogram series' CSVs with the state now as the last snapshot (output.histogram
     // and output.velocity_histogram with every; none otherwise)
     std::optional<std::string> speed_histogram_series, velocity_histogram_series;
-    std::optional<std::string> rdf, timeseries;
+    std::optional<std::string> rdf, timeseries, vacf;
     std::vector<double> msd_times, msd;
 };
 

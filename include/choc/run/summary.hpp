@@ -20,12 +20,21 @@ struct SpeciesSummary {
     std::optional<double> collision_rate;
 };
 
-// D from pairs of consecutive windows of one length ("diffusion.lags").
-struct DiffusionLag {
+// A transport coefficient from pairs of consecutive windows of one length ("diffusion.lags",
+// "shear_viscosity.lags", "thermal_conductivity.lags").
+struct WindowLag {
     double lag = 0.0;
     std::uint64_t pairs = 0;
-    double D = 0.0;
-    std::optional<double> D_err;
+    double value = 0.0;
+    std::optional<double> error;
+};
+
+// Shear viscosity or thermal conductivity from its Einstein–Helfand moment.
+struct TransportCoefficient {
+    std::optional<double> value, error; // `windows`' value, unless 2D or too short a run
+    std::optional<double> enskog;       // Enskog's value: one species only
+    std::vector<WindowLag> lags;
+    std::optional<WindowLag> windows; // the longest lag with enough pairs
 };
 
 // One species' own self-diffusion coefficient ("diffusion.species").
@@ -87,7 +96,9 @@ struct Summary {
     std::vector<double> momentum_initial, momentum_final;
     double temperature = 0.0;
     double max_overlap = 0.0;
-    std::optional<double> Z, Z_err;       // "pressure": null unless Z is known
+    std::optional<double> Z, Z_err; // "pressure": null unless Z is known
+    // "pressure.tensor": d x d, kinetic and collisional, of a bulk fluid; empty otherwise
+    std::vector<std::vector<double>> pressure_tensor, pressure_tensor_err;
     std::optional<double> collision_rate; // null when sim_time == 0
     std::vector<SpeciesSummary> species;
     // "velocity_distribution": null unless known
@@ -98,9 +109,10 @@ struct Summary {
     // shear viscosity) and Enskog's D, for an elastic one-species fluid; null otherwise.
     std::optional<double> D_infinite, D_enskog;
     std::vector<SpeciesDiffusion> species_diffusion; // one per species with particles
-    std::vector<DiffusionLag> diffusion_lags;        // D from many time origins, per lag
-    std::optional<DiffusionLag> diffusion_windows;   // the longest lag with enough pairs
-    std::optional<SteppingSummary> timestep;         // null for an event-driven run
+    std::vector<WindowLag> diffusion_lags;           // D from many time origins, per lag
+    std::optional<WindowLag> diffusion_windows;      // the longest lag with enough pairs
+    std::optional<TransportCoefficient> shear_viscosity, thermal_conductivity;
+    std::optional<SteppingSummary> timestep; // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
     bool collapsed = false;   // stopped by an inelastic collapse before its end

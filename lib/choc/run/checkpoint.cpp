@@ -58,7 +58,8 @@ bool may_differ(const std::string& key, bool in_both) {
         return true;
     if (!in_both || key.rfind("output.", 0) != 0) return false;
     return key == "output.summary" || key == "output.histogram" ||
-           key == "output.velocity_histogram" || key == "output.rdf" || key.ends_with(".path");
+           key == "output.velocity_histogram" || key == "output.rdf" || key == "output.vacf" ||
+           key.ends_with(".path");
 }
 
 } // namespace

@@ -27,8 +27,9 @@ namespace choc {
 // 5: size-disperse particles have a cell grid per level of sizes, each saved;
 // 6: the displacement's mean-squared displacements are kept in 16 groups per species, and
 //    the measured phase holds the diffusion windows;
-// 7: the diffusion windows keep their lags in a window ladder (with its moments' origin)
-inline constexpr std::uint32_t checkpoint_format = 7;
+// 7: the diffusion windows keep their lags in a window ladder (with its moments' origin);
+// 8: the engine keeps the flux integrals, the measured phase the transport windows
+inline constexpr std::uint32_t checkpoint_format = 8;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

@@ -554,7 +554,7 @@ std::optional<HistogramOutput> histogram_output(const Section& output, std::stri
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
     output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf",
-                  "checkpoint"});
+                  "vacf", "checkpoint"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
@@ -579,6 +579,9 @@ void read_output(const Section& root, Config& config) {
         output.fail("rdf", "needs a box without [[walls]] (g(r) is normalised by the bulk "
                            "density)");
 
+    config.vacf = output.string("vacf");
+    if (config.vacf && config.vacf->empty()) output.fail("vacf", "must not be empty");
+
     // Every output its own file: two outputs on one path would overwrite each other.
     namespace fs = std::filesystem;
     std::vector<std::pair<std::string, std::string>> paths{{"output.summary", config.summary}};
@@ -602,6 +605,7 @@ std::vector<std::pair<std::string, std::string>> output_paths(const Config& conf
     for (const auto& histogram : {config.histogram, config.velocity_histogram})
         if (histogram) paths.emplace_back(histogram->key, histogram->path);
     if (config.rdf) paths.emplace_back("output.rdf", *config.rdf);
+    if (config.vacf) paths.emplace_back("output.vacf", *config.vacf);
     return paths;
 }
 

@@ -266,6 +266,7 @@ class LiveRun final : public Simulation::Impl {
         m.velocity_histogram_series = phase_->histogram_series(HistogramVariable::vx, speeds);
         const auto measured = phase_->finished(final);
         if (measured.rdf) m.rdf = measured.rdf->csv();
+        m.vacf = phase_->vacf_csv();
         if (config_.timeseries) {
             std::string text = timeseries_columns(names);
             for (const auto& row : phase_->rows()) text += timeseries_line(row);
@@ -311,6 +312,9 @@ class LiveRun final : public Simulation::Impl {
                   phase_->histogram_series(HistogramVariable::vx, velocities)
                       .value_or(component_histogram_csv(velocities, names)));
         if (config_.rdf && measured.rdf) stage("output.rdf", *config_.rdf, measured.rdf->csv());
+        if (config_.vacf)
+            stage("output.vacf", *config_.vacf,
+                  phase_->vacf_csv().value_or("lag,vacf,vacf_err,normalized,origins\n"));
 
         const Tally& t = engine_->tally();
         spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} "
@@ -637,8 +641,18 @@ class LiveRun final : public Simulation::Impl {
             return s;
         }
         // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
-        // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), and walls confine
-        // the walk.
+        // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), so only the lags
+        // are reported, each a finite-time value; walls confine the walk.
+        if (D == 2 && !has_walls_ && !measured->windows.empty()) {
+            for (const auto& l : measured->windows)
+                s.diffusion_lags.push_back({l.lag, l.pairs, l.value, l.error});
+            const auto longest = DiffusionWindows<D>::longest(measured->windows);
+            if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
+                s.diffusion_windows =
+                    WindowLag{longest->lag, longest->pairs, longest->value, longest->error};
+            if (const auto fluid = enskog_fluid(s.temperature, counts))
+                s.D_enskog = enskog::diffusion(*fluid);
+        }
         if (D == 3 && !has_walls_)
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
@@ -647,7 +661,7 @@ class LiveRun final : public Simulation::Impl {
                 // free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry
                 // the ballistic start)
                 auto lag = [](const auto& l) {
-                    return DiffusionLag{l.lag, l.pairs, l.value, l.error};
+                    return WindowLag{l.lag, l.pairs, l.value, l.error};
                 };
                 for (const auto& l : measured->windows) s.diffusion_lags.push_back(lag(l));
                 const auto longest = DiffusionWindows<D>::longest(measured->windows);
@@ -668,10 +682,84 @@ class LiveRun final : public Simulation::Impl {
                             enskog::yeh_hummer(fluid->kT, enskog::shear_viscosity(*fluid), *edge);
                 }
             }
+        transport_summary(s, counts);
         s.interrupted = phase_->interrupted();
         s.provenance = provenance(config_, options_, started_);
         s.provenance.finished = utc_now();
         return s;
+    }
+
+    // Shear viscosity, heat conduction and the pressure tensor of a bulk fluid (the engine
+    // keeps the flux integrals: event-driven, every axis periodic, no walls, no field).
+    // The coefficients need every collision elastic (an equilibrium to fluctuate about);
+    // the conductivity also one species (transport_windows.hpp). Their `windows` entry is
+    // the shortest lag of at least ten mean free times with enough pairs: the fluxes forget
+    // their start within a few (the bias of a pair of windows of length tau is about
+    // (t_c / tau) exp(-tau / t_c) for a flux correlated over t_c), while the error grows as
+    // the square root of the lag. It gives the value, except in 2D, where the coefficients
+    // grow with the lag without limit (docs/PHYSICS.md).
+    void transport_summary(Summary& s, const std::vector<std::uint64_t>& counts) const {
+        const auto& transport = phase_->transport();
+        if (!transport || !(s.sim_time > 0.0)) return;
+        std::optional<FluxMoments<D>> moments;
+        if constexpr (requires(const EngineT& e) { e.flux_moments(); })
+            moments = engine_->flux_moments();
+        if (!moments) return;
+        double volume = 1.0;
+        for (int a = 0; a < D; ++a) volume *= engine_->box().length[a];
+        // the pressure tensor over the measured phase, beside Z
+        if (s.Z) {
+            const auto p = transport->pressure(*moments, engine_->time(), volume);
+            const auto e = transport->pressure_error(volume);
+            constexpr auto ab = FluxTally<D>::axes();
+            s.pressure_tensor.assign(D, std::vector<double>(D, 0.0));
+            if (e) s.pressure_tensor_err = s.pressure_tensor;
+            for (std::size_t c = 0; c < ab.size(); ++c) {
+                const auto [a, b] = ab[c];
+                s.pressure_tensor[a][b] = s.pressure_tensor[b][a] = p[c];
+                if (e) s.pressure_tensor_err[a][b] = s.pressure_tensor_err[b][a] = (*e)[c];
+            }
+        }
+        if (!elastic_without_field() || !(s.temperature > 0.0)) return;
+        const auto fluid = enskog_fluid(s.temperature, counts);
+        auto coefficient = [&](const std::vector<WindowLag>& lags, std::optional<double> enskog) {
+            TransportCoefficient c;
+            c.lags = lags;
+            for (const WindowLag& l : lags)
+                if (!c.windows && s.mean_free_time && l.lag >= 10.0 * *s.mean_free_time &&
+                    l.pairs >= WindowLadder<double>::least_pairs)
+                    c.windows = l;
+            if (D == 3 && c.windows) {
+                c.value = c.windows->value;
+                c.error = c.windows->error;
+            }
+            c.enskog = enskog;
+            return c;
+        };
+        auto lags = [](const auto& ladder) {
+            std::vector<WindowLag> out;
+            for (const auto& l : ladder) out.push_back({l.lag, l.pairs, l.value, l.error});
+            return out;
+        };
+        s.shear_viscosity =
+            coefficient(lags(transport->viscosity(volume, s.temperature)),
+                        fluid ? std::optional(enskog::shear_viscosity(*fluid)) : std::nullopt);
+        if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) == 1)
+            s.thermal_conductivity = coefficient(
+                lags(transport->conductivity(volume, s.temperature)),
+                fluid ? std::optional(enskog::thermal_conductivity(*fluid)) : std::nullopt);
+    }
+
+    // Every collision elastic and no field: a fluid in equilibrium.
+    bool elastic_without_field() const {
+        const bool elastic =
+            config_.restitution == 1.0 &&
+            std::all_of(config_.pair_restitution.begin(), config_.pair_restitution.end(),
+                        [](const PairRestitution& p) { return p.restitution == 1.0; });
+        const bool field =
+            config_.drag != 0.0 || std::any_of(config_.gravity.begin(), config_.gravity.end(),
+                                               [](double g) { return g != 0.0; });
+        return elastic && !field;
     }
 
     // The fluid Enskog's values describe (observers/enskog.hpp): one species present (of
@@ -682,14 +770,7 @@ class LiveRun final : public Simulation::Impl {
         const auto& species = engine_->particles().table.species;
         if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) != 1)
             return std::nullopt;
-        const bool elastic =
-            config_.restitution == 1.0 &&
-            std::all_of(config_.pair_restitution.begin(), config_.pair_restitution.end(),
-                        [](const PairRestitution& p) { return p.restitution == 1.0; });
-        const bool field =
-            config_.drag != 0.0 || std::any_of(config_.gravity.begin(), config_.gravity.end(),
-                                               [](double g) { return g != 0.0; });
-        if (!elastic || field || !(kT > 0.0)) return std::nullopt;
+        if (!elastic_without_field() || !(kT > 0.0)) return std::nullopt;
         const auto& s = species[static_cast<std::size_t>(
             std::find_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) -
             counts.begin())];

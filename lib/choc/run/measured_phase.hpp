@@ -26,10 +26,13 @@
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/diffusion_windows.hpp"
 #include "choc/observers/displacement.hpp"
+#include "choc/observers/enskog.hpp"
 #include "choc/observers/histogram_series.hpp"
 #include "choc/observers/pair_correlation.hpp"
 #include "choc/observers/pressure.hpp"
 #include "choc/observers/time_series.hpp"
+#include "choc/observers/transport_windows.hpp"
+#include "choc/observers/velocity_autocorrelation.hpp"
 #include "choc/observers/velocity_distribution.hpp"
 #include "choc/run/checkpoint_schedule.hpp"
 #include "choc/run/collapse_watch.hpp"
@@ -148,6 +151,57 @@ auto positions_at(const EngineT& engine, double t) {
     };
 }
 
+// The step of the transport windows (D, viscosity, heat conduction): half the time to
+// cross the largest diameter, or a dilute gas's mean free path 1 / (sqrt 2 pi n sigma^2) if
+// longer, at the rms speed. Each sample of D reads every particle, so samples much closer
+// than the mean free time would cost more than the collisions between them in a dilute gas.
+// It is also kept below an eighth of the shortest edge at the fastest speed, as the
+// displacement's interval is, so that unwrapping with the nearest image holds. Infinite when
+// nothing moves.
+template <int D, class EngineT>
+double window_step(const EngineT& engine) {
+    double v2 = 0.0, fastest = 0.0;
+    engine.visit(engine.time(), [&](std::uint32_t, const auto& p) {
+        v2 += norm2(p.v);
+        fastest = std::max(fastest, norm(p.v));
+    });
+    const auto n = engine.particles().size();
+    if (n == 0 || v2 == 0.0) return never;
+    v2 /= static_cast<double>(n);
+    double volume = 1.0;
+    for (int a = 0; a < D; ++a) volume *= engine.box().length[a];
+    const double sigma = engine.particles().table.largest_diameter();
+    const double free_path =
+        volume / (std::sqrt(2.0) * std::numbers::pi * static_cast<double>(n) * sigma * sigma);
+    return std::min(std::max(sigma, free_path) / (2.0 * std::sqrt(v2)),
+                    displacement_interval(engine.box(), fastest));
+}
+
+// The step of the velocity autocorrelation: a quarter of Enskog's mean free time of a
+// one-size fluid of the largest diameter at the box's density and the particles' mean
+// v^2 / d (a rough guess for a mixture or far from equilibrium; it sets only the resolution),
+// 1 / (4 Gamma) with Gamma = 4 n sigma^2 g sqrt(pi kT / m) in 3D, 2 n sigma g sqrt(pi kT / m)
+// in 2D. Infinite when nothing moves.
+template <int D, class EngineT>
+double vacf_step(const EngineT& engine) {
+    double v2 = 0.0, volume = 1.0, occupied = 0.0;
+    engine.visit(engine.time(), [&](std::uint32_t, const auto& p) { v2 += norm2(p.v); });
+    const auto& table = engine.particles().table;
+    for (const auto& p : engine.particles().state)
+        occupied +=
+            D == 3 ? std::numbers::pi / 6.0 * std::pow(2.0 * table.species[p.species].radius, 3)
+                   : std::numbers::pi / 4.0 * std::pow(2.0 * table.species[p.species].radius, 2);
+    const auto n = static_cast<double>(engine.particles().size());
+    if (n == 0.0 || v2 == 0.0) return never;
+    for (int a = 0; a < D; ++a) volume *= engine.box().length[a];
+    const double sigma = table.largest_diameter(), density = n / volume;
+    const double g = enskog::contact_value(D, std::min(occupied / volume, 0.6));
+    const double speed = std::sqrt(std::numbers::pi * v2 / (n * D)); // sqrt(pi kT / m)
+    const double rate =
+        D == 3 ? 4.0 * density * sigma * sigma * g * speed : 2.0 * density * sigma * g * speed;
+    return 1.0 / (4.0 * rate);
+}
+
 // The measured phase (see the top of this file), of the event-driven engine (engine.hpp)
 // or of the time-stepped one (step_engine.hpp).
 template <int D, class EngineT>
@@ -193,30 +247,29 @@ class MeasuredPhase {
                          rdf_bin * engine.particles().table.largest_diameter());
         // g(r) is averaged over the displacement's sampling times.
         if (wants_displacement(engine.box(), config) || rdf_) next_unwrap_ = start_;
-        if (wants_diffusion(engine.box())) {
-            // The first lag: half the time to cross a diameter, or a dilute gas's mean free
-            // path 1 / (sqrt 2 pi n sigma^2) if longer, at the rms speed. Each sample reads
-            // every particle, so samples much closer than the mean free time would cost more
-            // than the collisions between them in a dilute gas.
-            // It is also kept below an eighth of the shortest edge at the fastest speed, as the
-            // displacement's interval is, so that unwrapping with the nearest image holds.
-            double v2 = 0.0, fastest = 0.0;
-            engine.visit(engine.time(), [&](std::uint32_t, const auto& p) {
-                v2 += norm2(p.v);
-                fastest = std::max(fastest, norm(p.v));
-            });
-            const auto n = engine.particles().size();
-            v2 /= static_cast<double>(n);
-            double volume = 1.0;
-            for (int a = 0; a < D; ++a) volume *= engine.box().length[a];
-            const double sigma = engine.particles().table.largest_diameter();
-            const double free_path = volume / (std::sqrt(2.0) * std::numbers::pi *
-                                               static_cast<double>(n) * sigma * sigma);
-            const double step = std::min(std::max(sigma, free_path) / (2.0 * std::sqrt(v2)),
-                                         displacement_interval(engine.box(), fastest));
-            if (v2 > 0.0 && std::isfinite(step) && start_ + step > start_)
-                windows_ = DiffusionWindows<D>::from_visit(engine.box(), n, step, start_,
-                                                           positions_at(engine, start_));
+        // D, viscosity and heat conduction from many time origins, sampled on one clock.
+        const double step = window_step<D>(engine);
+        if (std::isfinite(step) && start_ + step > start_) {
+            if (bulk(engine.box()))
+                windows_ =
+                    DiffusionWindows<D>::from_visit(engine.box(), engine.particles().size(), step,
+                                                    start_, positions_at(engine, start_));
+            if constexpr (keeps_fluxes)
+                if (engine.flux_moments()) {
+                    double mass = 0.0;
+                    Vec<D> momentum{};
+                    engine.visit(engine.time(), [&](std::uint32_t, const auto& p) {
+                        const double m = engine.particles().table.species[p.species].mass;
+                        mass += m;
+                        momentum += p.v * m;
+                    });
+                    transport_.emplace(step, start_, mass, momentum * (1.0 / mass));
+                }
+        }
+        if (config.vacf) {
+            const double vacf_every = vacf_step<D>(engine);
+            if (std::isfinite(vacf_every) && start_ + vacf_every > start_)
+                vacf_.emplace(engine.particles().size(), vacf_every, start_);
         }
         // Histogram series are kept in memory and written whole at the end (with files or
         // not: their snapshots are stops like any other sample's).
@@ -321,6 +374,10 @@ class MeasuredPhase {
         displacement_.save(out);
         out.put(windows_.has_value());
         if (windows_) windows_->save(out);
+        out.put(transport_.has_value());
+        if (transport_) transport_->save(out);
+        out.put(vacf_.has_value());
+        if (vacf_) vacf_->save(out);
         out.put(rdf_.has_value());
         if (rdf_) rdf_->save(out);
         for (std::size_t k = 0; k < 2; ++k) {
@@ -353,12 +410,27 @@ class MeasuredPhase {
         if (!in.get<bool>()) {
             windows_.reset();
         } else {
-            if (!windows_ && wants_diffusion(engine_.box()))
+            if (!windows_ && bulk(engine_.box()))
                 windows_ =
                     DiffusionWindows<D>::from_visit(engine_.box(), engine_.particles().size(), 1.0,
                                                     start_, positions_at(engine_, engine_.time()));
             if (!windows_) throw ArchiveError("the state's diffusion windows do not match the run");
             windows_->restore(in); // (its step, origin and positions replace these)
+        }
+        if (!in.get<bool>()) {
+            transport_.reset();
+        } else {
+            if (!transport_) transport_.emplace();
+            transport_->restore(in);
+        }
+        // (like the windows, the autocorrelation exists when the saved phase's particles moved)
+        if (!in.get<bool>()) {
+            vacf_.reset();
+        } else {
+            if (!config_.vacf)
+                throw ArchiveError("the state's autocorrelation does not match the config");
+            if (!vacf_) vacf_.emplace(engine_.particles().size(), 1.0, start_);
+            vacf_->restore(in); // (its step and origin replace these)
         }
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
@@ -422,6 +494,14 @@ class MeasuredPhase {
         return with_final.csv();
     }
 
+    // Viscosity, heat conduction and the pressure tensor so far: absent unless the engine
+    // keeps the flux integrals and the particles moved at the start.
+    const std::optional<TransportWindows<D>>& transport() const { return transport_; }
+    // The CSV of output.vacf so far; none without it (or when nothing moved at the start).
+    std::optional<std::string> vacf_csv() const {
+        return vacf_ ? std::optional(vacf_->csv()) : std::nullopt;
+    }
+
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
     // The collapse that stopped the run, here or (stop_at_collapse) in equilibration.
@@ -436,18 +516,21 @@ class MeasuredPhase {
 
   private:
     using Stop = typename EngineT::Stop;
+    // The event-driven engine keeps the flux integrals of a bulk fluid; the time-stepped
+    // one does not.
+    static constexpr bool keeps_fluxes = requires(const EngineT& e) { e.flux_moments(); };
 
     // Diffusion needs the displacement in 3D with every axis periodic; the time series
     // shows it in any box. Other runs keep no record (its 2 positions per particle).
     static bool wants_displacement(const Box<D>& box, const Config& config) {
         return wants_diffusion(box) || config.timeseries.has_value();
     }
-    // D is measured in 3D boxes periodic on every axis, without walls.
-    static bool wants_diffusion(const Box<D>& box) {
-        const bool bulk =
-            std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
-            box.walls.empty() && box.segments.empty();
-        return D == 3 && bulk;
+    // D from one origin is measured in 3D bulk boxes; D from windows in 2D too, as lags.
+    static bool wants_diffusion(const Box<D>& box) { return D == 3 && bulk(box); }
+    // Periodic on every axis, without walls or segments.
+    static bool bulk(const Box<D>& box) {
+        return std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
+               box.walls.empty() && box.segments.empty();
     }
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
@@ -473,7 +556,9 @@ class MeasuredPhase {
 
     double next_sample() const {
         return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_,
-                         windows_ ? windows_->next_time() : never, snapshots_[0].next(start_),
+                         windows_ ? windows_->next_time() : never,
+                         transport_ ? transport_->next_time() : never,
+                         vacf_ ? vacf_->next_time() : never, snapshots_[0].next(start_),
                          snapshots_[1].next(start_), checkpoints_.next()});
     }
 
@@ -533,6 +618,13 @@ class MeasuredPhase {
         };
         if (windows_ && windows_->next_time() == now)
             windows_->sample_visit(positions_at(engine_, now));
+        if (vacf_ && vacf_->next_time() == now)
+            vacf_->sample_visit([&](auto&& f) {
+                engine_.visit(now, [&](std::uint32_t id, const auto& p) { f(id, p.v); });
+            });
+        if constexpr (keeps_fluxes)
+            if (transport_ && transport_->next_time() == now)
+                transport_->sample(*engine_.flux_moments(), engine_.kinetic_integral());
         if (next_unwrap_ == now) {
             displacement_.sample(positions_at(engine_, now), now);
             double fastest = 0.0;
@@ -650,6 +742,9 @@ class MeasuredPhase {
     std::vector<TimeSeriesRow> kept_rows_; // without files
     Displacement<D> displacement_;
     std::optional<DiffusionWindows<D>> windows_; // D from many time origins (3D bulk)
+    // viscosity, heat conduction and the pressure tensor (a bulk fluid, event-driven)
+    std::optional<TransportWindows<D>> transport_;
+    std::optional<VelocityAutocorrelation<D>> vacf_; // output.vacf
     std::optional<PairCorrelation<D>> rdf_;
     Every frames_, rows_;
     // output.histogram and output.velocity_histogram with every (by HistogramVariable)

@@ -29,6 +29,37 @@ Json numbers(const std::vector<double>& xs) {
     return array;
 }
 
+// A matrix as rows; null when empty.
+Json matrix(const std::vector<std::vector<double>>& rows) {
+    if (rows.empty()) return nullptr;
+    Json out = Json::array();
+    for (const auto& row : rows) out.push_back(numbers(row));
+    return out;
+}
+
+// One lag of a coefficient from windows, its value and error named `name` and `name`_err.
+Json lag_json(const WindowLag& l, const std::string& name) {
+    return Json{{"lag", number(l.lag)},
+                {"pairs", l.pairs},
+                {name, number(l.value)},
+                {name + "_err", number(l.error)}};
+}
+
+// "shear_viscosity" or "thermal_conductivity" (value named `name`), or null.
+Json transport_json(const std::optional<TransportCoefficient>& c, const std::string& name) {
+    if (!c) return nullptr;
+    const bool compared = c->value && c->enskog;
+    Json j{{name, number(c->value)},
+           {name + "_err", number(c->error)},
+           {name + "_enskog", number(c->enskog)},
+           {"ratio", compared ? number(*c->value / *c->enskog) : Json(nullptr)},
+           {"ratio_err", compared && c->error ? number(*c->error / *c->enskog) : Json(nullptr)},
+           {"windows", c->windows ? lag_json(*c->windows, name) : Json(nullptr)},
+           {"lags", Json::array()}};
+    for (const auto& l : c->lags) j["lags"].push_back(lag_json(l, name));
+    return j;
+}
+
 // A ratio of counts, null when the reference found none.
 Json ratio(std::uint64_t a, std::uint64_t b) {
     return b == 0 ? Json(nullptr) : number(static_cast<double>(a) / static_cast<double>(b));
@@ -90,7 +121,11 @@ std::string summary_json(const Summary& s) {
                      {"final", numbers(s.momentum_final)}};
     j["temperature"] = number(s.temperature);
     j["max_overlap"] = number(s.max_overlap);
-    j["pressure"] = s.Z ? Json{{"Z", number(s.Z)}, {"Z_err", number(s.Z_err)}} : Json(nullptr);
+    j["pressure"] = s.Z ? Json{{"Z", number(s.Z)},
+                               {"Z_err", number(s.Z_err)},
+                               {"tensor", matrix(s.pressure_tensor)},
+                               {"tensor_err", matrix(s.pressure_tensor_err)}}
+                        : Json(nullptr);
     j["collision_rate"] = number(s.collision_rate);
     Json species = Json::array();
     for (const auto& sp : s.species) {
@@ -111,7 +146,8 @@ std::string summary_json(const Summary& s) {
                                             {"kurtosis", number(s.kurtosis)}}
                                      : Json(nullptr);
     j["mean_free_time"] = number(s.mean_free_time);
-    if (s.D) {
+    // (in 2D, D from windows lag by lag alone: s.D is null)
+    if (s.D || (s.dimension == 2 && !s.diffusion_lags.empty())) {
         const bool compared = s.D_enskog && s.D_infinite;
         j["diffusion"] = {
             {"D", number(s.D)},
@@ -121,22 +157,18 @@ std::string summary_json(const Summary& s) {
             {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
             {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)},
             {"species", Json::array()}};
-        auto lag_json = [](const DiffusionLag& l) {
-            return Json{{"lag", number(l.lag)},
-                        {"pairs", l.pairs},
-                        {"D", number(l.D)},
-                        {"D_err", number(l.D_err)}};
-        };
         j["diffusion"]["windows"] =
-            s.diffusion_windows ? lag_json(*s.diffusion_windows) : Json(nullptr);
+            s.diffusion_windows ? lag_json(*s.diffusion_windows, "D") : Json(nullptr);
         j["diffusion"]["lags"] = Json::array();
-        for (const auto& l : s.diffusion_lags) j["diffusion"]["lags"].push_back(lag_json(l));
+        for (const auto& l : s.diffusion_lags) j["diffusion"]["lags"].push_back(lag_json(l, "D"));
         for (const auto& sp : s.species_diffusion)
             j["diffusion"]["species"].push_back(
                 {{"name", sp.name}, {"D", number(sp.D)}, {"D_err", number(sp.D_err)}});
     } else {
         j["diffusion"] = nullptr;
     }
+    j["shear_viscosity"] = transport_json(s.shear_viscosity, "eta");
+    j["thermal_conductivity"] = transport_json(s.thermal_conductivity, "lambda");
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;

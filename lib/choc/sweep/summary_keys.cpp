@@ -57,8 +57,14 @@ nlohmann::json layout(const Config& config) {
             {species.name, 1, 1.0, std::vector<double>(config.species.size(), 1.0), 1.0});
         s.species_diffusion.push_back({species.name, 1.0, 1.0});
     }
-    s.diffusion_windows = DiffusionLag{1.0, 1, 1.0, 1.0};
+    s.diffusion_windows = WindowLag{1.0, 1, 1.0, 1.0};
     s.diffusion_lags = {*s.diffusion_windows};
+    s.shear_viscosity =
+        TransportCoefficient{1.0, 1.0, 1.0, {*s.diffusion_windows}, *s.diffusion_windows};
+    s.thermal_conductivity = s.shear_viscosity;
+    const auto d = static_cast<std::size_t>(config.dimension);
+    s.pressure_tensor.assign(d, std::vector<double>(d, 1.0));
+    s.pressure_tensor_err = s.pressure_tensor;
     if (config.integrator == Integrator::edmd) s.engine.emplace();
     if (config.integrator == Integrator::timestep) {
         s.timestep.emplace();
