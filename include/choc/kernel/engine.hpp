@@ -831,9 +831,6 @@ class Engine {
         return to > from ? 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to) : 0.0;
     }
 
-    // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
-    // energy is constant between collisions and the tally integrates it per species; with
-    // one, `advance` integrates each flight instead.
     // Particle i's velocity is about to change at now: the flux integrals up to now, and
     // its share of the streaming sums out (the caller puts the new one in).
     void flux_leave(std::uint32_t i) {
@@ -848,6 +845,9 @@ class Engine {
             flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
     }
 
+    // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
+    // energy is constant between collisions and the tally integrates it per species; with
+    // one, `advance` integrates each flight instead.
     void kinetic_change(std::uint32_t s, double dk) {
         tally_.collision_energy += dk;
         collision_energy_since_check_ += dk;

@@ -111,7 +111,7 @@ class FluxTally {
         m.energy = energy_time_ + energy_streaming_ * (now - since_) + energy_contacts_;
         return m;
     }
-    // The streaming part alone, and the streaming sums now (tests).
+    // The streaming sums now: sum m v v and sum (1/2) m v^2 v (tests).
     Tensor streaming() const { return streaming_; }
     Vec<D> energy_streaming() const { return energy_streaming_; }
 

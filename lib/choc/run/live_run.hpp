@@ -644,12 +644,7 @@ class LiveRun final : public Simulation::Impl {
         // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), so only the lags
         // are reported, each a finite-time value; walls confine the walk.
         if (D == 2 && !has_walls_ && !measured->windows.empty()) {
-            for (const auto& l : measured->windows)
-                s.diffusion_lags.push_back({l.lag, l.pairs, l.value, l.error});
-            const auto longest = DiffusionWindows<D>::longest(measured->windows);
-            if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
-                s.diffusion_windows =
-                    WindowLag{longest->lag, longest->pairs, longest->value, longest->error};
+            diffusion_lags(s, measured->windows);
             if (const auto fluid = enskog_fluid(s.temperature, counts))
                 s.D_enskog = enskog::diffusion(*fluid);
         }
@@ -657,16 +652,7 @@ class LiveRun final : public Simulation::Impl {
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
-                // `windows`: the longest lag with enough pairs, if it is at least five mean
-                // free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry
-                // the ballistic start)
-                auto lag = [](const auto& l) {
-                    return WindowLag{l.lag, l.pairs, l.value, l.error};
-                };
-                for (const auto& l : measured->windows) s.diffusion_lags.push_back(lag(l));
-                const auto longest = DiffusionWindows<D>::longest(measured->windows);
-                if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
-                    s.diffusion_windows = lag(*longest);
+                diffusion_lags(s, measured->windows);
                 for (std::uint32_t k = 0; k < species.size(); ++k) {
                     if (counts[k] == 0) continue;
                     const auto own = measured->displacement.diffusion(k);
@@ -736,18 +722,32 @@ class LiveRun final : public Simulation::Impl {
             c.enskog = enskog;
             return c;
         };
-        auto lags = [](const auto& ladder) {
-            std::vector<WindowLag> out;
-            for (const auto& l : ladder) out.push_back({l.lag, l.pairs, l.value, l.error});
-            return out;
-        };
         s.shear_viscosity =
-            coefficient(lags(transport->viscosity(volume, s.temperature)),
+            coefficient(window_lags(transport->viscosity(volume, s.temperature)),
                         fluid ? std::optional(enskog::shear_viscosity(*fluid)) : std::nullopt);
         if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) == 1)
             s.thermal_conductivity = coefficient(
-                lags(transport->conductivity(volume, s.temperature)),
+                window_lags(transport->conductivity(volume, s.temperature)),
                 fluid ? std::optional(enskog::thermal_conductivity(*fluid)) : std::nullopt);
+    }
+
+    // A window ladder's lags as the summary gives them.
+    template <class Lag>
+    static std::vector<WindowLag> window_lags(const std::vector<Lag>& lags) {
+        std::vector<WindowLag> out;
+        for (const auto& l : lags) out.push_back({l.lag, l.pairs, l.value, l.error});
+        return out;
+    }
+
+    // D's lags, and `windows`: the longest lag with enough pairs, if it is at least five
+    // mean free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry the
+    // ballistic start).
+    static void diffusion_lags(Summary& s,
+                               const std::vector<typename DiffusionWindows<D>::Lag>& lags) {
+        s.diffusion_lags = window_lags(lags);
+        const auto longest = DiffusionWindows<D>::longest(lags);
+        if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
+            s.diffusion_windows = window_lags(std::vector{*longest}).front();
     }
 
     // Every collision elastic and no field: a fluid in equilibrium.
