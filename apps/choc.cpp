@@ -49,7 +49,7 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }, timeseries = { path, every },
                            histogram and velocity_histogram (a path, or { path, every } for
-                           a snapshot every `every`), rdf, checkpoint = { path, every }
+                           a snapshot every `every`), rdf, vacf, checkpoint = { path, every }
 With output.checkpoint, an interrupted or finished run goes on with
   choc run CONFIG --continue CHECKPOINT
 to the config's limits, exactly as one uninterrupted run (the config may differ only in
