@@ -37,19 +37,23 @@ namespace {
 const char* const run_footer = R"(
 The config file is TOML with these sections (every key: docs/REFERENCE.md):
   dimension = 2 | 3        discs or spheres
-  [box]                    packing_fraction or size, boundary, wall_restitution
+  [box]                    packing_fraction or size, boundary, wall_restitution, or
+                           wall_temperature and wall_velocity (thermal box walls)
   [[species]]              name, count, radius, mass, temperature
   [collisions]             restitution, epsilon, contact_gap, tc, on_collapse
   [[collisions.pair]]      a, b, restitution (per pair of species)
-  [[walls]]                normal, point, restitution: a plane; or in 2D from, to,
-                           restitution: a two-sided segment whose end points are hit too
+  [[walls]]                normal, point, restitution (or temperature and velocity: a
+                           thermal wall): a plane; or in 2D from, to, restitution: a
+                           two-sided segment whose end points are hit too
   [field]                  gravity, drag
   [init]                   lattice, velocities, temperature, seed, from,
                            region = { low, high } (where "random" places centres)
   [run]                    time and/or collisions, equilibrate
   [output]                 summary, trajectory = { path, every }, timeseries = { path, every },
                            histogram and velocity_histogram (a path, or { path, every } for
-                           a snapshot every `every`), rdf, vacf, checkpoint = { path, every }
+                           a snapshot every `every`), rdf, vacf,
+                           profile (a path, or { path, axis, slabs }),
+                           checkpoint = { path, every }
 With output.checkpoint, an interrupted or finished run goes on with
   choc run CONFIG --continue CHECKPOINT
 to the config's limits, exactly as one uninterrupted run (the config may differ only in

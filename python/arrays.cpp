@@ -2,6 +2,7 @@
 #include "arrays.hpp"
 
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,12 +10,16 @@ namespace choc::python {
 
 namespace {
 
+// The cells between commas, empty ones included (a trailing one too: "1,," is three).
 std::vector<std::string> split(const std::string& line) {
     std::vector<std::string> out;
-    std::string cell;
-    std::istringstream in(line);
-    while (std::getline(in, cell, ',')) out.push_back(cell);
-    return out;
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t comma = line.find(',', from);
+        out.push_back(line.substr(from, comma - from));
+        if (comma == std::string::npos) return out;
+        from = comma + 1;
+    }
 }
 
 } // namespace
@@ -36,9 +41,11 @@ py::dict csv_columns(const std::string& text) {
         if (cells.size() != names.size())
             throw std::runtime_error("a CSV row has " + std::to_string(cells.size()) +
                                      " cells for " + std::to_string(names.size()) + " columns");
-        // strtod reads "nan" and "inf" and gives back the shortest form's double exactly
+        // strtod reads "nan" and "inf" and gives back the shortest form's double exactly;
+        // an empty cell (a value the run could not define) is NaN, as numpy reads it
         for (std::size_t k = 0; k < cells.size(); ++k)
-            columns[k].push_back(std::strtod(cells[k].c_str(), nullptr));
+            columns[k].push_back(cells[k].empty() ? std::numeric_limits<double>::quiet_NaN()
+                                                  : std::strtod(cells[k].c_str(), nullptr));
     }
     py::dict out;
     for (std::size_t k = 0; k < names.size(); ++k) {

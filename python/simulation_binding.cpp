@@ -230,6 +230,17 @@ The run summary so far with exactly the keys of the summary JSON of choc run
             "the velocity autocorrelation so far (columns lag, vacf, vacf_err, normalized, "
             "origins), or None unless the config sets output.vacf")
         .def(
+            "profile",
+            [](const PySimulation& s, bool frame) -> py::object {
+                auto m = s.measurements();
+                if (!m.profile) return py::none();
+                return columns(*m.profile, frame);
+            },
+            py::arg("frame") = false,
+            "the slab profiles so far (columns x, density, density_err, packing_fraction, "
+            "temperature, temperature_err, u_x, u_x_err, ...; NaN where undefined), or None "
+            "unless the config sets output.profile")
+        .def(
             "timeseries",
             [](const PySimulation& s, bool frame) -> py::object {
                 auto m = s.measurements();

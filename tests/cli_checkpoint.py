@@ -10,8 +10,9 @@ some falling inside an epsilon window), SIGTERM at moments spread over the run (
 equilibration, measured phase), and SIGKILL (the continuation starts from the last
 periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mixture with
 every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0;
-3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions.
-The last two write histogram series (output.histogram with every; the hourglass also
+3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions;
+a 2D mixture under gravity between thermal walls, whose draws continue where they stopped,
+with its slab profiles. The hourglass and the spheres write histogram series (output.histogram with every; the hourglass also
 output.velocity_histogram): their snapshots taken before a stop are part of the
 checkpoint, and a cooling gas puts values outside the bins.
 
@@ -152,8 +153,35 @@ passes = 2
 """ + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=1.1)
 
 # The files a run writes, compared between the split and the uninterrupted run.
+# Thermal walls (their generator's state goes into the checkpoint): a 2D gas under gravity
+# between a hot floor and a cold ceiling, with its slab profiles and the heat between the
+# two; a mixture, so that the profile's packing fraction adds two sizes.
+THERMAL_2D = """dimension = 2
+[box]
+size = [12.0, 16.0]
+boundary = ["periodic", "wall"]
+wall_temperature = [2.0, 0.5]
+[[species]]
+name = "A"
+count = 80
+[[species]]
+name = "B"
+count = 40
+radius = 0.3
+mass = 0.5
+[field]
+gravity = [0.0, -0.2]
+[init]
+lattice = "random"
+seed = 23
+[run]
+equilibrate = 1.0
+time = 8.0
+""" + OUTPUTS.format(frame=1.0, row=0.5, checkpoint=1.5) + """profile = { path = "profile.csv", slabs = 8 }
+"""
+
 STREAMED = ("traj.xyz", "series.csv")
-FINAL = ("rdf.csv", "hist.csv", "vhist.csv")
+FINAL = ("rdf.csv", "hist.csv", "vhist.csv", "profile.csv")
 PROVENANCE_KEY = re.compile(
     r' (choc_version|git_commit|seed|started|host|command_line|config)=("(?:[^"\\]|\\.)*"|\S+)')
 
@@ -355,6 +383,17 @@ def case_drag_3d_collisions(choc):
         check_signals(choc, d, DRAG_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
 
 
+def case_thermal_2d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, THERMAL_2D)
+        heat = expected["summary"]["heat_conduction"]
+        check(heat is not None and heat["wall_heat"][0] > 0 > heat["wall_heat"][1],
+              f"no heat from the hot floor to the cold ceiling: {heat}")
+        check(len(expected["profile.csv"].splitlines()) == 9, "profile.csv: not 8 slabs")
+        check_extensions(choc, d, THERMAL_2D, expected, "run.time", [0.4, 3.3, 7.99])
+        check_signals(choc, d, THERMAL_2D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
+
+
 def case_timestep_3d(choc):
     with tempfile.TemporaryDirectory() as d:
         expected, seconds = reference(choc, d, TIMESTEP_3D)
@@ -431,6 +470,7 @@ CASES = [
     ("timestep_3d", case_timestep_3d),
     ("hourglass_2d", case_hourglass_2d),
     ("drag_3d_collisions", case_drag_3d_collisions),
+    ("thermal_2d", case_thermal_2d),
     ("refusals", case_refusals),
 ]
 

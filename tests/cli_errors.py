@@ -251,6 +251,86 @@ CASES = [
         [],
         ["walls[0].normal: must be perpendicular to every periodic axis (axis 1 is periodic)"],
     ),
+    # thermal walls
+    (
+        "wall temperature without walls",
+        config(box="packing_fraction = 0.3\nwall_temperature = 1.0"),
+        [],
+        ["box.wall_temperature: the box has no walls"],
+    ),
+    (
+        "wall temperature zero",
+        config(box='packing_fraction = 0.3\nboundary = "wall"\nwall_temperature = [1.0, 0.0]'),
+        [],
+        ["box.wall_temperature[1]: must be > 0"],
+    ),
+    (
+        "wall temperature with wall restitution",
+        config(box='packing_fraction = 0.3\nboundary = "wall"\nwall_temperature = 1.0\n'
+                   "wall_restitution = 0.9"),
+        [],
+        ["box.wall_temperature: thermal walls re-emit"],
+    ),
+    (
+        "thermal walls with epsilon",
+        config(box='packing_fraction = 0.3\nboundary = "wall"\nwall_temperature = 1.0',
+               collisions="epsilon = 1e-9"),
+        [],
+        ["collisions.epsilon: must be 0 with thermal walls (box.wall_temperature)"],
+    ),
+    (
+        "thermal wall with the time-stepped integrator",
+        config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]',
+               walls="normal = [1.0, 0.0, 0.0]\npoint = [0.0, 0.0, 0.0]\ntemperature = 2.0",
+               run='time = 1.0\nintegrator = "timestep"\ndt = 0.01'),
+        [],
+        ["run.integrator: thermal walls (walls[0].temperature)"],
+    ),
+    (
+        "thermal wall with restitution",
+        config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]',
+               walls="normal = [1.0, 0.0, 0.0]\npoint = [0.0, 0.0, 0.0]\ntemperature = 2.0\n"
+                     "restitution = 0.5"),
+        [],
+        ["walls[0].temperature: a thermal wall re-emits"],
+    ),
+    (
+        "wall velocity without wall temperature",
+        config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]\n'
+                   "wall_velocity = [[0.0, 1.0, 0.0], [0.0, -1.0, 0.0]]"),
+        [],
+        ["box.wall_velocity: needs box.wall_temperature"],
+    ),
+    (
+        "wall velocity across the wall",
+        config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]\n'
+                   "wall_temperature = 1.0\n"
+                   "wall_velocity = [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0]]"),
+        [],
+        ["box.wall_velocity[0]: must be 0 along every walled axis (axis 0)"],
+    ),
+    (
+        "plane wall velocity across its normal",
+        config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]',
+               walls="normal = [1.0, 0.0, 0.0]\npoint = [0.0, 0.0, 0.0]\ntemperature = 2.0\n"
+                     "velocity = [0.5, 1.0, 0.0]"),
+        [],
+        ["walls[0].velocity: must lie in the wall's plane"],
+    ),
+    (
+        "profile axis z in 2D",
+        config(dimension="2", box="packing_fraction = 0.3",
+               init='lattice = "hex"\nseed = 1',
+               output='summary = "summary.json"\nprofile = { path = "p.csv", axis = "z" }'),
+        [],
+        ["output.profile.axis: must be one of \"x\", \"y\""],
+    ),
+    (
+        "profile with no slabs",
+        config(output='summary = "summary.json"\nprofile = { path = "p.csv", slabs = 0 }'),
+        [],
+        ["output.profile.slabs"],
+    ),
     (
         "segment in 3D",
         config(walls="from = [1.0, 1.0, 1.0]\nto = [2.0, 2.0, 2.0]"),

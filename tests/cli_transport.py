@@ -46,15 +46,9 @@ def gas(dimension, fraction, count, run, extra=""):
 
 
 def enskog(fraction, kT):
-    """Enskog's eta and lambda for spheres of diameter 1 and mass 1 (docs/PHYSICS.md), with
-    g from the Hansen-Goos equation of state: arithmetic independent of choc's."""
+    """Enskog's eta and lambda (reference_physics: arithmetic independent of choc's)."""
     import reference_physics as ref
-    g = ref.contact_value(3, fraction, ref.hansen_goos(fraction))
-    b_rho = 4 * fraction
-    eta0 = 5 / 16 * math.sqrt(kT / math.pi)
-    lambda0 = 75 / 64 * math.sqrt(kT / math.pi)
-    return (1.016 * eta0 * (1 / g + 0.8 * b_rho + 0.7614 * g * b_rho ** 2),
-            1.025 * lambda0 * (1 / g + 1.2 * b_rho + 0.7575 * g * b_rho ** 2))
+    return ref.enskog_transport(fraction, kT)
 
 
 def case_dilute(choc):

@@ -59,6 +59,17 @@ def enskog_rate(d, fraction, z, kT=1.0):
     return (4.0 if d == 3 else 2.0) * n * contact_value(d, fraction, z) * math.sqrt(math.pi * kT)
 
 
+def enskog_transport(fraction, kT=1.0):
+    """Enskog's shear viscosity and thermal conductivity of spheres of diameter 1 and mass
+    1 (docs/PHYSICS.md, "Viscosity and heat conduction"), with g from Hansen-Goos."""
+    g = contact_value(3, fraction, hansen_goos(fraction))
+    b_rho = 4 * fraction
+    eta0 = 5 / 16 * math.sqrt(kT / math.pi)
+    lambda0 = 75 / 64 * math.sqrt(kT / math.pi)
+    return (1.016 * eta0 * (1 / g + 0.8 * b_rho + 0.7614 * g * b_rho ** 2),
+            1.025 * lambda0 * (1 / g + 1.2 * b_rho + 0.7575 * g * b_rho ** 2))
+
+
 def maxwell_speed_density(d, v, kT=1.0, m=1.0):
     s = math.sqrt(kT / m)
     x = v / s

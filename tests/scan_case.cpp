@@ -180,6 +180,22 @@ Params draw(std::uint64_t seed) {
     draw_field(r, p);
     p.features.set(epsilon, r.chance(p.aligned != Aligned::none ? 0.6 : 0.2));
     draw_collisions(r, p);
+    // Thermal box walls (one at a time: epsilon 0), from a stream of their own so that
+    // every other draw of a seed stays what it was.
+    Rng heat(seed ^ 0x746865726d616cull);
+    if (p.any_walled() && p.epsilon == 0.0 && heat.chance(0.3)) {
+        p.wall_temperature = std::array<double, 2>{heat.uniform(0.3, 3.0), heat.uniform(0.3, 3.0)};
+        p.wall_restitution = 1.0; // a thermal wall has none
+        p.features.set(thermal);
+        if (p.features[periodic] && heat.chance(0.5)) // sliding along the periodic axes
+            for (int w = 0; w < 2; ++w) {
+                std::vector<double> v;
+                for (int a = 0; a < p.dimension; ++a)
+                    v.push_back(p.periodic[static_cast<std::size_t>(a)] ? heat.uniform(-1.0, 1.0)
+                                                                        : 0.0);
+                p.wall_velocity.push_back(v);
+            }
+    }
     // inelastic: some restitution below 1 (the draw may have left every one at 1)
     bool lossy = p.restitution < 1.0 || (p.any_walled() && p.wall_restitution < 1.0);
     for (const auto& e : p.pair) lossy = lossy || e[2] < 1.0;
@@ -209,7 +225,15 @@ std::string config_text(const Params& p) {
     for (int a = 0; a < p.dimension; ++a)
         t += std::string(a ? ", " : "") +
              (p.periodic[static_cast<std::size_t>(a)] ? "\"periodic\"" : "\"wall\"");
-    t += "]\nwall_restitution = " + num(p.wall_restitution) + "\n";
+    t += "]\n";
+    if (!p.wall_velocity.empty())
+        t += "wall_velocity = [" + list(p.wall_velocity[0]) + ", " + list(p.wall_velocity[1]) +
+             "]\n";
+    if (p.wall_temperature)
+        t += "wall_temperature = " +
+             list(std::vector<double>{(*p.wall_temperature)[0], (*p.wall_temperature)[1]}) + "\n";
+    else
+        t += "wall_restitution = " + num(p.wall_restitution) + "\n";
     for (std::size_t k = 0; k < p.species.size(); ++k) {
         const auto& s = p.species[k];
         t += "\n[[species]]\nname = \"s" + std::to_string(k) +

@@ -68,12 +68,13 @@ enum Feature {
     dilute,
     dense,
     disperse,
+    thermal,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",      "3D",          "periodic", "walled",       "planes",  "segments",
-    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon", "lattice",
-    "aligned", "maintenance", "dilute",   "dense",        "disperse"};
+    "2D",      "3D",          "periodic", "walled",       "planes",   "segments",
+    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon",  "lattice",
+    "aligned", "maintenance", "dilute",   "dense",        "disperse", "thermal"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -103,6 +104,8 @@ struct Params {
     std::vector<double> aspect; // edge ratios of the box
     std::vector<bool> periodic;
     double wall_restitution = 1.0;
+    std::optional<std::array<double, 2>> wall_temperature; // thermal box walls
+    std::vector<std::vector<double>> wall_velocity;        // theirs, along periodic axes
     std::vector<SpeciesParams> species;
     double restitution = 1.0;
     std::vector<std::array<double, 3>> pair; // {a, b, e}

@@ -262,3 +262,39 @@ def test_writes_no_file(small3d, tmp_path, monkeypatch):
     sim = choc.Simulation(*small3d)
     sim.run()
     assert os.listdir(tmp_path) == []
+
+
+def test_thermal_walls_profile_same_as_cli(tmp_path):
+    """Thermal walls draw from the run's own generator: the module's run is the CLI's to the
+    bit, heat_conduction and the slab profiles included (an empty slab's NaN too)."""
+    config = tmp_path / "thermal.toml"
+    config.write_text("""dimension = 2
+[box]
+size = [16.0, 8.0]
+boundary = ["wall", "periodic"]
+wall_temperature = [1.5, 0.5]
+[[species]]
+name = "A"
+count = 60
+[[walls]]
+normal = [-1.0, 0.0]
+point = [14.0, 0.0]
+[init]
+lattice = "random"
+region = { low = [0.0, 0.0], high = [13.5, 8.0] }
+[run]
+equilibrate = 2
+time = 20
+[output]
+profile = { path = "profile.csv", slabs = 16 }
+""")
+    sim, expected = check_same_as_cli(str(config), [], tmp_path)
+    got = sim.profile()
+    rows = np.genfromtxt(tmp_path / "profile.csv", delimiter=",", names=True)
+    assert list(got) == list(rows.dtype.names)
+    for name in rows.dtype.names:
+        np.testing.assert_array_equal(got[name], rows[name])
+    # the plane at 14 keeps every centre below 13.5: the last two slabs are empty
+    assert np.isnan(got["temperature"][-1]) and got["density"][-1] == 0.0
+    # three thermal walls? no: two, and the plane is not thermal, so a pair across x
+    assert expected["heat_conduction"]["wall_temperature"] == [1.5, 0.5]

@@ -48,6 +48,7 @@
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
+#include "choc/kernel/thermal_wall.hpp"
 #include "choc/kernel/tolerances.hpp"
 
 #include <algorithm>
@@ -88,7 +89,7 @@ class Engine {
                 enter(l, i, grid(l).cell_at(particles_.state[i].x));
         renumber();
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        tally_.reset(0.0, kinetic_per_species());
+        reset_counts(0.0);
         reset_fluxes();
         ledger_ = ledger();
     }
@@ -127,7 +128,7 @@ class Engine {
 
     // Starts the measured phase: counts, virial and energy integrals from zero.
     void reset_tally() {
-        tally_.reset(now_, kinetic_per_species());
+        reset_counts(now_);
         reset_fluxes();
         ledger_ = ledger(); // the drag integral starts again from zero
         collision_energy_since_check_ = 0.0;
@@ -303,6 +304,7 @@ class Engine {
         out.tag(archive_tag + 2);
         save_tally(out, tally_);
         flux_.save(out);
+        emission_.save(out);
         out.put(now_);
         out.put(stopped_at_);
         out.put(origin_);
@@ -338,6 +340,11 @@ class Engine {
         for (std::size_t l = 1; l < levels_.size(); ++l)
             upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
         contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+        emission_ = ThermalEmission<D>(settings_.thermal_seed);
+        // a group's linear system knows restitution, not re-emission
+        if (settings_.epsilon > 0.0 && std::any_of(box_.walls.begin(), box_.walls.end(),
+                                                   [](const Wall<D>& w) { return w.thermal(); }))
+            throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
         // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
         overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
         if (settings_.tc > 0.0) {
@@ -621,12 +628,23 @@ class Engine {
         check_wall_contact(i, w, wall, at_contact);
         const double m = particles_.mass(i);
         const double k = kinetic_energy(m, p.v);
+        const Vec<D> v = p.v;
         wall.restitution = wall_restitution(i, w);
         if (fluxes_) flux_leave(i);
-        wall_collision(wall, p.v, m);
+        if (wall.thermal()) [[unlikely]] {
+            // re-emitted, as reflection is, only when moving into the wall (collide.hpp)
+            if (dot(p.v, wall.normal) < 0.0) p.v = emission_.emit(wall, m);
+        } else {
+            wall_collision(wall, p.v, m);
+        }
         if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
         collided(i);
-        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
+        const double dk = kinetic_energy(m, p.v) - k;
+        kinetic_change(p.species, dk);
+        if (w < tally_.wall_heat.size()) {
+            tally_.wall_heat[w] += dk;
+            for (int a = 0; a < D; ++a) tally_.wall_momentum[3 * w + a] += m * (p.v[a] - v[a]);
+        }
         ++tally_.wall_collisions;
         log_.wall(origin_ + now_, id_[i], w);
         last_partner_[i] = none;
@@ -837,6 +855,13 @@ class Engine {
         flux_.advance(now_);
         flux_.add(particles_.mass(i), particles_.state[i].v, -1.0);
     }
+    // The tally from zero at `now`, with a heat and a momentum account per plane wall.
+    void reset_counts(double now) {
+        tally_.reset(now, kinetic_per_species());
+        tally_.wall_heat.assign(box_.walls.size(), 0.0);
+        tally_.wall_momentum.assign(3 * box_.walls.size(), 0.0);
+    }
+
     // The flux integrals from zero at now, the streaming sums from the particles.
     void reset_fluxes() {
         flux_.reset(now_);
@@ -1188,7 +1213,11 @@ class Engine {
         in.get(collision_energy_since_check_);
         in.expect(archive_tag + 2, "schedule");
         restore_tally(in, tally_, particles_.table.size());
+        if (tally_.wall_heat.size() != box_.walls.size() ||
+            tally_.wall_momentum.size() != 3 * box_.walls.size())
+            throw ArchiveError("the state's wall heat and momentum do not match its walls");
         flux_.restore(in);
+        emission_.restore(in);
         in.get(now_);
         in.get(stopped_at_);
         in.get(origin_);
@@ -1245,7 +1274,8 @@ class Engine {
     typename Cells<D>::WideStencil wide_; // a finer grid's near cells (cell_levels.hpp)
     Tally tally_;
     FluxTally<D> flux_;
-    bool fluxes_ = false; // flux_ is kept (fluxes())
+    bool fluxes_ = false;         // flux_ is kept (fluxes())
+    ThermalEmission<D> emission_; // the thermal walls' draws
     Log log_;
     bool retired_ = false;             // retire(): the event loop's arrays are gone
     std::size_t retired_bytes_ = 0;    // memory_bytes() just before

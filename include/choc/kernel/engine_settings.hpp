@@ -36,6 +36,8 @@ struct EngineSettings {
     // and the most overlap passes in one step. The event-driven engine ignores them.
     double dt = 0.0;
     std::uint32_t passes = 1;
+    // Seeds the draws of the thermal walls (thermal_wall.hpp); unused without them.
+    std::uint64_t thermal_seed = 0;
 };
 
 } // namespace choc

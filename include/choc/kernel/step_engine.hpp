@@ -282,6 +282,9 @@ class StepEngine {
         if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
         if (restitution_.size() != species * species)
             throw std::invalid_argument("StepEngine: pair_restitution needs one entry per pair");
+        for (const auto& w : box_.walls)
+            if (w.thermal())
+                throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
         if (settings_.tc > 0.0) {
             last_collision_.assign(particles_.size(), -never);
             if (settings_.tc_from_start) tc_ = settings_.tc;

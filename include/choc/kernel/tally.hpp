@@ -32,6 +32,11 @@ struct Tally {
     std::vector<double> since;        // when each species' integral was last brought up to date
     // pair collisions per pair of species, [a * species + b] with a <= b
     std::vector<std::uint64_t> pair_collisions;
+    // Energy and momentum each plane wall gave the gas (box walls, then [[walls]] planes;
+    // the engine sizes them), booked at its one-at-a-time wall collisions: every collision
+    // with a thermal wall (they need epsilon = 0), not a wall contact inside a group.
+    std::vector<double> wall_heat;
+    std::vector<double> wall_momentum; // three entries per wall (x, y, z; z is 0 in 2D)
 
     std::uint64_t events() const { return collisions + wall_collisions + crossings; }
 
@@ -83,6 +88,8 @@ inline void save_tally(ArchiveWriter& out, const Tally& t) {
     out.put(t.kinetic_time);
     out.put(t.since);
     out.put(t.pair_collisions);
+    out.put(t.wall_heat);
+    out.put(t.wall_momentum);
 }
 inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
@@ -93,6 +100,8 @@ inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     in.get(t.kinetic_time);
     in.get(t.since);
     in.get(t.pair_collisions);
+    in.get(t.wall_heat);
+    in.get(t.wall_momentum);
     if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
         t.since.size() != species || t.pair_collisions.size() != species * species)
         throw ArchiveError("the state's tally does not match its species");

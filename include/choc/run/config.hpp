@@ -5,6 +5,7 @@
 
 #include "choc/kernel/tolerances.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ struct WallConfig {
     std::vector<double> point;
     std::vector<double> from, to; // a segment's end points
     double restitution = 1.0;
+    std::optional<double> temperature; // a thermal wall (planes only)
+    std::vector<double> velocity;      // a thermal wall's own velocity, in its plane
 
     bool segment() const { return !from.empty(); }
 };
@@ -69,6 +72,14 @@ struct HistogramOutput {
     std::string key; // the path's dotted key: output.<name>, or output.<name>.path with every
 };
 
+// output.profile: a path alone, or a table with the axis and the number of slabs.
+struct ProfileOutput {
+    std::string path;
+    std::optional<int> axis; // default: the thermal walls' axis, else the first walled one, else x
+    std::size_t slabs = 20;
+    std::string key; // the path's dotted key
+};
+
 struct Config {
     int dimension = 3;
 
@@ -77,6 +88,11 @@ struct Config {
     std::optional<std::vector<double>> box_size;
     std::vector<bool> periodic;    // one per axis, resolved from box.boundary
     double wall_restitution = 1.0; // of the hard box walls (boundary = "wall")
+    // box.wall_temperature: the box walls at 0 and at L of every walled axis are thermal
+    // walls at these temperatures
+    std::optional<std::array<double, 2>> wall_temperature;
+    // box.wall_velocity: the thermal box walls' own velocities (at 0, at L), in their planes
+    std::vector<std::vector<double>> wall_velocity;
 
     std::vector<SpeciesConfig> species;
 
@@ -124,8 +140,9 @@ struct Config {
     std::optional<PeriodicOutput> timeseries;
     std::optional<HistogramOutput> histogram;          // speed histogram (CSV)
     std::optional<HistogramOutput> velocity_histogram; // x-velocity histogram (CSV)
-    std::optional<std::string> rdf;  // g(r) averaged over the measured phase (CSV)
-    std::optional<std::string> vacf; // velocity autocorrelation function (CSV)
+    std::optional<std::string> rdf;       // g(r) averaged over the measured phase (CSV)
+    std::optional<std::string> vacf;      // velocity autocorrelation function (CSV)
+    std::optional<ProfileOutput> profile; // slab profiles along one axis (CSV)
     std::optional<CheckpointOutput> checkpoint;
 
     std::string source; // the config file's path, for messages

@@ -21,6 +21,8 @@ inline EngineSettings engine_settings(const Config& config) {
     s.tc_from_start = !config.tc_on_collapse;
     s.dt = config.dt;
     s.passes = config.passes;
+    // the thermal walls' own stream, apart from the one that placed the particles
+    s.thermal_seed = config.seed ^ 0x9e3779b97f4a7c15u;
     return s;
 }
 

@@ -49,7 +49,7 @@ struct Measurements {
     // the histogram series' CSVs with the state now as the last snapshot (output.histogram
     // and output.velocity_histogram with every; none otherwise)
     std::optional<std::string> speed_histogram_series, velocity_histogram_series;
-    std::optional<std::string> rdf, timeseries, vacf;
+    std::optional<std::string> rdf, timeseries, vacf, profile;
     std::vector<double> msd_times, msd;
 };
 

@@ -2,6 +2,7 @@
 // cannot define is null.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,23 @@ struct TransportCoefficient {
     std::optional<double> enskog;       // Enskog's value: one species only
     std::vector<WindowLag> lags;
     std::optional<WindowLag> windows; // the longest lag with enough pairs
+};
+
+// A transport coefficient from two thermal walls across one axis (observers/gap_fit.hpp):
+// heat conduction between walls at two temperatures ("heat_conduction"), or shear flow
+// between walls moving in their planes ("shear_flow").
+struct GapTransport {
+    int axis = 0;
+    std::array<double, 2> wall_temperature{};
+    std::vector<std::vector<double>> wall_velocity; // low, high
+    std::vector<double> direction;                  // of the flow (shear only)
+    std::array<double, 2> given{};                  // per unit wall area and time: low, high
+    double flux = 0.0, gradient = 0.0, coefficient = 0.0, temperature = 0.0, packing_fraction = 0.0;
+    std::optional<double> flux_err, gradient_err, coefficient_err, temperature_err,
+        packing_fraction_err;
+    std::uint64_t blocks = 0;
+    double fit_from = 0.0, fit_to = 0.0;
+    std::optional<double> enskog; // at the fitted slabs' mean temperature and packing fraction
 };
 
 // One species' own self-diffusion coefficient ("diffusion.species").
@@ -112,7 +130,8 @@ struct Summary {
     std::vector<WindowLag> diffusion_lags;           // D from many time origins, per lag
     std::optional<WindowLag> diffusion_windows;      // the longest lag with enough pairs
     std::optional<TransportCoefficient> shear_viscosity, thermal_conductivity;
-    std::optional<SteppingSummary> timestep; // null for an event-driven run
+    std::optional<GapTransport> heat_conduction, shear_flow; // two thermal walls across one axis
+    std::optional<SteppingSummary> timestep;                 // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end
     bool collapsed = false;   // stopped by an inelastic collapse before its end

@@ -88,6 +88,14 @@ Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k,
 template <int D>
 void add_walls(Box<D>& box, const Config& c, double diameter) {
     add_box_walls(box, c.wall_restitution);
+    // box.wall_temperature: each walled axis's pair is (low, high), in that order
+    if (c.wall_temperature)
+        for (std::size_t w = 0; w < box.walls.size(); ++w) {
+            box.walls[w].temperature = (*c.wall_temperature)[w % 2];
+            if (!c.wall_velocity.empty())
+                for (int a = 0; a < D; ++a)
+                    box.walls[w].velocity[a] = c.wall_velocity[w % 2][static_cast<std::size_t>(a)];
+        }
     for (std::size_t k = 0; k < c.walls.size(); ++k) {
         const auto& w = c.walls[k];
         if (w.segment()) {
@@ -108,6 +116,9 @@ void add_walls(Box<D>& box, const Config& c, double diameter) {
         for (int a = 0; a < D; ++a) point[a] = w.point[static_cast<std::size_t>(a)];
         wall.offset = dot(point, wall.normal);
         wall.restitution = w.restitution;
+        wall.temperature = w.temperature.value_or(0.0);
+        for (std::size_t a = 0; a < w.velocity.size() && a < static_cast<std::size_t>(D); ++a)
+            wall.velocity[static_cast<int>(a)] = w.velocity[a];
         box.walls.push_back(wall);
     }
 }

@@ -28,8 +28,10 @@ namespace choc {
 // 6: the displacement's mean-squared displacements are kept in 16 groups per species, and
 //    the measured phase holds the diffusion windows;
 // 7: the diffusion windows keep their lags in a window ladder (with its moments' origin);
-// 8: the engine keeps the flux integrals, the measured phase the transport windows
-inline constexpr std::uint32_t checkpoint_format = 8;
+// 8: the engine keeps the flux integrals, the measured phase the transport windows;
+// 9: walls have a temperature, the engine its thermal walls' generator and the tally each
+//    wall's heat, the measured phase the axial profile
+inline constexpr std::uint32_t checkpoint_format = 9;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

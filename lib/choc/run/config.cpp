@@ -35,6 +35,9 @@ namespace {
 // Largest total particle count (over all species).
 constexpr std::uint64_t max_particles = std::uint64_t{1} << 31;
 
+// Most slabs of output.profile: each is a CSV row and a few sums per block.
+constexpr std::size_t max_profile_slabs = 100'000;
+
 // Species names: they head CSV columns and XYZ type fields and appear in messages, so
 // only characters that need no quoting anywhere.
 constexpr std::size_t max_name_length = 64;
@@ -198,12 +201,38 @@ std::optional<PeriodicOutput> periodic_output(const Section& output, std::string
     return result;
 }
 
+// box.wall_temperature: one temperature for every box wall, or [at 0, at L] of each
+// walled axis. Whether an axis is walled is checked once box.boundary is read.
+void read_wall_temperature(const Section& box, Config& config) {
+    const toml::node* node = box.get("wall_temperature");
+    if (!node) return;
+    std::array<double, 2> t{};
+    if (node->is_array()) {
+        const auto pair = box.numbers("wall_temperature", 2);
+        t = {(*pair)[0], (*pair)[1]};
+        for (std::size_t k = 0; k < 2; ++k)
+            if (!(t[k] > 0.0))
+                box.fail("wall_temperature[" + std::to_string(k) + "]",
+                         "must be > 0 (a thermal wall's temperature), got " + show(t[k]));
+    } else {
+        const double one = *box.number("wall_temperature", Range::positive);
+        t = {one, one};
+    }
+    if (box.has("wall_restitution"))
+        box.fail("wall_temperature", "thermal walls re-emit what hits them and have no "
+                                     "restitution: give wall_temperature or wall_restitution, "
+                                     "not both");
+    config.wall_temperature = t;
+}
+
 void read_box(const Section& root, Config& config) {
     const int dimension = config.dimension;
     Section box = root.table("box");
-    box.allow({"packing_fraction", "size", "boundary", "wall_restitution"});
+    box.allow({"packing_fraction", "size", "boundary", "wall_restitution", "wall_temperature",
+               "wall_velocity"});
     config.packing_fraction = box.number("packing_fraction", Range::unit_open);
     config.wall_restitution = box.number("wall_restitution", Range::unit_closed).value_or(1.0);
+    read_wall_temperature(box, config);
     config.box_size = box.numbers("size", dimension);
     if (config.box_size)
         for (int i = 0; i < dimension; ++i)
@@ -239,6 +268,51 @@ void read_box(const Section& root, Config& config) {
                              "axis), got " +
                                  show(*node));
     }
+}
+
+// box.wall_velocity: [[velocity of the walls at 0], [velocity of the walls at L]], each
+// along the periodic axes only (in the plane of every box wall).
+void read_wall_velocity(const Section& box, Config& config) {
+    const toml::node* node = box.get("wall_velocity");
+    if (!node) return;
+    const toml::array* pair = node->as_array();
+    if (!pair || pair->size() != 2)
+        box.fail("wall_velocity", "expected two velocities [[at 0], [at L]], got " + show(*node));
+    const KeySource& source = box.source();
+    for (std::size_t k = 0; k < 2; ++k) {
+        const std::string key = box.key("wall_velocity") + "[" + std::to_string(k) + "]";
+        auto v = source.numbers(*pair->get(k), key, static_cast<std::size_t>(config.dimension));
+        for (int a = 0; a < config.dimension; ++a)
+            if (!config.periodic[a] && v[static_cast<std::size_t>(a)] != 0.0)
+                source.fail(key, "must be 0 along every walled axis (axis " + std::to_string(a) +
+                                     "): a wall moves in its own plane");
+        config.wall_velocity.push_back(std::move(v));
+    }
+    if (!config.wall_temperature)
+        box.fail("wall_velocity", "needs box.wall_temperature: only a thermal wall drags the "
+                                  "gas (a specular one reflects it unchanged)");
+}
+
+// Thermal walls are re-emitted one at a time by the event-driven engine.
+void check_thermal_walls(const Section& root, const Config& config) {
+    const bool box_walls =
+        std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end();
+    if (config.wall_temperature && !box_walls)
+        root.fail("box.wall_temperature", "the box has no walls: set box.boundary to \"wall\" on "
+                                          "the axis the heat should cross");
+    std::optional<std::string> thermal;
+    if (config.wall_temperature) thermal = "box.wall_temperature";
+    for (std::size_t k = 0; k < config.walls.size() && !thermal; ++k)
+        if (config.walls[k].temperature) thermal = "walls[" + std::to_string(k) + "].temperature";
+    if (!thermal) return;
+    if (config.epsilon > 0.0)
+        root.fail("collisions.epsilon", "must be 0 with thermal walls (" + *thermal +
+                                            "): a simultaneous group's impulses cannot "
+                                            "re-emit a particle at a wall's temperature");
+    if (config.integrator == Integrator::timestep)
+        root.fail("run.integrator", "thermal walls (" + *thermal +
+                                        ") need the event-driven integrator: leave "
+                                        "run.integrator out");
 }
 
 void read_species(const Section& root, Config& config) {
@@ -361,10 +435,22 @@ void read_segment(const Section& entry, const Config& config, WallConfig& wall) 
 
 void read_walls(const Section& root, Config& config) {
     for (const Section& entry : root.tables("walls")) {
-        entry.allow({"normal", "point", "from", "to", "restitution"});
+        entry.allow({"normal", "point", "from", "to", "restitution", "temperature", "velocity"});
         WallConfig wall;
         wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
+        wall.temperature = entry.number("temperature", Range::positive);
+        if (auto velocity = entry.numbers("velocity", config.dimension)) {
+            if (!wall.temperature)
+                entry.fail("velocity", "needs temperature: only a thermal wall drags the gas "
+                                       "(a specular one reflects it unchanged)");
+            wall.velocity = *velocity;
+        }
+        if (wall.temperature && entry.has("restitution"))
+            entry.fail("temperature", "a thermal wall re-emits what hits it and has no "
+                                      "restitution: give temperature or restitution, not both");
         if (entry.has("from") || entry.has("to")) {
+            if (wall.temperature)
+                entry.fail("temperature", "only plane walls (normal and point) can be thermal");
             read_segment(entry, config, wall);
             config.walls.push_back(wall);
             continue;
@@ -385,6 +471,16 @@ void read_walls(const Section& root, Config& config) {
         auto point = entry.numbers("point", config.dimension);
         if (!point) entry.fail("point", "required key is missing");
         wall.point = *point;
+        if (!wall.velocity.empty()) {
+            double along = 0.0, size = 0.0;
+            for (int a = 0; a < config.dimension; ++a) {
+                along += wall.velocity[a] * wall.normal[a];
+                size += std::abs(wall.velocity[a]);
+            }
+            if (std::abs(along) > 1e-12 * size)
+                entry.fail("velocity", "must lie in the wall's plane (perpendicular to its "
+                                       "normal): a wall moves in its own plane");
+        }
         config.walls.push_back(wall);
     }
 }
@@ -551,10 +647,48 @@ std::optional<HistogramOutput> histogram_output(const Section& output, std::stri
     return result;
 }
 
+// output.profile: a path, or { path, axis = "x" | "y" | "z", slabs }.
+std::optional<ProfileOutput> profile_output(const Section& output, const Config& config) {
+    const toml::node* node = output.get("profile");
+    if (!node) return std::nullopt;
+    ProfileOutput result;
+    if (node->is_string()) {
+        result.path = *output.string("profile");
+        result.key = output.key("profile");
+        if (result.path.empty()) output.fail("profile", "must not be empty");
+        return result;
+    }
+    if (!node->is_table())
+        output.fail("profile", "expected a path or a table { path = \"...\", axis = \"x\", "
+                               "slabs = 20 }, got " +
+                                   show(*node));
+    Section table = output.table("profile");
+    table.allow({"path", "axis", "slabs"});
+    result.path = table.required_string("path");
+    result.key = table.key("path");
+    if (result.path.empty()) table.fail("path", "must not be empty");
+    if (auto axis = table.string("axis")) {
+        const std::string names = config.dimension == 3 ? "xyz" : "xy";
+        const auto a = names.find(*axis);
+        if (axis->size() != 1 || a == std::string::npos)
+            table.fail("axis", "must be one of " +
+                                   std::string(config.dimension == 3 ? "\"x\", \"y\", \"z\""
+                                                                     : "\"x\", \"y\"") +
+                                   ", got \"" + escaped(*axis) + "\"");
+        result.axis = static_cast<int>(a);
+    }
+    if (auto slabs = table.integer("slabs", 1)) {
+        if (*slabs > static_cast<std::int64_t>(max_profile_slabs))
+            table.fail("slabs", "must be at most " + std::to_string(max_profile_slabs));
+        result.slabs = static_cast<std::size_t>(*slabs);
+    }
+    return result;
+}
+
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
     output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf",
-                  "vacf", "checkpoint"});
+                  "vacf", "profile", "checkpoint"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
@@ -581,6 +715,7 @@ void read_output(const Section& root, Config& config) {
 
     config.vacf = output.string("vacf");
     if (config.vacf && config.vacf->empty()) output.fail("vacf", "must not be empty");
+    config.profile = profile_output(output, config);
 
     // Every output its own file: two outputs on one path would overwrite each other.
     namespace fs = std::filesystem;
@@ -606,6 +741,7 @@ std::vector<std::pair<std::string, std::string>> output_paths(const Config& conf
         if (histogram) paths.emplace_back(histogram->key, histogram->path);
     if (config.rdf) paths.emplace_back("output.rdf", *config.rdf);
     if (config.vacf) paths.emplace_back("output.vacf", *config.vacf);
+    if (config.profile) paths.emplace_back(config.profile->key, config.profile->path);
     return paths;
 }
 
@@ -629,12 +765,14 @@ Config parse(const std::string& toml_text, const std::string& source,
 
     read_init(root, config); // first: init.from relaxes the [box] rules
     read_box(root, config);
+    read_wall_velocity(root.table("box"), config);
     read_species(root, config);
     check_derived_box(root, config);
     read_collisions(root, config);
     read_walls(root, config);
     read_field(root, config);
     read_run(root, config);
+    check_thermal_walls(root, config);
     read_output(root, config);
     std::ostringstream text;
     text << document;

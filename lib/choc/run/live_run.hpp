@@ -14,6 +14,7 @@
 #include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/enskog.hpp"
+#include "choc/observers/gap_fit.hpp"
 #include "choc/observers/pressure.hpp"
 #include "choc/observers/speed_histogram.hpp"
 #include "choc/observers/time_series.hpp"
@@ -267,6 +268,7 @@ class LiveRun final : public Simulation::Impl {
         const auto measured = phase_->finished(final);
         if (measured.rdf) m.rdf = measured.rdf->csv();
         m.vacf = phase_->vacf_csv();
+        if (config_.profile) m.profile = profile_csv();
         if (config_.timeseries) {
             std::string text = timeseries_columns(names);
             for (const auto& row : phase_->rows()) text += timeseries_line(row);
@@ -315,6 +317,7 @@ class LiveRun final : public Simulation::Impl {
         if (config_.vacf)
             stage("output.vacf", *config_.vacf,
                   phase_->vacf_csv().value_or("lag,vacf,vacf_err,normalized,origins\n"));
+        if (config_.profile) stage(config_.profile->key, config_.profile->path, profile_csv());
 
         const Tally& t = engine_->tally();
         spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} "
@@ -669,6 +672,7 @@ class LiveRun final : public Simulation::Impl {
                 }
             }
         transport_summary(s, counts);
+        gap_summaries(s, counts);
         s.interrupted = phase_->interrupted();
         s.provenance = provenance(config_, options_, started_);
         s.provenance.finished = utc_now();
@@ -729,6 +733,112 @@ class LiveRun final : public Simulation::Impl {
             s.thermal_conductivity = coefficient(
                 window_lags(transport->conductivity(volume, s.temperature)),
                 fluid ? std::optional(enskog::thermal_conductivity(*fluid)) : std::nullopt);
+    }
+
+    // output.profile's CSV; its header alone when nothing moved at the start.
+    std::string profile_csv() const {
+        if (const auto& p = phase_->profile()) return p->csv();
+        const auto empty = AxialProfile<D>(0, 1.0, 1.0, 1, {}, 1.0, 0.0).csv();
+        return empty.substr(0, empty.find('\n') + 1);
+    }
+
+    // Fourier's and Newton's laws between two thermal walls (observers/gap_fit.hpp): the box
+    // has exactly two, facing each other across the profile's axis. Heat conduction when
+    // their temperatures differ, shear flow when their velocities do (both may).
+    void gap_summaries(Summary& s, const std::vector<std::uint64_t>& counts) const {
+        const auto& profile = phase_->profile();
+        if (!profile) return;
+        const auto& walls = engine_->box().walls;
+        const int axis = profile->axis();
+        std::optional<std::size_t> low, high;
+        std::size_t thermal = 0;
+        for (std::size_t w = 0; w < walls.size(); ++w) {
+            if (!walls[w].thermal()) continue;
+            ++thermal;
+            if (walls[w].normal[axis] == 1.0) low = w;
+            if (walls[w].normal[axis] == -1.0) high = w;
+        }
+        if (thermal != 2 || !low || !high) return;
+        const Wall<D>& lw = walls[*low];
+        const Wall<D>& hw = walls[*high];
+        const double from = lw.offset, to = -hw.offset; // the planes' positions on the axis
+        if (!(from < to)) return;
+        // the profile's scalars (MeasuredPhase::wall_scalars): each wall's heat, then its
+        // momentum, three entries per wall
+        const std::size_t momentum = walls.size();
+        if (lw.temperature != hw.temperature) {
+            GapSetup<D> setup{from, to,
+                              [&](const std::vector<double>& q) {
+                                  return std::array<double, 2>{q[*low], q[*high]};
+                              },
+                              [](const auto& row) { return row.temperature; }};
+            s.heat_conduction = gap_transport(*profile, std::move(setup), counts, false);
+        }
+        const Vec<D> du = hw.velocity - lw.velocity;
+        if (norm(du) > 0.0) {
+            const Vec<D> e = du * (1.0 / norm(du));
+            const auto along = [&](const std::vector<double>& q, std::size_t w) {
+                double p = 0.0;
+                for (int a = 0; a < D; ++a) p += q[momentum + 3 * w + a] * e[a];
+                return p;
+            };
+            GapSetup<D> setup{
+                from, to,
+                [&](const std::vector<double>& q) {
+                    return std::array<double, 2>{along(q, *low), along(q, *high)};
+                },
+                [e](const auto& row) -> std::optional<double> { return dot(row.velocity, e); }};
+            s.shear_flow = gap_transport(*profile, std::move(setup), counts, true);
+            if (s.shear_flow) {
+                const auto entries = [](const Vec<D>& v) {
+                    std::vector<double> out;
+                    for (int a = 0; a < D; ++a) out.push_back(v[a]);
+                    return out;
+                };
+                s.shear_flow->direction = entries(e);
+                s.shear_flow->wall_velocity = {entries(lw.velocity), entries(hw.velocity)};
+            }
+        }
+        for (auto* g : {&s.heat_conduction, &s.shear_flow})
+            if (*g) {
+                (*g)->axis = axis;
+                (*g)->wall_temperature = {lw.temperature, hw.temperature};
+            }
+    }
+
+    // One coefficient between the walls: the fit, and Enskog's value at the fitted slabs'
+    // state (one species, elastic pairs, no field).
+    std::optional<GapTransport> gap_transport(const AxialProfile<D>& profile, GapSetup<D> setup,
+                                              const std::vector<std::uint64_t>& counts,
+                                              bool shear) const {
+        const auto& total = profile.total();
+        const double time_area = total.samples * profile.step() * profile.area();
+        const auto given = setup.given(total.scalars);
+        const auto fit = GapFit<D>(profile, std::move(setup)).result();
+        if (!fit) return std::nullopt;
+        GapTransport g;
+        g.given = {given[0] / time_area, given[1] / time_area};
+        g.flux = fit->value.flux;
+        g.gradient = fit->value.gradient;
+        g.coefficient = fit->value.coefficient;
+        g.temperature = fit->value.temperature;
+        g.packing_fraction = fit->value.packing;
+        if (fit->error) {
+            g.flux_err = fit->error->flux;
+            g.gradient_err = fit->error->gradient;
+            g.coefficient_err = fit->error->coefficient;
+            g.temperature_err = fit->error->temperature;
+            g.packing_fraction_err = fit->error->packing;
+        }
+        g.blocks = fit->blocks;
+        g.fit_from = fit->fit_from;
+        g.fit_to = fit->fit_to;
+        if (const auto fluid = enskog_fluid(g.temperature, counts)) {
+            const enskog::Fluid here{D, g.packing_fraction / ball_volume<D>(fluid->sigma / 2.0),
+                                     fluid->sigma, fluid->mass, g.temperature};
+            g.enskog = shear ? enskog::shear_viscosity(here) : enskog::thermal_conductivity(here);
+        }
+        return g;
     }
 
     // A window ladder's lags as the summary gives them.

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/init/ball_volume.hpp"
 #include "choc/io/atomic_file.hpp"
 #include "choc/io/output_paths.hpp"
 #include "choc/io/trajectory.hpp"
@@ -24,6 +25,8 @@
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/tolerances.hpp"
+#include "choc/observers/axial_profile.hpp"
+#include "choc/observers/block_edges.hpp"
 #include "choc/observers/diffusion_windows.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/enskog.hpp"
@@ -271,6 +274,11 @@ class MeasuredPhase {
             if (std::isfinite(vacf_every) && start_ + vacf_every > start_)
                 vacf_.emplace(engine.particles().size(), vacf_every, start_);
         }
+        // Slab profiles for output.profile, and for the heat and momentum between thermal
+        // walls.
+        if ((config.profile || thermal_walls(engine.box())) && std::isfinite(step) &&
+            start_ + step > start_)
+            profile_.emplace(new_profile(engine.box(), config, step));
         // Histogram series are kept in memory and written whole at the end (with files or
         // not: their snapshots are stops like any other sample's).
         for (auto v : {HistogramVariable::speed, HistogramVariable::vx}) {
@@ -378,6 +386,8 @@ class MeasuredPhase {
         if (transport_) transport_->save(out);
         out.put(vacf_.has_value());
         if (vacf_) vacf_->save(out);
+        out.put(profile_.has_value());
+        if (profile_) profile_->save(out);
         out.put(rdf_.has_value());
         if (rdf_) rdf_->save(out);
         for (std::size_t k = 0; k < 2; ++k) {
@@ -431,6 +441,14 @@ class MeasuredPhase {
                 throw ArchiveError("the state's autocorrelation does not match the config");
             if (!vacf_) vacf_.emplace(engine_.particles().size(), 1.0, start_);
             vacf_->restore(in); // (its step and origin replace these)
+        }
+        if (!in.get<bool>()) {
+            profile_.reset();
+        } else {
+            if (!config_.profile && !thermal_walls(engine_.box()))
+                throw ArchiveError("the state's profile does not match the config");
+            if (!profile_) profile_.emplace(new_profile(engine_.box(), config_, 1.0));
+            profile_->restore(in); // (its step and origin replace these)
         }
         if (in.get<bool>() != rdf_.has_value())
             throw ArchiveError("the state's g(r) does not match the config");
@@ -502,6 +520,27 @@ class MeasuredPhase {
         return vacf_ ? std::optional(vacf_->csv()) : std::nullopt;
     }
 
+    // The slab profiles (output.profile, thermal walls) so far; absent without them or when
+    // nothing moved at the start.
+    const std::optional<AxialProfile<D>>& profile() const { return profile_; }
+
+    // The axis of the profile: output.profile.axis, else the axis of the first thermal wall
+    // whose normal lies along one, else the first walled axis, else x.
+    static int profile_axis(const Box<D>& box, const Config& config) {
+        if (config.profile && config.profile->axis) return *config.profile->axis;
+        for (const auto& w : box.walls)
+            if (w.thermal())
+                for (int a = 0; a < D; ++a)
+                    if (std::abs(w.normal[a]) == 1.0) return a;
+        for (int a = 0; a < D; ++a)
+            if (!box.periodic[a]) return a;
+        return 0;
+    }
+    static bool thermal_walls(const Box<D>& box) {
+        return std::any_of(box.walls.begin(), box.walls.end(),
+                           [](const Wall<D>& w) { return w.thermal(); });
+    }
+
     double frame_overlap() const { return frame_overlap_; }
     bool interrupted() const { return interrupted_; }
     // The collapse that stopped the run, here or (stop_at_collapse) in equilibration.
@@ -546,20 +585,34 @@ class MeasuredPhase {
     }
     // The edge now added to `edges`; true when that thinned them.
     bool close_block(std::vector<VirialBlock>& edges) const {
-        edges.push_back({engine_.tally().virial, engine_.kinetic_integral()});
-        if (edges.size() < 2 * blocks + 1) return false;
-        std::vector<VirialBlock> kept;
-        for (std::size_t k = 0; k < edges.size(); k += 2) kept.push_back(edges[k]);
-        edges = std::move(kept);
-        return true;
+        return add_block_edge(
+            edges, VirialBlock{engine_.tally().virial, engine_.kinetic_integral()}, blocks);
     }
 
+    AxialProfile<D> new_profile(const Box<D>& box, const Config& config, double step) const {
+        const int axis = profile_axis(box, config);
+        double area = 1.0;
+        for (int a = 0; a < D; ++a)
+            if (a != axis) area *= box.length[a];
+        return AxialProfile<D>(axis, box.length[axis], area,
+                               config.profile ? config.profile->slabs : default_slabs,
+                               wall_scalars(), step, start_);
+    }
+    // The walls' heat, then their momentum (three per wall), given the gas so far.
+    std::vector<double> wall_scalars() const {
+        std::vector<double> s = engine_.tally().wall_heat;
+        const auto& m = engine_.tally().wall_momentum;
+        s.insert(s.end(), m.begin(), m.end());
+        return s;
+    }
+    static constexpr std::size_t default_slabs = 20;
+
     double next_sample() const {
-        return std::min({frames_.next(start_), rows_.next(start_), next_unwrap_,
-                         windows_ ? windows_->next_time() : never,
-                         transport_ ? transport_->next_time() : never,
-                         vacf_ ? vacf_->next_time() : never, snapshots_[0].next(start_),
-                         snapshots_[1].next(start_), checkpoints_.next()});
+        return std::min(
+            {frames_.next(start_), rows_.next(start_), next_unwrap_,
+             profile_ ? profile_->next_time() : never, windows_ ? windows_->next_time() : never,
+             transport_ ? transport_->next_time() : never, vacf_ ? vacf_->next_time() : never,
+             snapshots_[0].next(start_), snapshots_[1].next(start_), checkpoints_.next()});
     }
 
     // To the block's limits (until, limit), within the step's (step_until, step_limit).
@@ -622,6 +675,17 @@ class MeasuredPhase {
             vacf_->sample_visit([&](auto&& f) {
                 engine_.visit(now, [&](std::uint32_t id, const auto& p) { f(id, p.v); });
             });
+        if (profile_ && profile_->next_time() == now) {
+            const auto& species = engine_.particles().table.species;
+            profile_->sample(
+                [&](auto&& f) {
+                    engine_.visit(now, [&](std::uint32_t, const auto& p) {
+                        const auto& s = species[p.species];
+                        f(p.x, p.v, s.mass, ball_volume<D>(s.radius));
+                    });
+                },
+                wall_scalars());
+        }
         if constexpr (keeps_fluxes)
             if (transport_ && transport_->next_time() == now)
                 transport_->sample(*engine_.flux_moments(), engine_.kinetic_integral());
@@ -745,6 +809,7 @@ class MeasuredPhase {
     // viscosity, heat conduction and the pressure tensor (a bulk fluid, event-driven)
     std::optional<TransportWindows<D>> transport_;
     std::optional<VelocityAutocorrelation<D>> vacf_; // output.vacf
+    std::optional<AxialProfile<D>> profile_;         // output.profile, thermal walls
     std::optional<PairCorrelation<D>> rdf_;
     Every frames_, rows_;
     // output.histogram and output.velocity_histogram with every (by HistogramVariable)

@@ -60,6 +60,42 @@ Json transport_json(const std::optional<TransportCoefficient>& c, const std::str
     return j;
 }
 
+// "heat_conduction" or "shear_flow": what drives, what flows, the coefficient (named by
+// the key's own words) and its Enskog value.
+Json gap_json(const std::optional<GapTransport>& h, int dimension, bool shear) {
+    if (!h) return nullptr;
+    static constexpr const char* axes[] = {"x", "y", "z"};
+    const bool compared = h->enskog.has_value();
+    const std::string flux = shear ? "stress" : "flux",
+                      gradient = shear ? "shear_rate" : "gradient", name = shear ? "eta" : "lambda";
+    Json j{{"axis", dimension > h->axis ? axes[h->axis] : "?"},
+           {"wall_temperature", numbers({h->wall_temperature[0], h->wall_temperature[1]})}};
+    if (shear) {
+        j["wall_velocity"] = matrix(h->wall_velocity);
+        j["direction"] = numbers(h->direction);
+        j["wall_momentum"] = numbers({h->given[0], h->given[1]});
+    } else {
+        j["wall_heat"] = numbers({h->given[0], h->given[1]});
+    }
+    j[flux] = number(h->flux);
+    j[flux + "_err"] = number(h->flux_err);
+    j[gradient] = number(h->gradient);
+    j[gradient + "_err"] = number(h->gradient_err);
+    j[name] = number(h->coefficient);
+    j[name + "_err"] = number(h->coefficient_err);
+    j["temperature"] = number(h->temperature);
+    j["temperature_err"] = number(h->temperature_err);
+    j["packing_fraction"] = number(h->packing_fraction);
+    j["packing_fraction_err"] = number(h->packing_fraction_err);
+    j["fit"] = numbers({h->fit_from, h->fit_to});
+    j["blocks"] = h->blocks;
+    j[name + "_enskog"] = number(h->enskog);
+    j["ratio"] = compared ? number(h->coefficient / *h->enskog) : Json(nullptr);
+    j["ratio_err"] =
+        compared && h->coefficient_err ? number(*h->coefficient_err / *h->enskog) : Json(nullptr);
+    return j;
+}
+
 // A ratio of counts, null when the reference found none.
 Json ratio(std::uint64_t a, std::uint64_t b) {
     return b == 0 ? Json(nullptr) : number(static_cast<double>(a) / static_cast<double>(b));
@@ -169,6 +205,8 @@ std::string summary_json(const Summary& s) {
     }
     j["shear_viscosity"] = transport_json(s.shear_viscosity, "eta");
     j["thermal_conductivity"] = transport_json(s.thermal_conductivity, "lambda");
+    j["heat_conduction"] = gap_json(s.heat_conduction, s.dimension, false);
+    j["shear_flow"] = gap_json(s.shear_flow, s.dimension, true);
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;
