@@ -9,6 +9,7 @@ python3-matplotlib and python3-numpy (hence /usr/bin/python3).
 """
 
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -24,8 +25,19 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 import reference_physics as ref  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "timestep_vs_edmd"))
-import plot as timestep_vs_edmd  # noqa: E402
+
+
+def study_module(name):
+    """A study's own plot.py (data/studies/NAME/plot.py), loaded as a module of that name."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name, "plot.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+timestep_vs_edmd = study_module("timestep_vs_edmd")
+transport = study_module("transport")
 
 hansen_goos = np.vectorize(ref.hansen_goos)
 carnahan_starling = np.vectorize(ref.carnahan_starling)
@@ -239,7 +251,8 @@ def main():
             ("eos2d", lambda p: eos(p, 2, figures)),
             ("mixture", lambda p: mixture(p, figures)),
             ("eos3d_sweep", lambda p: eos_sweep(p, figures)),
-            ("timestep_vs_edmd", lambda p: timestep_vs_edmd.plot(p, figures))]
+            ("timestep_vs_edmd", lambda p: timestep_vs_edmd.plot(p, figures)),
+            ("transport", lambda p: transport.plot(p, figures))]
     for name, plot in jobs:
         path = os.path.join(studies, name)
         if os.path.isdir(path):
