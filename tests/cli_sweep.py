@@ -196,16 +196,44 @@ def stopped_and_resumed(choc, d, sig, extra):
           "the sweep stopped and resumed wrote another table than the uninterrupted one")
 
 
+def seconds_of_run(choc, d, time_limit):
+    """Wall seconds of one run of the grid's largest point (108 spheres at 0.3)."""
+    with open(os.path.join(d, "largest.toml"), "w") as f:
+        text = BASE.format(time=time_limit)
+        f.write(text.replace("packing_fraction = 0.2", "packing_fraction = 0.3").replace(
+            "count = 64", "count = 108"))
+    start = time.monotonic()
+    ok(subprocess.run([choc, "run", "largest.toml", "--quiet"], cwd=d, capture_output=True,
+                      text=True, timeout=300), "the timing run")
+    return time.monotonic() - start
+
+
+def interruptible_time(choc):
+    """A run.time for which the grid's largest run takes about half a second of wall time
+    on this machine and build (a sanitized build is many times slower than a release one):
+    the stopped sweep must still be running 0.3 s after its first run completed, with
+    runs left to resume, and a longer run only makes the test slower. Two timing runs,
+    so that the start-up cost drops out of the rate."""
+    with tempfile.TemporaryDirectory() as d:
+        short, long = seconds_of_run(choc, d, 10.0), seconds_of_run(choc, d, 50.0)
+    per_unit = max(long - short, 1e-3) / 40.0
+    chosen = min(max(0.5 / per_unit, 50.0), 1500.0)
+    print(f"run.time = {chosen:.0f} ({per_unit * 1e3:.2f} ms per time unit)", flush=True)
+    return chosen
+
+
 def case_resume_after_sigint(choc):
     with tempfile.TemporaryDirectory() as d:
-        setup(d, GRID, time_limit=1500.0)
+        setup(d, GRID, time_limit=interruptible_time(choc))
         stopped_and_resumed(choc, d, signal.SIGINT, [])
 
 
 def case_resume_after_sigkill(choc):
     with tempfile.TemporaryDirectory() as d:
-        setup(d, GRID.replace('output = "grid"', 'output = "grid"\ncheckpoint_every = 20.0'),
-              time_limit=1500.0)
+        time_limit = interruptible_time(choc)
+        every = time_limit / 75.0  # checkpoints as often as at 20 of 1500 time units
+        setup(d, GRID.replace('output = "grid"', f'output = "grid"\ncheckpoint_every = {every}'),
+              time_limit=time_limit)
         stopped_and_resumed(choc, d, signal.SIGKILL, [])
 
 
