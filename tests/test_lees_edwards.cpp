@@ -174,3 +174,58 @@ TEST_CASE("the offset is gamma L_y t modulo L_x, zero at the origin") {
     le.rate = 0.0;
     CHECK(le.offset(1e9) == 0.0);
 }
+
+// Every partner within a column width of a particle in an edge row, seen across the
+// sliding face, lies in the window of columns of the tick interval, through the image the
+// window names, at any time of the interval (its ends included).
+template <int D>
+void window_cases() {
+    std::mt19937_64 rng(31 + D);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> columns(3, 9);
+    std::uniform_int_distribution<long> ticks(-1000, 1000);
+    int met = 0;
+    for (int n = 0; n < 20000; ++n) {
+        auto le = sheared_box<D>(rng);
+        const int nx = columns(rng);
+        const double w = le.length[0] / nx;
+        const long k = ticks(rng);
+        const double t =
+            le.tick_time(k, w) + u(rng) * (le.tick_time(k + 1, w) - le.tick_time(k, w));
+        const double when = n % 7 == 0 ? le.tick_time(k + (n % 2), w) : t; // the ends too
+        CHECK(le.tick_before(0.5 * (le.tick_time(k, w) + le.tick_time(k + 1, w)), w) == k);
+        // offset_in is offset() up to whole periods, and continuous across the tick
+        const double lx = le.length[0];
+        auto periodic_gap = [lx](double a, double b) {
+            return std::abs(a - b - lx * std::nearbyint((a - b) / lx));
+        };
+        CHECK(periodic_gap(le.offset_in(k, when, w, nx), le.offset(when)) < 1e-9 * lx);
+        const double next = le.tick_time(k + 1, w);
+        CHECK(periodic_gap(le.offset_in(k, next, w, nx), le.offset_in(k + 1, next, w, nx)) <
+              1e-9 * lx);
+        const int dir = u(rng) < 0.5 ? -1 : 1;
+        const double xi = u(rng) * le.length[0], xj = u(rng) * le.length[0];
+        const int ci = std::min(static_cast<int>(xi / w), nx - 1);
+        const int cj = std::min(static_cast<int>(xj / w), nx - 1);
+        // j's image across the face, from the definition, at its nearest x period
+        double image = xj + dir * le.rate * le.length[1] * (when - le.origin);
+        image -= le.length[0] * std::nearbyint((image - xi) / le.length[0]);
+        if (std::abs(xi - image) >= w) continue;
+        ++met;
+        bool found = false;
+        const int first = le.window_first(ci, dir, k, nx);
+        for (int m = first; m < first + LeesEdwards<D>::window_columns; ++m) {
+            const int column = ((m % nx) + nx) % nx;
+            const int periods = (m - column) / nx;
+            const double seen = xj + periods * le.length[0] + dir * le.offset_in(k, when, w, nx);
+            found = found || (column == cj && std::abs(xi - seen) < w + 1e-9 * le.length[0]);
+        }
+        CHECK(found);
+    }
+    CHECK(met > 2000);
+}
+
+TEST_CASE("the window of columns across the sliding face holds every partner until the next tick") {
+    window_cases<2>();
+    window_cases<3>();
+}

@@ -73,6 +73,49 @@ struct LeesEdwards {
         return r;
     }
 
+    // --- The cells across the sliding face ---------------------------------------------
+    // Along x the box has n columns of cells of width w = L_x / n, w at least the contact
+    // distance of any pair. Tick k is the k-th time from the origin at which the offset is a
+    // whole number of columns; between ticks k and k + 1 the offset lies in [q w, (q+1) w)
+    // with q = k (mod n) when the images slide forward (gamma > 0), q = -k - 1 backward.
+    // Counting ticks in integers keeps q exact: no round-off of the offset decides it.
+    double tick_time(long k, double w) const {
+        return origin + static_cast<double>(k) * (w / std::abs(sliding_speed()));
+    }
+    // The tick at or before t (the start of the interval holding t).
+    long tick_before(double t, double w) const {
+        return static_cast<long>(std::floor((t - origin) * std::abs(sliding_speed()) / w));
+    }
+
+    // A particle in column c of the top row (dir = +1) meets, across the face, partners of
+    // the bottom row whose images are slid by +delta: |x_i - x_j - delta| < w puts x_j in
+    // columns c - q - 2 .. c - q + 1. In the bottom row (dir = -1), images slid by -delta,
+    // columns c + q - 1 .. c + q + 2. Both are widened by one column on each side, so that
+    // an offset a round-off outside [q w, (q+1) w) near a tick misses no one: the window is
+    // `window_columns` consecutive columns from window_first(), taken modulo n, column u
+    // being column u mod n seen (u - u mod n) / n periods along x. It holds every partner
+    // from tick k until tick k + 1.
+    static constexpr int window_columns = 6;
+    int window_first(int c, int dir, long k, int n) const {
+        const int q = column_offset(k, n);
+        return dir > 0 ? c - q - 3 : c + q - 2;
+    }
+    // The offset at t in tick interval k, measured from q w, so that it agrees with the
+    // window: in [q w, (q+1) w] up to round-off, never near L_x where offset() may put
+    // an offset near 0, a whole period away from the window's images.
+    double offset_in(long k, double t, double w, int n) const {
+        const double from = column_offset(k, n) * w;
+        const double since = t - tick_time(k, w);
+        return rate >= 0.0 ? from + sliding_speed() * since : from + w + sliding_speed() * since;
+    }
+
+  private:
+    int column_offset(long k, int n) const {
+        const long q = rate >= 0.0 ? k : -k - 1;
+        return static_cast<int>(((q % n) + n) % n);
+    }
+
+  public:
     // Moves a particle at x (velocity v), just out through the top (dir = +1) or the
     // bottom (dir = -1) of the gradient axis at time t, to its image inside the box.
     void reenter(Vec<D>& x, Vec<D>& v, int dir, double t) const {
