@@ -75,6 +75,14 @@ hostile = {
     "index_out": sets("species.99.radius=1"),
     "control_name": sets('species.0.name="A\\u0007\\n\\u202e"'),
     "from_file": sets('init.from="missing.xyz"'),
+    # thermal walls and profiles (issue 17): on a periodic axis, out of range, misshapen
+    "thermal_periodic": sets("box.wall_temperature=1.0"),
+    "thermal_nan": sets('box.boundary="wall"', "box.wall_temperature=nan"),
+    "thermal_extremes": sets('box.boundary=["wall", "periodic", "periodic"]',
+                             "box.wall_temperature=[1e300, 1e-300]"),
+    "wall_velocity_shape": sets('box.boundary=["wall", "periodic", "periodic"]',
+                                "box.wall_temperature=1", "box.wall_velocity=[[0, 1]]"),
+    "profile_slabs": sets('output.profile={path="p.csv", slabs=1e300}'),
 }
 for name, prefix in hostile.items():
     write("config", name, prefix + small3d)
