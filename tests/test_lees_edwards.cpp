@@ -229,3 +229,39 @@ TEST_CASE("the window of columns across the sliding face holds every partner unt
     window_cases<2>();
     window_cases<3>();
 }
+
+// Anchoring at a tick (what the engine does when it moves its clock's origin) renumbers
+// the ticks from there and changes no offset, window or tick time.
+template <int D>
+void anchor_cases() {
+    std::mt19937_64 rng(57 + D);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::uniform_int_distribution<int> columns(3, 9);
+    std::uniform_int_distribution<long> ticks(-500, 500), later(0, 300);
+    for (int n = 0; n < 5000; ++n) {
+        const auto le = sheared_box<D>(rng);
+        const int nx = columns(rng);
+        const double w = le.length[0] / nx, lx = le.length[0];
+        const long k0 = ticks(rng), k = k0 + later(rng);
+        auto anchored = le;
+        anchored.anchor_at_tick(k0, w, nx);
+        const double t =
+            le.tick_time(k, w) + u(rng) * (le.tick_time(k + 1, w) - le.tick_time(k, w));
+        const double scale = 1e-9 * (1.0 + std::abs(le.sliding_speed()) * std::abs(t - le.origin));
+        CHECK(std::abs(anchored.tick_time(k - k0, w) - le.tick_time(k, w)) <
+              1e-9 * (1.0 + std::abs(le.tick_time(k, w))));
+        const int c = static_cast<int>(u(rng) * nx) % nx;
+        for (int dir : {-1, 1})
+            CHECK(anchored.window_first(c, dir, k - k0, nx) == le.window_first(c, dir, k, nx));
+        CHECK(std::abs(anchored.offset_in(k - k0, t, w, nx) - le.offset_in(k, t, w, nx)) <
+              scale * lx);
+        double d = anchored.offset(t) - le.offset(t);
+        d -= lx * std::nearbyint(d / lx);
+        CHECK(std::abs(d) < scale * lx);
+    }
+}
+
+TEST_CASE("anchoring at a tick changes no offset, window or tick time") {
+    anchor_cases<2>();
+    anchor_cases<3>();
+}

@@ -30,16 +30,21 @@ struct LeesEdwards {
     static constexpr int flow = 0;     // x: the direction of the sliding
     static constexpr int gradient = 1; // y: the axis across which the images slide
 
-    Vec<D> length;       // the box's edges, periodic on every axis
-    double rate = 0.0;   // gamma: d u_x / d y of the steady shear
-    double origin = 0.0; // the time at which the images were aligned (delta = 0)
+    Vec<D> length;     // the box's edges, periodic on every axis
+    double rate = 0.0; // gamma: d u_x / d y of the steady shear
+    // The offset is start_column column widths at time `origin` (0 and 0 at the start: the
+    // images aligned); anchor_at_tick moves both to a recent tick, so that the clock's
+    // round-off stays that of a recent time on a long run.
+    double origin = 0.0;
+    double start_offset = 0.0;
+    int start_column = 0;
 
     // The relative velocity of the image one period up: gamma L_y.
     double sliding_speed() const { return rate * length[gradient]; }
 
     // delta(t) in [0, L_x): how far the image one period up is displaced along x.
     double offset(double t) const {
-        double d = std::fmod(sliding_speed() * (t - origin), length[flow]);
+        double d = std::fmod(start_offset + sliding_speed() * (t - origin), length[flow]);
         if (d < 0.0) d += length[flow];
         return d;
     }
@@ -109,9 +114,19 @@ struct LeesEdwards {
         return rate >= 0.0 ? from + sliding_speed() * since : from + w + sliding_speed() * since;
     }
 
+    // Counts ticks from tick k from now on (tick k becomes tick 0), with the same offsets
+    // and windows: at tick k the offset is (start_column + k) columns, or (start_column - k)
+    // backward, exactly.
+    void anchor_at_tick(long k, double w, int n) {
+        origin = tick_time(k, w);
+        const long c = rate >= 0.0 ? start_column + k : start_column - k;
+        start_column = static_cast<int>(((c % n) + n) % n);
+        start_offset = start_column * w;
+    }
+
   private:
     int column_offset(long k, int n) const {
-        const long q = rate >= 0.0 ? k : -k - 1;
+        const long q = rate >= 0.0 ? start_column + k : start_column - k - 1;
         return static_cast<int>(((q % n) + n) % n);
     }
 
