@@ -18,6 +18,11 @@ struct Box {
     std::array<bool, D> periodic{};
     std::vector<Wall<D>> walls;
     std::vector<Segment<D>> segments;
+    // Lees-Edwards sliding boundaries (lees_edwards.hpp): with a rate, the images across the
+    // y axis slide along x at shear_rate * L_y. 0: a plain periodic box.
+    double shear_rate = 0.0;
+
+    bool sheared() const { return shear_rate != 0.0; }
 
     double volume() const {
         double v = 1.0;

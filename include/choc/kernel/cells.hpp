@@ -113,6 +113,9 @@ class Cells {
             divide_[a] = FastDivisor(static_cast<std::uint32_t>(n_[a]));
             length_[a] = box.length[a];
             periodic_[a] = box.periodic[a];
+            // Across a sliding face (lees_edwards.hpp) the neighbours move with the offset:
+            // stencils stop at it, and the engine looks across it on its own.
+            seen_across_[a] = box.periodic[a] && !(box.sheared() && a == 1);
             total *= static_cast<std::size_t>(n_[a]);
         }
         cells_ = static_cast<std::uint32_t>(total);
@@ -301,7 +304,7 @@ class Cells {
             for (int a = 0; a < D; ++a) {
                 q[a] = c[a] + o[a];
                 if (q[a] >= 0 && q[a] < n_[a]) continue;
-                if (!periodic_[a]) {
+                if (!seen_across_[a]) {
                     kept = false;
                     break;
                 }
@@ -425,7 +428,7 @@ class Cells {
                 int k = c[a] + o;
                 double s = 0.0;
                 if (k < 0 || k >= n_[a]) {
-                    if (!periodic_[a]) continue;
+                    if (!seen_across_[a]) continue;
                     // j across the low edge sits at x_j - L seen from here, and vice versa
                     s = k < 0 ? -length_[a] : length_[a];
                     k = k < 0 ? k + n_[a] : k - n_[a];
@@ -478,6 +481,7 @@ class Cells {
     std::array<std::array<std::int32_t, layer_count>, 2 * D> layers_{};
     Vec<D> width_, length_;
     std::array<bool, D> periodic_{};
+    std::array<bool, D> seen_across_{}; // periodic, and not the sliding face's axis
     std::uint32_t cells_ = 0;
     std::uint32_t stride_ = 0;         // slots per cell: the count, then stride_ - 1 indices
     FastVector<std::uint32_t> blocks_; // stride_ slots per cell

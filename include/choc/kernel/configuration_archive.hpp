@@ -21,6 +21,7 @@ void save_configuration(ArchiveWriter& out, const Box<D>& box, const Particles<D
     out.put(box.periodic);
     out.put(box.walls);
     out.put(box.segments);
+    out.put(box.shear_rate);
     out.put(std::uint64_t{particles.table.size()});
     for (const auto& s : particles.table.species) {
         out.put(s.name);
@@ -39,6 +40,7 @@ std::pair<Box<D>, Particles<D>> restore_configuration(ArchiveReader& in) {
     in.get(box.periodic);
     in.get(box.walls);
     in.get(box.segments);
+    in.get(box.shear_rate);
     const auto species = in.get<std::uint64_t>();
     if (species == 0 || species > max_species)
         throw ArchiveError("the state's species table is damaged");

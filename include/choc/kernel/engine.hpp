@@ -41,6 +41,7 @@
 #include "choc/kernel/flux_tally.hpp"
 #include "choc/kernel/group_step.hpp"
 #include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/lees_edwards.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -105,6 +106,16 @@ class Engine {
             const double local_until = until - origin_; // the origin moves at maintenance
             if (tally_.collisions >= collision_limit) return Stop::collisions;
             const double t = calendar_.top_time();
+            if (sheared_) [[unlikely]] {
+                // the sliding images pass a column width first: widen the windows
+                const double tick = le_.tick_time(tick_ + 1, tick_width_);
+                if (tick <= t && tick <= local_until) {
+                    now_ = std::max(now_, tick);
+                    ++tick_;
+                    slide();
+                    continue;
+                }
+            }
             if (t > local_until || t == never) {
                 if (local_until == never) return Stop::no_events;
                 now_ = local_until;
@@ -310,6 +321,10 @@ class Engine {
         out.put(origin_);
         out.put(since_maintenance_);
         out.put(processed_);
+        out.put(le_.origin);
+        out.put(le_.start_offset);
+        out.put(le_.start_column);
+        out.put(tick_);
         out.tag(archive_tag + 3);
     }
 
@@ -362,6 +377,7 @@ class Engine {
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
         fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
+        if (box_.sheared()) set_up_sliding();
         maintain_every_ =
             settings_.maintain_every > 0
                 ? settings_.maintain_every
@@ -595,13 +611,19 @@ class Engine {
     void apply_pair(std::uint32_t i, std::uint32_t j, bool at_contact) {
         auto& pi = particles_.state[i];
         auto& pj = particles_.state[j];
-        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+        int image = 0; // across the sliding face: j's image moves at its sliding velocity
+        const Vec<D> r = sheared_ ? le_.minimum_image(pi.x - pj.x, now_, image)
+                                  : box_.minimum_image(pi.x - pj.x);
         check_pair_contact(i, j, r, at_contact);
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
         const Vec<D> vi = pi.v, vj = pj.v;
+        if (image != 0) [[unlikely]]
+            pj.v += le_.image_velocity(image);
         const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+        if (image != 0) [[unlikely]]
+            pj.v -= le_.image_velocity(image);
         if (fluxes_) flux_.collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
         collided(i);
         collided(j);
@@ -656,6 +678,8 @@ class Engine {
         Schedule& s = schedule_[i];
         bool wrapped = false;
         const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
+        if (wrapped && sheared_ && s.axis == LeesEdwards<D>::gradient) [[unlikely]]
+            return reenter(i, s.dir);
         if (wrapped) wrap(i, s.axis, s.dir);
         cells_.move(i, to);
         ++tally_.crossings;
@@ -666,6 +690,9 @@ class Engine {
         // segment predictions look no further than the cell's edge: look again from here
         if (!box_.segments.empty()) predict_segments(i);
         scan_pairs(i, cells_, near_);
+        // in a row along the sliding face, the window across it moved or is new
+        if (sheared_) [[unlikely]]
+            scan_sliding(i);
         reschedule(i);
     }
 
@@ -677,6 +704,122 @@ class Engine {
         if constexpr (Motion::has_field)
             wrapped_potential_ -=
                 particles_.mass(i) * motion_.gravity()[axis] * dir * box_.length[axis];
+    }
+
+    // --- Lees-Edwards sliding boundaries (lees_edwards.hpp) -------------------------------
+    //
+    // The stencils stop at the y face (cells.hpp); a particle in a cell row along it meets
+    // the particles of the opposite row through their sliding images, in the window of
+    // columns that holds every partner until the next tick (the offset passing a column
+    // width). At a tick the windows move on: every particle of the two rows looks across
+    // again (slide). A pair candidate found through an image is an ordinary candidate:
+    // its time is exact, and apply_pair finds the same image again.
+
+    void set_up_sliding() {
+        if constexpr (Motion::has_field)
+            throw std::invalid_argument("Engine: sliding boundaries need straight flights");
+        const bool periodic =
+            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+        if (!periodic || !box_.walls.empty() || !box_.segments.empty())
+            throw std::invalid_argument(
+                "Engine: sliding boundaries need a box periodic on every axis, without walls");
+        if (levels_.size() != 1)
+            throw std::invalid_argument("Engine: sliding boundaries need one cell grid");
+        if (settings_.epsilon > 0.0)
+            throw std::invalid_argument("Engine: sliding boundaries need epsilon = 0");
+        sheared_ = true;
+        le_.length = box_.length;
+        le_.rate = box_.shear_rate;
+        le_.origin = now_; // the images aligned at the start
+        tick_width_ = cells_.width()[LeesEdwards<D>::flow];
+        tick_ = 0;
+        momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
+        fluxes_ = false;
+    }
+
+    // A tick: the windows across the face have moved on by a column.
+    void slide() {
+        const auto& n = cells_.counts();
+        for (const int row : {0, n[1] - 1}) {
+            std::array<int, D> q{};
+            q[1] = row;
+            const int layers = D == 3 ? n[D - 1] : 1;
+            for (int z = 0; z < layers; ++z) {
+                if constexpr (D == 3) q[2] = z;
+                for (q[0] = 0; q[0] < n[0]; ++q[0]) {
+                    const std::uint32_t cell = cells_.flat(q);
+                    for (const std::uint32_t* i = cells_.begin(cell); i != cells_.end(cell); ++i) {
+                        scan_sliding(*i);
+                        reschedule(*i);
+                    }
+                }
+            }
+        }
+    }
+
+    // Improves i's pair candidates with the particles across the sliding face, if i is in
+    // a row along it: through the image one period up from the top row (dir = +1), one
+    // period down from the bottom row.
+    void scan_sliding(std::uint32_t i) {
+        constexpr int flow = LeesEdwards<D>::flow, across = LeesEdwards<D>::gradient;
+        const auto& n = cells_.counts();
+        const auto c = cells_.coords(cells_.cell_of(i));
+        const int dir = c[across] == n[across] - 1 ? 1 : c[across] == 0 ? -1 : 0;
+        if (dir == 0) return;
+        const double offset = le_.offset_in(tick_, now_, tick_width_, n[flow]);
+        const int first = le_.window_first(c[flow], dir, tick_, n[flow]);
+        const Vec<D> u = le_.image_velocity(dir);
+        const auto& pi = particles_.state[i];
+        const Vec<D> xi = pi.position_at(now_);
+        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
+        std::array<int, D> q{};
+        q[across] = dir > 0 ? 0 : n[across] - 1;
+        Vec<D> shift{};
+        shift[across] = dir * box_.length[across];
+        for (int m = first; m < first + LeesEdwards<D>::window_columns; ++m) {
+            q[flow] = ((m % n[flow]) + n[flow]) % n[flow];
+            shift[flow] = (m - q[flow]) / n[flow] * box_.length[flow] + dir * offset;
+            for (int dz = D == 3 ? -1 : 0; dz <= (D == 3 ? 1 : 0); ++dz) {
+                if constexpr (D == 3) {
+                    const int z = c[2] + dz;
+                    q[2] = z < 0 ? z + n[2] : z >= n[2] ? z - n[2] : z;
+                    shift[2] = z < 0 ? -box_.length[2] : z >= n[2] ? box_.length[2] : 0.0;
+                }
+                const std::uint32_t cell = cells_.flat(q);
+                for (const std::uint32_t* j = cells_.begin(cell); j != cells_.end(cell); ++j) {
+                    const auto& pj = particles_.state[*j];
+                    const Vec<D> r = xi - (pj.position_at(now_) + shift);
+                    const Vec<D> v = pi.v - (pj.v + u);
+                    const double s2 = sigma2[pj.species];
+                    if (norm2(r) - s2 < -overlap_c_ * s2) [[unlikely]]
+                        invariant_violated(
+                            "overlap", origin_ + now_,
+                            fmt::format("particles {} and {} overlap across the sliding face: "
+                                        "distance {:.17g}, contact distance {:.17g}",
+                                        id_[i], id_[*j], norm(r), std::sqrt(s2)));
+                    ++tally_.pair_predictions;
+                    const double dt = motion_.pair_time(r, v, s2, pair_horizon(schedule_[i]));
+                    take_earliest(i, j, &dt, 1);
+                }
+            }
+        }
+    }
+
+    // i leaves through the top (dir = +1) or the bottom of the y axis: it goes on as its
+    // image one period down (up), slid and with the sliding velocity taken off. Its motion
+    // relative to every other particle is as it was; its velocity changed, so its
+    // predictions are renewed, and the kinetic energy it gains or loses is the boundary's
+    // work, booked like a collision's so that the energy ledger holds.
+    void reenter(std::uint32_t i, int dir) {
+        ++tally_.crossings;
+        advance(i);
+        auto& p = particles_.state[i];
+        const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
+        le_.reenter(p.x, p.v, dir, now_);
+        ++p.count;
+        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
+        cells_.move(i, cells_.cell_at(p.x));
+        predict_all(i);
     }
 
     // --- Levels of cell grids (cell_levels.hpp): size-disperse particles ----------------
@@ -925,6 +1068,8 @@ class Engine {
             return scan_levels(i);
         cells_.around(cells_.cell_of(i), near_);
         scan_pairs(i, cells_, near_);
+        if (sheared_) [[unlikely]]
+            scan_sliding(i);
     }
 
     // Improves i's pair candidates with the particles of the given cells.
@@ -1187,6 +1332,11 @@ class Engine {
         for (auto& t : last_collision_) t -= shift;
         tally_.start -= shift;
         calendar_.shift(shift);
+        if (sheared_) { // ticks counted from the last one, on the new clock
+            le_.anchor_at_tick(tick_, tick_width_, cells_.counts()[0]);
+            le_.origin -= shift;
+            tick_ = 0;
+        }
         origin_ += shift;
         now_ = 0.0;
     }
@@ -1223,6 +1373,10 @@ class Engine {
         in.get(origin_);
         in.get(since_maintenance_);
         in.get(processed_);
+        in.get(le_.origin);
+        in.get(le_.start_offset);
+        in.get(le_.start_column);
+        in.get(tick_);
         in.expect(archive_tag + 3, "clocks");
         std::vector<std::uint8_t> seen(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -1285,6 +1439,12 @@ class Engine {
     double origin_ = 0.0;              // absolute time of local zero
     std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
     std::uint64_t processed_ = 0; // calendar entries processed (processed())
+    // Lees-Edwards sliding boundaries (lees_edwards.hpp; box_.shear_rate): the geometry on
+    // the local clock, the tick interval the clock is in, and the column width.
+    bool sheared_ = false;
+    LeesEdwards<D> le_;
+    long tick_ = 0;
+    double tick_width_ = 0.0;
 };
 
 } // namespace choc

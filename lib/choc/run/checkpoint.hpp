@@ -30,8 +30,9 @@ namespace choc {
 // 7: the diffusion windows keep their lags in a window ladder (with its moments' origin);
 // 8: the engine keeps the flux integrals, the measured phase the transport windows;
 // 9: walls have a temperature, the engine its thermal walls' generator and the tally each
-//    wall's heat, the measured phase the axial profile
-inline constexpr std::uint32_t checkpoint_format = 9;
+//    wall's heat, the measured phase the axial profile;
+// 10: the box has a shear rate, the engine its sliding boundaries' clock (lees_edwards.hpp)
+inline constexpr std::uint32_t checkpoint_format = 10;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
