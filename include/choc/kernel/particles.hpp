@@ -74,11 +74,7 @@ struct Particles {
     double mass(std::uint32_t i) const { return table.species[state[i].species].mass; }
 
     void add(const Vec<D>& x, const Vec<D>& v, std::uint32_t species) {
-        ParticleState<D> p;
-        p.x = x;
-        p.v = v;
-        p.species = species;
-        state.push_back(p);
+        state.push_back(ParticleState<D>{x, v, 0.0, 0, species});
     }
 };
 
