@@ -12,7 +12,8 @@ periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mix
 every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0;
 3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions;
 a 2D mixture under gravity between thermal walls, whose draws continue where they stopped,
-with its slab profiles. The hourglass and the spheres write histogram series (output.histogram with every; the hourglass also
+with its slab profiles; a thermostatted 3D mixture between sliding boundaries (with a
+profile across them) and unthermostatted discs limited by collisions. The hourglass and the spheres write histogram series (output.histogram with every; the hourglass also
 output.velocity_histogram): their snapshots taken before a stop are part of the
 checkpoint, and a cooling gas puts values outside the bins.
 
@@ -179,6 +180,46 @@ equilibrate = 1.0
 time = 8.0
 """ + OUTPUTS.format(frame=1.0, row=0.5, checkpoint=1.5) + """profile = { path = "profile.csv", slabs = 8 }
 """
+
+# Spheres of two sizes between sliding boundaries, thermostatted: the sliding clock, the
+# shear moment's account, the drift and the thermostat's collision count continue where
+# they stopped. (A fast shear: many ticks and thermostats in a short run.)
+SHEAR_3D = """dimension = 3
+[box]
+packing_fraction = 0.35
+shear_rate = -0.4
+shear_temperature = 1.2
+[[species]]
+name = "A"
+count = 300
+[[species]]
+name = "B"
+count = 100
+radius = 0.25
+mass = 0.2
+[init]
+lattice = "fcc"
+seed = 9
+[run]
+equilibrate = 1.0
+time = 6.0
+""" + OUTPUTS.format(frame=1.0, row=0.5, checkpoint=1.5) + """profile = { path = "profile.csv", axis = "y", slabs = 6 }
+"""
+
+# Discs sheared without a thermostat, limited by collisions.
+SHEAR_2D = """dimension = 2
+[box]
+size = [18.0, 14.0]
+shear_rate = 0.3
+[[species]]
+name = "A"
+count = 150
+[init]
+lattice = "random"
+seed = 2
+[run]
+collisions = 30000
+""" + OUTPUTS.format(frame=1.0, row=0.5, checkpoint=1.5)
 
 STREAMED = ("traj.xyz", "series.csv")
 FINAL = ("rdf.csv", "hist.csv", "vhist.csv", "profile.csv")
@@ -394,6 +435,26 @@ def case_thermal_2d(choc):
         check_signals(choc, d, THERMAL_2D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
 
 
+def case_shear_3d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, SHEAR_3D)
+        shear = expected["summary"]["sliding_shear"]
+        check(shear is not None and shear["stress"] > 0, f"no stress against the shear: {shear}")
+        check_extensions(choc, d, SHEAR_3D, expected, "run.time", [0.25, 2.2, 4.9])
+        check_signals(choc, d, SHEAR_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
+        check_first_checkpoint(choc, d, SHEAR_3D.replace("every = 1.5", "every = 0.5"),
+                               expected, "continued from the checkpoint at t = 0.5, in "
+                               "equilibration")
+
+
+def case_shear_2d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, SHEAR_2D)
+        check(expected["summary"]["sliding_shear"] is not None, "no sliding_shear")
+        check_extensions(choc, d, SHEAR_2D, expected, "run.collisions", [1, 9000, 29999])
+        check_signals(choc, d, SHEAR_2D, expected, seconds, signal.SIGTERM, [0.5])
+
+
 def case_timestep_3d(choc):
     with tempfile.TemporaryDirectory() as d:
         expected, seconds = reference(choc, d, TIMESTEP_3D)
@@ -471,6 +532,8 @@ CASES = [
     ("hourglass_2d", case_hourglass_2d),
     ("drag_3d_collisions", case_drag_3d_collisions),
     ("thermal_2d", case_thermal_2d),
+    ("shear_3d", case_shear_3d),
+    ("shear_2d", case_shear_2d),
     ("refusals", case_refusals),
 ]
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Thermal walls and the transport they drive (docs/REFERENCE.md "heat_conduction",
-"shear_flow", "Profile CSV"; docs/PHYSICS.md "Transport between thermal walls"): the
+"""Driven transport (docs/REFERENCE.md "heat_conduction", "shear_flow", "sliding_shear",
+"Profile CSV"; docs/PHYSICS.md "Transport between thermal walls", "Viscosity from steady
+shear"). Thermal walls: the
 conductivity from Fourier's law between a hot and a cold wall, and the viscosity from
 Newton's law between two walls moving apart, agree with the equilibrium (Einstein-Helfand)
 values of the same fluid, all measured against Enskog's at their own state; the summary's
 flux and stress are its walls' heat and momentum; the slab profiles count every particle
 of every sample, lie between the walls' temperatures and, sheared, rise monotonically.
+Sliding boundaries: the viscosity from the stress of a thermostatted steady shear agrees
+with the equilibrium one, the velocity profile is the imposed line, and without the
+thermostat the fluid heats at the rate that viscosity predicts.
 
 Usage: python3 tests/cli_thermal.py CHOC_EXECUTABLE REPO_ROOT
 """
@@ -219,9 +223,80 @@ profile = "profile.csv"
           "the default profile is not 20 slabs along y")
 
 
+# The equilibrium fluid between sliding boundaries (Lees-Edwards) at a shear rate of 0.05
+# (0.004 per mean free time: the linear regime), thermostatted at kT = 1.
+SLIDING = EQUILIBRIUM.replace("packing_fraction = 0.3",
+                              "packing_fraction = 0.3\nshear_rate = 0.05\nshear_temperature = 1.0"
+                              ).replace('summary = "summary.json"',
+                                        'summary = "summary.json"\n'
+                                        'profile = { path = "profile.csv", axis = "y", slabs = 10 }')
+
+
+def slope(xs, ys):
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return (sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+            / sum((x - mx) ** 2 for x in xs))
+
+
+def case_sliding_against_equilibrium(choc):
+    sheared, files = run(choc, SLIDING, ["profile.csv"])
+    f = sheared["sliding_shear"]
+    check(f is not None, "no sliding_shear between sliding boundaries")
+    check(f["shear_rate"] == 0.05 and f["stress"] < 0, f"stress {f['stress']} at rate 0.05")
+    check(abs(f["eta"] + f["stress"] / 0.05) < 1e-12 * f["eta"], "eta is not -stress / rate")
+    # the thermostat holds kT = 1 within the heat of one interval (~1e-3 here)
+    for key in ("temperature", "temperature_first", "temperature_last"):
+        check(abs(f[key] - 1.0) < 0.01, f"{key} {f[key]} not held at 1")
+    check(abs(f["heating"]) < 1e-3, f"heating {f['heating']} with a thermostat")
+    import reference_physics as ref
+    expected = ref.enskog_transport(f["packing_fraction"], f["temperature"])[0]
+    check(abs(f["eta_enskog"] - expected) < 1e-4 * expected,
+          f"eta_enskog {f['eta_enskog']}, recomputed {expected}")
+    # equilibrium measures are not made in a sheared box
+    for key in ("pressure", "diffusion", "shear_viscosity", "thermal_conductivity"):
+        check(sheared[key] is None, f"{key} given under shear")
+    check(sheared["valid"], f"invalid: {sheared['violation']}")
+
+    # the mean velocity along x rises linearly across y at the imposed rate (the slabs'
+    # u_x errors are ~0.01, the fitted slope's ~1e-3 of 0.05)
+    rows = list(csv.DictReader(files["profile.csv"].splitlines()))
+    ys, us = [float(r["x"]) for r in rows], [float(r["u_x"]) for r in rows]
+    fitted = slope(ys, us)
+    check(abs(fitted - 0.05) < 0.1 * 0.05, f"profile slope {fitted}, imposed 0.05: {us}")
+    residual = max(abs(u - fitted * (y - ys[0]) - us[0]) for y, u in zip(ys, us))
+    check(residual < 0.05, f"profile not a line: {us}")
+
+    e = equilibrium_summary(choc)["shear_viscosity"]
+    combined = math.hypot(f["ratio_err"], e["ratio_err"])
+    check(abs(f["ratio"] - e["ratio"]) < 3 * combined,
+          f"sliding eta/eta_E {f['ratio']:.3f} +- {f['ratio_err']:.3f} against equilibrium "
+          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+    print(f"  sliding eta/eta_E = {f['ratio']:.3f} +- {f['ratio_err']:.3f}, equilibrium "
+          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+
+
+def case_sliding_heats(choc):
+    """Without the thermostat the fluid warms at 2 eta gamma^2 / (d n): the heating the
+    summary reports agrees with the viscosity from the stress (the energy gained is -gamma
+    times the shear moment, so this checks the temperature's bookkeeping: the flow's
+    energy and the drift taken off)."""
+    text = SLIDING.replace("\nshear_temperature = 1.0", "").replace("shear_rate = 0.05",
+                                                                     "shear_rate = 0.1")
+    text = text.replace("time = 1000", "time = 100")
+    f = run(choc, text)[0]["sliding_shear"]
+    check(f["temperature_last"] > f["temperature_first"] + 0.2,
+          f"no heating: {f['temperature_first']} -> {f['temperature_last']}")
+    n = 0.3 * 6 / math.pi
+    predicted = 2 * f["eta"] * 0.1 ** 2 / (3 * n)
+    check(abs(f["heating"] - predicted) < 0.15 * predicted,
+          f"heating {f['heating']} against 2 eta gamma^2 / (d n) = {predicted}")
+
+
 CASES = [("driven lambda against equilibrium lambda", case_driven_against_equilibrium),
          ("Couette eta against equilibrium eta", case_couette_against_equilibrium),
-         ("one thermal wall", case_not_a_pair)]
+         ("one thermal wall", case_not_a_pair),
+         ("sliding eta against equilibrium eta", case_sliding_against_equilibrium),
+         ("sliding without a thermostat heats", case_sliding_heats)]
 
 
 def main():

@@ -115,6 +115,11 @@ class Engine {
                     slide();
                     continue;
                 }
+                if (settings_.shear_temperature > 0.0 &&
+                    tally_.collisions - thermostat_from_ >= thermostat_every()) {
+                    thermostat();
+                    continue;
+                }
             }
             if (t > local_until || t == never) {
                 if (local_until == never) return Stop::no_events;
@@ -139,6 +144,7 @@ class Engine {
 
     // Starts the measured phase: counts, virial and energy integrals from zero.
     void reset_tally() {
+        thermostat_from_ = 0; // (the collision count restarts, and the thermostat's with it)
         reset_counts(now_);
         reset_fluxes();
         ledger_ = ledger(); // the drag integral starts again from zero
@@ -217,6 +223,30 @@ class Engine {
     std::optional<FluxMoments<D>> flux_moments() const {
         if (!fluxes_) return std::nullopt;
         return flux_.moments(now_);
+    }
+    // Under sliding boundaries (box().sheared()): the xy moment of the momentum flux in the
+    // frame of the shear flow u_x = gamma (y - L_y / 2), from the last reset_fluxes to now,
+    //     M(t) = integral sum_i m (v_ix - u_x(y_i)) v_iy dt + sum_contacts r_x dp_y.
+    // The streaming sums hold lab velocities (flux_tally.hpp); the flow's share,
+    // gamma integral sum_i m y_i v_iy dt, is taken off exactly: on each straight flight
+    // m y v_y dt integrates to m (y^2 / 2) at its ends, and a crossing of the y face
+    // (y = L_y to 0, or back) adds m L_y^2 / 2 (or takes it off) to what the ends say; the
+    // flow's offset adds gamma (L_y / 2) sum m v_y, constant (the y momentum is conserved:
+    // zero from a generated start). None without sliding boundaries.
+    // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
+    // drift, |P|^2 / (2 M), from the last reset_fluxes to now. The sliding changes P_x at
+    // every crossing of the y face (by -+ m gamma L_y), a random walk the peculiar
+    // temperature must not count (sliding_shear.hpp). None without sliding boundaries.
+    std::optional<double> drift_integral() const {
+        if (!sheared_) return std::nullopt;
+        return drift_time_ + drift_energy() * (now_ - drift_since_);
+    }
+    std::optional<double> shear_moment() const {
+        if (!sheared_ || !fluxes_) return std::nullopt;
+        constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
+        const double offset = 0.5 * box_.length[1] * le_py_ * (now_ - le_since_);
+        return flux_.moments(now_).momentum[xy] -
+               le_.rate * (half_m_y2() - le_y2_start_ + le_crossed_ - offset);
     }
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
     std::size_t grids() const { return levels_.size(); }
@@ -325,6 +355,15 @@ class Engine {
         out.put(le_.start_offset);
         out.put(le_.start_column);
         out.put(tick_);
+        out.put(le_crossed_);
+        out.put(le_y2_start_);
+        out.put(le_py_);
+        out.put(le_since_);
+        out.put(thermostat_from_);
+        out.put(drift_time_);
+        out.put(drift_since_);
+        out.put(mass_);
+        out.put(drift_);
         out.tag(archive_tag + 3);
     }
 
@@ -348,7 +387,9 @@ class Engine {
     struct Unscheduled {};
     Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled)
         : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          motion_(motion), levels_(cell_levels_of(box_, particles_, settings_.level_ratio)),
+          // sliding boundaries look across the face from one grid (scan_sliding)
+          motion_(motion),
+          levels_(cell_levels_of(box_, particles_, box_.sheared() ? 0.0 : settings_.level_ratio)),
           cells_(box_, levels_.min_width(0), levels_.listed(0), particles_.size()),
           calendar_(particles_.size()), schedule_(particles_.size()),
           last_partner_(particles_.size(), none), id_(particles_.size()) {
@@ -734,7 +775,7 @@ class Engine {
         tick_width_ = cells_.width()[LeesEdwards<D>::flow];
         tick_ = 0;
         momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
-        fluxes_ = false;
+        fluxes_ = true;              // for shear_moment (straight flights, no walls)
     }
 
     // A tick: the windows across the face have moved on by a column.
@@ -805,6 +846,56 @@ class Engine {
         }
     }
 
+    // The thermostat of a sheared fluid (settings_.shear_temperature > 0): every
+    // thermostat_every() pair collisions the velocities relative to the flow,
+    //     c_i = v_i - gamma (y_i - L_y / 2) e_x - U   (U: their mass-weighted mean),
+    // are scaled by one factor that makes sum m c^2 = d N kT. The flow is kept, and U but
+    // for its x part: the drift of the whole fluid along the flow, a random walk that the
+    // crossings of the y face drive (drift_integral), is taken off. The energy taken off
+    // is booked as the boundary's work is.
+    // Every velocity changed: every prediction is made again (an O(N) pass, about as costly
+    // as N / 2 collisions, so done every 10 N of them: about 20 collisions per particle, over
+    // which a shear rate small against the collision rate heats the fluid by a fraction of
+    // a per cent).
+    std::uint64_t thermostat_every() const { return 10 * particles_.size(); }
+    void thermostat() {
+        thermostat_from_ = tally_.collisions;
+        const auto n = static_cast<std::uint32_t>(particles_.size());
+        const double half = 0.5 * box_.length[1];
+        double mass = 0.0, sum2 = 0.0;
+        Vec<D> momentum{};
+        auto flow = [&](std::uint32_t i) {
+            Vec<D> u{};
+            u[0] = le_.rate * (particles_.state[i].x[1] - half);
+            return u;
+        };
+        for (std::uint32_t i = 0; i < n; ++i) {
+            advance(i);
+            mass += particles_.mass(i);
+            momentum += (particles_.state[i].v - flow(i)) * particles_.mass(i);
+        }
+        const Vec<D> mean = momentum * (1.0 / mass);
+        for (std::uint32_t i = 0; i < n; ++i)
+            sum2 += particles_.mass(i) * norm2(particles_.state[i].v - flow(i) - mean);
+        if (!(sum2 > 0.0)) return;
+        const double scale = std::sqrt(D * n * settings_.shear_temperature / sum2);
+        Vec<D> kept = mean;
+        kept[0] = 0.0;
+        Vec<D> momentum_now{};
+        for (std::uint32_t i = 0; i < n; ++i) {
+            auto& p = particles_.state[i];
+            const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
+            if (fluxes_) flux_leave(i);
+            p.v = flow(i) + kept + (p.v - flow(i) - mean) * scale;
+            momentum_now += p.v * m;
+            if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
+            ++p.count;
+            kinetic_change(p.species, kinetic_energy(m, p.v) - k);
+        }
+        drift_change(momentum_now - drift_);
+        for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+    }
+
     // i leaves through the top (dir = +1) or the bottom of the y axis: it goes on as its
     // image one period down (up), slid and with the sliding velocity taken off. Its motion
     // relative to every other particle is as it was; its velocity changed, so its
@@ -815,7 +906,12 @@ class Engine {
         advance(i);
         auto& p = particles_.state[i];
         const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
+        if (fluxes_) flux_leave(i);
+        const Vec<D> before = p.v;
         le_.reenter(p.x, p.v, dir, now_);
+        drift_change((p.v - before) * m);
+        if (fluxes_) flux_.add(m, p.v, 1.0); // the boundary's force: no contact term
+        le_crossed_ += dir * 0.5 * m * box_.length[1] * box_.length[1];
         ++p.count;
         kinetic_change(p.species, kinetic_energy(m, p.v) - k);
         cells_.move(i, cells_.cell_at(p.x));
@@ -1011,6 +1107,32 @@ class Engine {
         if (!fluxes_) return;
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
+        le_crossed_ = le_py_ = 0.0;
+        le_since_ = now_;
+        drift_time_ = 0.0, drift_since_ = now_, mass_ = 0.0, drift_ = Vec<D>{};
+        for (std::uint32_t i = 0; sheared_ && i < particles_.size(); ++i) {
+            mass_ += particles_.mass(i);
+            drift_ += particles_.state[i].v * particles_.mass(i);
+        }
+        le_y2_start_ = sheared_ ? half_m_y2() : 0.0;
+        for (std::uint32_t i = 0; sheared_ && i < particles_.size(); ++i)
+            le_py_ += particles_.mass(i) * particles_.state[i].v[1];
+    }
+    double drift_energy() const { return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0; }
+    // The momentum is about to change by dp: the drift's integral up to now first.
+    void drift_change(const Vec<D>& dp) {
+        drift_time_ += drift_energy() * (now_ - drift_since_);
+        drift_since_ = now_;
+        drift_ += dp;
+    }
+    // sum_i m_i y_i^2 / 2 now (shear_moment)
+    double half_m_y2() const {
+        double sum = 0.0;
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            const double y = particles_.state[i].position_at(now_)[1];
+            sum += 0.5 * particles_.mass(i) * y * y;
+        }
+        return sum;
     }
 
     // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
@@ -1335,6 +1457,8 @@ class Engine {
         if (sheared_) { // ticks counted from the last one, on the new clock
             le_.anchor_at_tick(tick_, tick_width_, cells_.counts()[0]);
             le_.origin -= shift;
+            le_since_ -= shift;
+            drift_since_ -= shift;
             tick_ = 0;
         }
         origin_ += shift;
@@ -1377,6 +1501,15 @@ class Engine {
         in.get(le_.start_offset);
         in.get(le_.start_column);
         in.get(tick_);
+        in.get(le_crossed_);
+        in.get(le_y2_start_);
+        in.get(le_py_);
+        in.get(le_since_);
+        in.get(thermostat_from_);
+        in.get(drift_time_);
+        in.get(drift_since_);
+        in.get(mass_);
+        in.get(drift_);
         in.expect(archive_tag + 3, "clocks");
         std::vector<std::uint8_t> seen(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -1445,6 +1578,13 @@ class Engine {
     LeesEdwards<D> le_;
     long tick_ = 0;
     double tick_width_ = 0.0;
+    // shear_moment's account: m L_y^2 / 2 per crossing of the y face (up +, down -) and
+    // sum m y^2 / 2, the y momentum and the local time at the last reset_fluxes
+    double le_crossed_ = 0.0, le_y2_start_ = 0.0, le_py_ = 0.0, le_since_ = 0.0;
+    std::uint64_t thermostat_from_ = 0; // the pair collisions counted at the last thermostat
+    // drift_integral's account: the momentum, the total mass, the integral so far and when
+    double drift_time_ = 0.0, drift_since_ = 0.0, mass_ = 0.0;
+    Vec<D> drift_{};
 };
 
 } // namespace choc

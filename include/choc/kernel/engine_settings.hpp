@@ -36,6 +36,9 @@ struct EngineSettings {
     // and the most overlap passes in one step. The event-driven engine ignores them.
     double dt = 0.0;
     std::uint32_t passes = 1;
+    // Sliding boundaries (box.shear_rate): the peculiar kT the engine's thermostat holds
+    // (Engine::thermostat); 0: none, the viscous heat stays in the fluid.
+    double shear_temperature = 0.0;
     // Seeds the draws of the thermal walls (thermal_wall.hpp); unused without them.
     std::uint64_t thermal_seed = 0;
 };

@@ -93,6 +93,11 @@ struct Config {
     std::optional<std::array<double, 2>> wall_temperature;
     // box.wall_velocity: the thermal box walls' own velocities (at 0, at L), in their planes
     std::vector<std::vector<double>> wall_velocity;
+    // box.shear_rate: gamma of Lees-Edwards sliding boundaries (the images one y period up
+    // slide along x at gamma L_y); 0: none
+    double shear_rate = 0.0;
+    // box.shear_temperature: the peculiar kT a thermostat holds under shear; none: no thermostat
+    std::optional<double> shear_temperature;
 
     std::vector<SpeciesConfig> species;
 

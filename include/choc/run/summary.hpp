@@ -55,6 +55,19 @@ struct GapTransport {
     std::optional<double> enskog; // at the fitted slabs' mean temperature and packing fraction
 };
 
+// Steady shear between sliding boundaries ("sliding_shear"; observers/sliding_shear.hpp):
+// the stress and the viscosity from it, the peculiar temperature and its rise, and the
+// viscosity from that rise.
+struct ShearSummary {
+    double shear_rate = 0.0, stress = 0.0, eta = 0.0;
+    std::optional<double> stress_err, eta_err;
+    double temperature = 0.0, temperature_first = 0.0, temperature_last = 0.0;
+    std::optional<double> heating; // d kT / dt
+    double packing_fraction = 0.0;
+    std::uint64_t blocks = 0;
+    std::optional<double> enskog; // at the mean peculiar temperature
+};
+
 // One species' own self-diffusion coefficient ("diffusion.species").
 struct SpeciesDiffusion {
     std::string name;
@@ -131,6 +144,7 @@ struct Summary {
     std::optional<WindowLag> diffusion_windows;      // the longest lag with enough pairs
     std::optional<TransportCoefficient> shear_viscosity, thermal_conductivity;
     std::optional<GapTransport> heat_conduction, shear_flow; // two thermal walls across one axis
+    std::optional<ShearSummary> sliding_shear;               // box.shear_rate
     std::optional<SteppingSummary> timestep;                 // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

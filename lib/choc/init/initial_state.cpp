@@ -365,6 +365,10 @@ InitialState<D> make_initial_state(const Config& config) {
                                      "{:.3g} of a contact distance){}",
                                      key, overlap,
                                      config.from ? "" : "; use a lower packing fraction"));
+    // Sliding boundaries last: at t = 0 the images are aligned, so the placement and the
+    // overlap check above see an ordinary periodic box (a sheared one's cells stop at the
+    // y faces, cells.hpp, and would miss the pairs across them).
+    st.box.shear_rate = config.shear_rate;
     return st;
 }
 

@@ -189,7 +189,10 @@ class Displacement {
         group.assign(self.last_.size(), 0);
         visit([&](std::size_t i, const Vec<D>& x, std::uint32_t species) {
             group[i] = group_of(i, species);
-            const Vec<D> step = self.box_.minimum_image(x - self.last_[i]);
+            Vec<D> step = self.box_.minimum_image(x - self.last_[i]);
+            // Under sliding boundaries a crossing of the y face moves x by the images'
+            // offset and the flow carries x along: only the other axes are displacements.
+            if (self.box_.sheared()) step[0] = 0.0;
             for (int a = 0; a < D; ++a)
                 if (self.box_.periodic[a])
                     largest = std::max(largest, std::abs(step[a]) / self.box_.length[a]);

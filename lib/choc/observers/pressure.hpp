@@ -14,8 +14,12 @@
 
 namespace choc {
 
+// At a block edge, the totals from the phase's start; one block, their increments. Under
+// sliding boundaries also the shear moment M, the drift's kinetic integral and the time
+// (sliding_shear.hpp).
 struct VirialBlock {
     double virial, kinetic;
+    double shear = 0.0, drift = 0.0, time = 0.0;
 };
 
 // Z over the whole measured phase, 1 + W / (2 K) with the totals, and its block-average

@@ -31,8 +31,9 @@ namespace choc {
 // 8: the engine keeps the flux integrals, the measured phase the transport windows;
 // 9: walls have a temperature, the engine its thermal walls' generator and the tally each
 //    wall's heat, the measured phase the axial profile;
-// 10: the box has a shear rate, the engine its sliding boundaries' clock (lees_edwards.hpp)
-inline constexpr std::uint32_t checkpoint_format = 10;
+// 10: the box has a shear rate, the engine its sliding boundaries' clock (lees_edwards.hpp);
+// 11: the engine keeps its shear moment's account, Z's block edges the moment and the time
+inline constexpr std::uint32_t checkpoint_format = 11;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

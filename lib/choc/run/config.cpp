@@ -229,7 +229,12 @@ void read_box(const Section& root, Config& config) {
     const int dimension = config.dimension;
     Section box = root.table("box");
     box.allow({"packing_fraction", "size", "boundary", "wall_restitution", "wall_temperature",
-               "wall_velocity"});
+               "wall_velocity", "shear_rate", "shear_temperature"});
+    config.shear_rate = box.number("shear_rate", Range::any).value_or(0.0);
+    config.shear_temperature = box.number("shear_temperature", Range::positive);
+    if (config.shear_temperature && config.shear_rate == 0.0)
+        box.fail("shear_temperature", "needs box.shear_rate: it is the temperature of the "
+                                      "sheared fluid's thermostat");
     config.packing_fraction = box.number("packing_fraction", Range::unit_open);
     config.wall_restitution = box.number("wall_restitution", Range::unit_closed).value_or(1.0);
     read_wall_temperature(box, config);
@@ -313,6 +318,41 @@ void check_thermal_walls(const Section& root, const Config& config) {
         root.fail("run.integrator", "thermal walls (" + *thermal +
                                         ") need the event-driven integrator: leave "
                                         "run.integrator out");
+}
+
+// box.shear_rate: Lees-Edwards sliding boundaries (the engine's lees_edwards.hpp). The
+// images slide across the y faces of a box periodic on every axis; anything that needs a
+// wall, a curved flight, a simultaneous group or a fixed image convention is refused.
+void check_sliding(const Section& root, const Config& config) {
+    if (config.shear_rate == 0.0) return;
+    const std::string why = " with box.shear_rate (sliding boundaries)";
+    if (std::find(config.periodic.begin(), config.periodic.end(), false) != config.periodic.end())
+        root.fail("box.boundary", "must be \"periodic\" on every axis" + why +
+                                      ": the images slide across the y faces");
+    if (!config.walls.empty())
+        root.fail("walls[0]", "a box with box.shear_rate (sliding boundaries) has no walls");
+    if (std::any_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g != 0; }))
+        root.fail("field.gravity", "must be 0" + why +
+                                       ": the sliding images need straight "
+                                       "flights");
+    if (config.drag > 0.0)
+        root.fail("field.drag", "must be 0" + why + ": the sliding images need straight flights");
+    if (config.epsilon > 0.0)
+        root.fail("collisions.epsilon", "must be 0" + why +
+                                            ": a simultaneous group is not "
+                                            "resolved across the sliding face");
+    if (config.integrator == Integrator::timestep)
+        root.fail("run.integrator", "sliding boundaries (box.shear_rate) need the event-driven "
+                                    "integrator: leave run.integrator out");
+    // These observers fold positions or velocities with the plain periodic images.
+    if (config.rdf)
+        root.fail("output.rdf", "is not measured" + why +
+                                    " (the pairs across the sliding face "
+                                    "are seen through moving images)");
+    if (config.vacf)
+        root.fail("output.vacf", "is not measured" + why +
+                                     " (a particle crossing the sliding "
+                                     "face changes its velocity)");
 }
 
 void read_species(const Section& root, Config& config) {
@@ -774,6 +814,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     read_run(root, config);
     check_thermal_walls(root, config);
     read_output(root, config);
+    check_sliding(root, config);
     std::ostringstream text;
     text << document;
     config.resolved = text.str();

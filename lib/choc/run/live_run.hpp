@@ -16,6 +16,7 @@
 #include "choc/observers/enskog.hpp"
 #include "choc/observers/gap_fit.hpp"
 #include "choc/observers/pressure.hpp"
+#include "choc/observers/sliding_shear.hpp"
 #include "choc/observers/speed_histogram.hpp"
 #include "choc/observers/time_series.hpp"
 #include "choc/observers/velocity_distribution.hpp"
@@ -618,7 +619,8 @@ class LiveRun final : public Simulation::Impl {
         // The collision virial gives the bulk pressure of a periodic fluid; walls would add
         // their own momentum flux, which this version does not measure.
         // (none when the measured phase itself broke: its blocks were never closed)
-        if (!has_walls_ && !phase_broken_)
+        // (under sliding boundaries the lab kinetic energy holds the flow's: sliding_shear)
+        if (!has_walls_ && !phase_broken_ && !engine_->box().sheared())
             if (auto z = compressibility(phase_->z_blocks())) {
                 s.Z = z->mean;
                 s.Z_err = z->error;
@@ -651,7 +653,7 @@ class LiveRun final : public Simulation::Impl {
             if (const auto fluid = enskog_fluid(s.temperature, counts))
                 s.D_enskog = enskog::diffusion(*fluid);
         }
-        if (D == 3 && !has_walls_)
+        if (D == 3 && !has_walls_ && !engine_->box().sheared())
             if (auto diffusion = measured->displacement.diffusion()) {
                 s.D = diffusion->mean;
                 s.D_err = diffusion->error;
@@ -673,6 +675,7 @@ class LiveRun final : public Simulation::Impl {
             }
         transport_summary(s, counts);
         gap_summaries(s, counts);
+        if (!phase_broken_) sliding_summary(s, counts);
         s.interrupted = phase_->interrupted();
         s.provenance = provenance(config_, options_, started_);
         s.provenance.finished = utc_now();
@@ -889,6 +892,39 @@ class LiveRun final : public Simulation::Impl {
         return enskog::Fluid{D, static_cast<double>(engine_->particles().size()) / volume,
                              2.0 * s.radius, s.mass, kT};
     }
+    // Steady shear between sliding boundaries (box.shear_rate): the stress from the shear
+    // moment of Z's blocks, the viscosity from it and the heating, beside
+    // Enskog's at the mean peculiar temperature (observers/sliding_shear.hpp).
+    void sliding_summary(Summary& s, const std::vector<std::uint64_t>& counts) const {
+        const Box<D>& box = engine_->box();
+        if (!box.sheared()) return;
+        std::vector<ShearBlock> blocks;
+        for (const auto& b : phase_->z_blocks())
+            blocks.push_back({b.shear, b.kinetic - b.drift, b.time});
+        double mass = 0.0, volume = box.volume(), filled = 0.0;
+        const auto& species = engine_->particles().table.species;
+        for (std::size_t k = 0; k < species.size(); ++k) {
+            mass += static_cast<double>(counts[k]) * species[k].mass;
+            filled += static_cast<double>(counts[k]) * ball_volume<D>(species[k].radius);
+        }
+        const auto r =
+            sliding_shear(blocks, ShearSetup{D, box.shear_rate, volume, box.length[1], mass,
+                                             static_cast<double>(engine_->particles().size())});
+        if (!r) return;
+        ShearSummary h;
+        h.shear_rate = box.shear_rate;
+        h.stress = r->stress.mean, h.stress_err = r->stress.error;
+        h.eta = r->eta.mean, h.eta_err = r->eta.error;
+        h.temperature = r->temperature;
+        h.temperature_first = r->temperature_first, h.temperature_last = r->temperature_last;
+        h.heating = r->heating;
+        h.packing_fraction = filled / volume;
+        h.blocks = r->blocks;
+        if (const auto fluid = enskog_fluid(r->temperature, counts))
+            h.enskog = enskog::shear_viscosity(*fluid);
+        s.sliding_shear = h;
+    }
+
     // The edge of a cubic box (Yeh-Hummer's correction is for a periodic cube); none else.
     static std::optional<double> cube_edge(const Box<D>& box) {
         for (int a = 1; a < D; ++a)

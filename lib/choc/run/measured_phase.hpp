@@ -258,7 +258,7 @@ class MeasuredPhase {
                     DiffusionWindows<D>::from_visit(engine.box(), engine.particles().size(), step,
                                                     start_, positions_at(engine, start_));
             if constexpr (keeps_fluxes)
-                if (engine.flux_moments()) {
+                if (engine.flux_moments() && !engine.box().sheared()) {
                     double mass = 0.0;
                     Vec<D> momentum{};
                     engine.visit(engine.time(), [&](std::uint32_t, const auto& p) {
@@ -346,8 +346,10 @@ class MeasuredPhase {
         std::vector<VirialBlock> done;
         for (std::size_t k = 1; k < edges.size(); ++k)
             if (edges[k].kinetic > edges[k - 1].kinetic)
-                done.push_back({edges[k].virial - edges[k - 1].virial,
-                                edges[k].kinetic - edges[k - 1].kinetic});
+                done.push_back(
+                    {edges[k].virial - edges[k - 1].virial, edges[k].kinetic - edges[k - 1].kinetic,
+                     edges[k].shear - edges[k - 1].shear, edges[k].drift - edges[k - 1].drift,
+                     edges[k].time - edges[k - 1].time});
         return done;
     }
 
@@ -566,10 +568,10 @@ class MeasuredPhase {
     }
     // D from one origin is measured in 3D bulk boxes; D from windows in 2D too, as lags.
     static bool wants_diffusion(const Box<D>& box) { return D == 3 && bulk(box); }
-    // Periodic on every axis, without walls or segments.
+    // Periodic on every axis, without walls or segments, at rest (not sheared).
     static bool bulk(const Box<D>& box) {
         return std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
-               box.walls.empty() && box.segments.empty();
+               box.walls.empty() && box.segments.empty() && !box.sheared();
     }
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
@@ -585,8 +587,14 @@ class MeasuredPhase {
     }
     // The edge now added to `edges`; true when that thinned them.
     bool close_block(std::vector<VirialBlock>& edges) const {
-        return add_block_edge(
-            edges, VirialBlock{engine_.tally().virial, engine_.kinetic_integral()}, blocks);
+        double shear = 0.0, drift = 0.0;
+        if constexpr (keeps_fluxes)
+            if (const auto m = engine_.shear_moment())
+                shear = *m, drift = *engine_.drift_integral();
+        return add_block_edge(edges,
+                              VirialBlock{engine_.tally().virial, engine_.kinetic_integral(), shear,
+                                          drift, engine_.time() - start_},
+                              blocks);
     }
 
     AxialProfile<D> new_profile(const Box<D>& box, const Config& config, double step) const {

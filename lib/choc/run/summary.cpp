@@ -96,6 +96,26 @@ Json gap_json(const std::optional<GapTransport>& h, int dimension, bool shear) {
     return j;
 }
 
+Json sliding_shear_json(const std::optional<ShearSummary>& h) {
+    if (!h) return nullptr;
+    const bool compared = h->enskog.has_value();
+    return Json{
+        {"shear_rate", number(h->shear_rate)},
+        {"stress", number(h->stress)},
+        {"stress_err", number(h->stress_err)},
+        {"eta", number(h->eta)},
+        {"eta_err", number(h->eta_err)},
+        {"temperature", number(h->temperature)},
+        {"temperature_first", number(h->temperature_first)},
+        {"temperature_last", number(h->temperature_last)},
+        {"heating", number(h->heating)},
+        {"packing_fraction", number(h->packing_fraction)},
+        {"blocks", h->blocks},
+        {"eta_enskog", number(h->enskog)},
+        {"ratio", compared ? number(h->eta / *h->enskog) : Json(nullptr)},
+        {"ratio_err", compared && h->eta_err ? number(*h->eta_err / *h->enskog) : Json(nullptr)}};
+}
+
 // A ratio of counts, null when the reference found none.
 Json ratio(std::uint64_t a, std::uint64_t b) {
     return b == 0 ? Json(nullptr) : number(static_cast<double>(a) / static_cast<double>(b));
@@ -207,6 +227,7 @@ std::string summary_json(const Summary& s) {
     j["thermal_conductivity"] = transport_json(s.thermal_conductivity, "lambda");
     j["heat_conduction"] = gap_json(s.heat_conduction, s.dimension, false);
     j["shear_flow"] = gap_json(s.shear_flow, s.dimension, true);
+    j["sliding_shear"] = sliding_shear_json(s.sliding_shear);
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;

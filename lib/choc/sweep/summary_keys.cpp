@@ -65,6 +65,11 @@ nlohmann::json layout(const Config& config) {
     const auto d = static_cast<std::size_t>(config.dimension);
     s.pressure_tensor.assign(d, std::vector<double>(d, 1.0));
     s.pressure_tensor_err = s.pressure_tensor;
+    if (config.shear_rate != 0.0) {
+        ShearSummary h;
+        h.stress_err = h.eta_err = h.heating = h.enskog = 1.0;
+        s.sliding_shear = h;
+    }
     if (config.integrator == Integrator::edmd) s.engine.emplace();
     if (config.integrator == Integrator::timestep) {
         s.timestep.emplace();
