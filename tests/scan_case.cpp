@@ -196,6 +196,15 @@ Params draw(std::uint64_t seed) {
                 p.wall_velocity.push_back(v);
             }
     }
+    // Sliding boundaries (Lees-Edwards) in a bulk box: periodic, no obstacle, straight
+    // flights, one contact at a time; from a stream of their own, as the thermal walls.
+    Rng slide(seed ^ 0x736c6964696e67ull);
+    if (!p.any_walled() && !obstacles && p.gravity.empty() && p.drag == 0.0 && p.epsilon == 0.0 &&
+        slide.chance(0.4)) {
+        p.shear_rate = (slide.chance(0.5) ? 1.0 : -1.0) * slide.log_uniform(0.01, 2.0);
+        if (slide.chance(0.5)) p.shear_temperature = slide.uniform(0.3, 3.0);
+        p.features.set(sheared);
+    }
     // inelastic: some restitution below 1 (the draw may have left every one at 1)
     bool lossy = p.restitution < 1.0 || (p.any_walled() && p.wall_restitution < 1.0);
     for (const auto& e : p.pair) lossy = lossy || e[2] < 1.0;
@@ -226,6 +235,8 @@ std::string config_text(const Params& p) {
         t += std::string(a ? ", " : "") +
              (p.periodic[static_cast<std::size_t>(a)] ? "\"periodic\"" : "\"wall\"");
     t += "]\n";
+    if (p.shear_rate != 0.0) t += "shear_rate = " + num(p.shear_rate) + "\n";
+    if (p.shear_temperature) t += "shear_temperature = " + num(*p.shear_temperature) + "\n";
     if (!p.wall_velocity.empty())
         t += "wall_velocity = [" + list(p.wall_velocity[0]) + ", " + list(p.wall_velocity[1]) +
              "]\n";

@@ -69,12 +69,13 @@ enum Feature {
     dense,
     disperse,
     thermal,
+    sheared,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",      "3D",          "periodic", "walled",       "planes",   "segments",
-    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon",  "lattice",
-    "aligned", "maintenance", "dilute",   "dense",        "disperse", "thermal"};
+    "2D",     "3D",      "periodic",     "walled",  "planes",  "segments", "gravity",
+    "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",  "maintenance",
+    "dilute", "dense",   "disperse",     "thermal", "sheared"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -106,6 +107,8 @@ struct Params {
     double wall_restitution = 1.0;
     std::optional<std::array<double, 2>> wall_temperature; // thermal box walls
     std::vector<std::vector<double>> wall_velocity;        // theirs, along periodic axes
+    double shear_rate = 0.0;                               // sliding boundaries
+    std::optional<double> shear_temperature;               // their thermostat
     std::vector<SpeciesParams> species;
     double restitution = 1.0;
     std::vector<std::array<double, 3>> pair; // {a, b, e}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <choc/kernel/box.hpp>
+#include <choc/kernel/lees_edwards.hpp>
 #include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
 
@@ -52,7 +53,11 @@ std::string str(const Args&... args) {
 // The nearest image of a separation on the periodic axes (by rounding, not by the box's
 // own compare-and-shift, so the two can disagree).
 template <int D>
-choc::Vec<D> nearest_image(const choc::Box<D>& box, choc::Vec<D> r) {
+choc::Vec<D> nearest_image(const choc::Box<D>& box, choc::Vec<D> r, double t) {
+    if (box.sheared()) { // the images across y slid by gamma L_y t, from aligned at t = 0
+        int k = 0;
+        return choc::LeesEdwards<D>{box.length, box.shear_rate}.minimum_image(r, t, k);
+    }
     for (int a = 0; a < D; ++a)
         if (box.periodic[a]) r[a] -= box.length[a] * std::nearbyint(r[a] / box.length[a]);
     return r;
@@ -96,7 +101,7 @@ struct ScanLog {
             throw Failure("stamps", str("pair ", a, "-", b, " collides at t = ", t,
                                         " with time stamps ", pa.t, " and ", pb.t));
         const double sigma = particles->table.pair_sigma(pa.species, pb.species);
-        contact(t, str("pair ", a, "-", b), norm(nearest_image(*box, pa.x - pb.x)), sigma);
+        contact(t, str("pair ", a, "-", b), norm(nearest_image(*box, pa.x - pb.x, t)), sigma);
     }
 
     void wall(double t, std::uint32_t a, std::uint32_t w) {
@@ -139,7 +144,7 @@ struct ScanLog {
 // The worst overlap over every pair (O(N^2), no cell grid) and every obstacle, relative;
 // throws on a position that is not finite.
 template <int D>
-double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p) {
+double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p, double t) {
     double worst = 0.0;
     const auto n = static_cast<std::uint32_t>(p.size());
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -151,7 +156,8 @@ double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p)
                                             "is not finite"));
         for (std::uint32_t j = i + 1; j < n; ++j) {
             const double sigma = p.table.pair_sigma(p.state[i].species, p.state[j].species);
-            worst = std::max(worst, (sigma - norm(nearest_image(box, x - p.state[j].x))) / sigma);
+            worst =
+                std::max(worst, (sigma - norm(nearest_image(box, x - p.state[j].x, t))) / sigma);
         }
         const double a = p.radius(i);
         const auto obstacles =

@@ -893,6 +893,10 @@ class Engine {
             kinetic_change(p.species, kinetic_energy(m, p.v) - k);
         }
         drift_change(momentum_now - drift_);
+        // The flow's part of a relative velocity is not scaled: a pair that has just
+        // collided may approach now. Straight lines meet twice across a rescaling, so the
+        // just-collided exclusion (take_earliest) ends here.
+        std::fill(last_partner_.begin(), last_partner_.end(), none);
         for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
     }
 
