@@ -100,6 +100,19 @@ def equilibrium_summary(choc):
     return _equilibrium[0]
 
 
+def agrees_with_equilibrium(choc, what, driven, key):
+    """A driven coefficient over Enskog's against the equilibrium one of the same fluid
+    (key: its summary entry): within 3 combined standard errors, which fails by chance 3
+    times in 1000."""
+    e = equilibrium_summary(choc)[key]
+    combined = math.hypot(driven["ratio_err"], e["ratio_err"])
+    check(abs(driven["ratio"] - e["ratio"]) < 3 * combined,
+          f"{what} over Enskog's {driven['ratio']:.3f} +- {driven['ratio_err']:.3f} against "
+          f"equilibrium {e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+    print(f"  {what} over Enskog's = {driven['ratio']:.3f} +- {driven['ratio_err']:.3f}, "
+          f"equilibrium {e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+
+
 def enskog_lambda(fraction, kT):
     """Enskog's lambda (reference_physics: arithmetic independent of choc's)."""
     import reference_physics as ref
@@ -182,13 +195,7 @@ def case_couette_against_equilibrium(choc):
     check(all(a < b for a, b in zip(u, u[1:])), f"velocity profile not increasing: {u}")
     check(-0.5 < u[0] < -0.4 and 0.4 < u[-1] < 0.5, f"slip at the walls out of range: {u}")
 
-    e = equilibrium_summary(choc)["shear_viscosity"]
-    combined = math.hypot(f["ratio_err"], e["ratio_err"])
-    check(abs(f["ratio"] - e["ratio"]) < 3 * combined,
-          f"Couette eta/eta_E {f['ratio']:.3f} +- {f['ratio_err']:.3f} against equilibrium "
-          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
-    print(f"  Couette eta/eta_E = {f['ratio']:.3f} +- {f['ratio_err']:.3f}, equilibrium "
-          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+    agrees_with_equilibrium(choc, "Couette eta", f, "shear_viscosity")
 
 
 def case_not_a_pair(choc):
@@ -266,13 +273,7 @@ def case_sliding_against_equilibrium(choc):
     residual = max(abs(u - fitted * (y - ys[0]) - us[0]) for y, u in zip(ys, us))
     check(residual < 0.05, f"profile not a line: {us}")
 
-    e = equilibrium_summary(choc)["shear_viscosity"]
-    combined = math.hypot(f["ratio_err"], e["ratio_err"])
-    check(abs(f["ratio"] - e["ratio"]) < 3 * combined,
-          f"sliding eta/eta_E {f['ratio']:.3f} +- {f['ratio_err']:.3f} against equilibrium "
-          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
-    print(f"  sliding eta/eta_E = {f['ratio']:.3f} +- {f['ratio_err']:.3f}, equilibrium "
-          f"{e['ratio']:.3f} +- {e['ratio_err']:.3f}")
+    agrees_with_equilibrium(choc, "sliding eta", f, "shear_viscosity")
 
 
 def case_sliding_heats(choc):
