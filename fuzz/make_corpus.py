@@ -83,6 +83,11 @@ hostile = {
     "wall_velocity_shape": sets('box.boundary=["wall", "periodic", "periodic"]',
                                 "box.wall_temperature=1", "box.wall_velocity=[[0, 1]]"),
     "profile_slabs": sets('output.profile={path="p.csv", slabs=1e300}'),
+    # sliding boundaries: absurd rates, a thermostat without them or at nothing
+    "shear_huge": sets("box.shear_rate=1e6"),
+    "shear_nan": sets("box.shear_rate=nan", "box.shear_temperature=1"),
+    "shear_thermostat_alone": sets("box.shear_temperature=1e-300"),
+    "shear_walls": sets('box.boundary="wall"', "box.shear_rate=-0.5"),
 }
 for name, prefix in hostile.items():
     write("config", name, prefix + small3d)

@@ -313,6 +313,19 @@ CASES = [
         ["box.shear_temperature"],
     ),
     (
+        "shear rate absurdly fast",
+        config(box='packing_fraction = 0.3\nshear_rate = 1e6'),
+        [],
+        ["box.shear_rate: the sliding speed |shear_rate| L_y = "],
+    ),
+    (
+        "shear rate with particles at rest",
+        config(box='packing_fraction = 0.3\nshear_rate = 0.1',
+               init='lattice = "fcc"\nvelocities = "maxwell"\ntemperature = 1e-300\nseed = 1'),
+        [],
+        ["box.shear_rate: the sliding speed", "init.temperature"],
+    ),
+    (
         "shear rate with a walled axis",
         config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]\n'
                    "shear_rate = 0.1"),

@@ -268,6 +268,27 @@ double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     return f.time;
 }
 
+// The sliding images move at |gamma| L_y against the box, and the engine's windows across
+// the sliding face move on at every column they pass (lees_edwards.hpp): at a speed far
+// above the particles' own the run would do little but that (and at an absurd rate its
+// clock could not resolve one column's passing from the next). At most 1000 times the
+// start's rms speed, which a start at rest does not have.
+template <int D>
+void check_sliding_speed(const InitialState<D>& st, double rate) {
+    if (rate == 0.0) return;
+    double mass = 0.0, twice_kinetic = 0.0;
+    for (std::uint32_t i = 0; i < st.particles.size(); ++i) {
+        mass += st.particles.mass(i);
+        twice_kinetic += st.particles.mass(i) * norm2(st.particles.state[i].v);
+    }
+    const double rms = std::sqrt(twice_kinetic / mass), sliding = std::abs(rate) * st.box.length[1];
+    if (!(sliding <= 1000.0 * rms))
+        throw InputError(fmt::format("box.shear_rate: the sliding speed |shear_rate| L_y = {:.6g} "
+                                     "is more than 1000 times the particles' rms speed {:.6g} "
+                                     "at the start; use a smaller rate (or moving particles)",
+                                     sliding, rms));
+}
+
 // Lattice or random positions, species shuffled over them, then velocities.
 template <int D>
 void generate(const Config& c, const Box<D>& box, Particles<D>& particles, std::mt19937_64& rng) {
@@ -369,6 +390,7 @@ InitialState<D> make_initial_state(const Config& config) {
     // overlap check above see an ordinary periodic box (a sheared one's cells stop at the
     // y faces, cells.hpp, and would miss the pairs across them).
     st.box.shear_rate = config.shear_rate;
+    check_sliding_speed(st, config.shear_rate);
     return st;
 }
 
