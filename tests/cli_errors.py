@@ -326,6 +326,16 @@ CASES = [
         ["box.shear_rate: the sliding speed", "init.temperature"],
     ),
     (
+        "shear rate from a frame with slid images",
+        # (two spheres 0.45 apart across the y face with the images aligned: a sheared
+        # run's frame at an offset of about 0.2 would have them clear)
+        config(box='boundary = "periodic"\nshear_rate = 0.3', init='from = "start.xyz"',
+               species=SPECIES_2),
+        [],
+        ["continue such a run from its checkpoint"],
+        {"files": {"start.xyz": xyz("1 0.3 5 1 0 0", "1.2 9.9 5 -1 0 0")}},
+    ),
+    (
         "shear rate with a walled axis",
         config(box='packing_fraction = 0.3\nboundary = ["wall", "periodic", "periodic"]\n'
                    "shear_rate = 0.1"),

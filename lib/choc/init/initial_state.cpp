@@ -385,7 +385,13 @@ InitialState<D> make_initial_state(const Config& config) {
         throw InputError(fmt::format("{}: the starting configuration overlaps (largest overlap "
                                      "{:.3g} of a contact distance){}",
                                      key, overlap,
-                                     config.from ? "" : "; use a lower packing fraction"));
+                                     !config.from ? "; use a lower packing fraction"
+                                     : config.shear_rate != 0.0
+                                         ? " with the periodic images aligned, as a run with "
+                                           "box.shear_rate starts them (a frame of a sheared "
+                                           "run has them slid: continue such a run from its "
+                                           "checkpoint, output.checkpoint)"
+                                         : ""));
     // Sliding boundaries last: at t = 0 the images are aligned, so the placement and the
     // overlap check above see an ordinary periodic box (a sheared one's cells stop at the
     // y faces, cells.hpp, and would miss the pairs across them).
