@@ -233,6 +233,13 @@ class Engine {
     // (y = L_y to 0, or back) adds m L_y^2 / 2 (or takes it off) to what the ends say; the
     // flow's offset adds gamma (L_y / 2) sum m v_y, constant (the y momentum is conserved:
     // zero from a generated start). None without sliding boundaries.
+    std::optional<double> shear_moment() const {
+        if (!sheared_ || !fluxes_) return std::nullopt;
+        constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
+        const double offset = 0.5 * box_.length[1] * le_py_ * (now_ - le_since_);
+        return flux_.moments(now_).momentum[xy] -
+               le_.rate * (half_m_y2() - le_y2_start_ + le_crossed_ - offset);
+    }
     // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
     // drift, |P|^2 / (2 M), from the last reset_fluxes to now. The sliding changes P_x at
     // every crossing of the y face (by -+ m gamma L_y), a random walk the peculiar
@@ -240,13 +247,6 @@ class Engine {
     std::optional<double> drift_integral() const {
         if (!sheared_) return std::nullopt;
         return drift_time_ + drift_energy() * (now_ - drift_since_);
-    }
-    std::optional<double> shear_moment() const {
-        if (!sheared_ || !fluxes_) return std::nullopt;
-        constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
-        const double offset = 0.5 * box_.length[1] * le_py_ * (now_ - le_since_);
-        return flux_.moments(now_).momentum[xy] -
-               le_.rate * (half_m_y2() - le_y2_start_ + le_crossed_ - offset);
     }
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
     std::size_t grids() const { return levels_.size(); }
@@ -883,16 +883,11 @@ class Engine {
         kept[0] = 0.0;
         Vec<D> momentum_now{};
         for (std::uint32_t i = 0; i < n; ++i) {
-            auto& p = particles_.state[i];
-            const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
-            if (fluxes_) flux_leave(i);
-            p.v = flow(i) + kept + (p.v - flow(i) - mean) * scale;
-            momentum_now += p.v * m;
-            if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
-            ++p.count;
-            kinetic_change(p.species, kinetic_energy(m, p.v) - k);
+            const Vec<D> v = flow(i) + kept + (particles_.state[i].v - flow(i) - mean) * scale;
+            momentum_now += v * particles_.mass(i);
+            kick(i, v);
         }
-        drift_change(momentum_now - drift_);
+        drift_change(momentum_now - drift_); // (the sum anew: no round-off carried over)
         // The flow's part of a relative velocity is not scaled: a pair that has just
         // collided may approach now. Straight lines meet twice across a rescaling, so the
         // just-collided exclusion (take_earliest) ends here.
@@ -909,17 +904,27 @@ class Engine {
         ++tally_.crossings;
         advance(i);
         auto& p = particles_.state[i];
-        const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
-        if (fluxes_) flux_leave(i);
-        const Vec<D> before = p.v;
-        le_.reenter(p.x, p.v, dir, now_);
-        drift_change((p.v - before) * m);
-        if (fluxes_) flux_.add(m, p.v, 1.0); // the boundary's force: no contact term
+        const double m = particles_.mass(i);
+        Vec<D> v = p.v;
+        le_.reenter(p.x, v, dir, now_);
+        drift_change((v - p.v) * m);
+        kick(i, v);
         le_crossed_ += dir * 0.5 * m * box_.length[1] * box_.length[1];
-        ++p.count;
-        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
         cells_.move(i, cells_.cell_at(p.x));
         predict_all(i);
+    }
+
+    // Particle i, advanced to now, is given velocity v by the sliding boundary or the
+    // thermostat: an external force, so no contact term in the fluxes; its counter moves
+    // and its kinetic energy's change is booked, so that the energy ledger holds.
+    void kick(std::uint32_t i, const Vec<D>& v) {
+        auto& p = particles_.state[i];
+        const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
+        if (fluxes_) flux_leave(i);
+        p.v = v;
+        if (fluxes_) flux_.add(m, p.v, 1.0);
+        ++p.count;
+        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
     }
 
     // --- Levels of cell grids (cell_levels.hpp): size-disperse particles ----------------
@@ -1111,16 +1116,14 @@ class Engine {
         if (!fluxes_) return;
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
-        le_crossed_ = le_py_ = 0.0;
-        le_since_ = now_;
+        if (!sheared_) return;
+        // shear_moment's and drift_integral's accounts start here too
         drift_time_ = 0.0, drift_since_ = now_, mass_ = 0.0, drift_ = Vec<D>{};
-        for (std::uint32_t i = 0; sheared_ && i < particles_.size(); ++i) {
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
             mass_ += particles_.mass(i);
             drift_ += particles_.state[i].v * particles_.mass(i);
         }
-        le_y2_start_ = sheared_ ? half_m_y2() : 0.0;
-        for (std::uint32_t i = 0; sheared_ && i < particles_.size(); ++i)
-            le_py_ += particles_.mass(i) * particles_.state[i].v[1];
+        le_crossed_ = 0.0, le_since_ = now_, le_y2_start_ = half_m_y2(), le_py_ = drift_[1];
     }
     double drift_energy() const { return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0; }
     // The momentum is about to change by dp: the drift's integral up to now first.

@@ -55,13 +55,12 @@ struct SlidingShear {
 
 inline std::optional<SlidingShear> sliding_shear(const std::vector<ShearBlock>& blocks,
                                                  const ShearSetup& s) {
-    std::vector<double> stress, eta, kT, mid, length;
+    std::vector<double> stress, kT, mid, length;
     const double flow = s.mass * s.rate * s.rate * s.length_y * s.length_y / 24.0;
     double start = 0.0, moment = 0.0, kinetic = 0.0, total = 0.0;
     for (const auto& b : blocks) {
         if (b.time > 0.0) {
             stress.push_back(b.moment / (s.volume * b.time));
-            eta.push_back(-stress.back() / s.rate);
             kT.push_back(2.0 * (b.kinetic / b.time - flow) / (s.dimension * s.particles));
             mid.push_back(start + 0.5 * b.time);
             length.push_back(b.time);
@@ -73,10 +72,10 @@ inline std::optional<SlidingShear> sliding_shear(const std::vector<ShearBlock>& 
         return std::nullopt;
     SlidingShear r;
     r.stress = weighted_mean(stress, length);
-    r.eta = weighted_mean(eta, length);
-    // the totals' ratios: the same numbers as the weighted means, without their round-off
+    // the totals' ratio: the same number as the weighted mean, without its round-off
     r.stress.mean = moment / (s.volume * total);
     r.eta.mean = -r.stress.mean / s.rate;
+    if (r.stress.error) r.eta.error = *r.stress.error / std::abs(s.rate);
     r.temperature = 2.0 * (kinetic / total - flow) / (s.dimension * s.particles);
     r.temperature_first = kT.front();
     r.temperature_last = kT.back();

@@ -332,27 +332,26 @@ void check_sliding(const Section& root, const Config& config) {
     if (!config.walls.empty())
         root.fail("walls[0]", "a box with box.shear_rate (sliding boundaries) has no walls");
     if (std::any_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g != 0; }))
-        root.fail("field.gravity", "must be 0" + why +
-                                       ": the sliding images need straight "
-                                       "flights");
+        root.fail("field.gravity",
+                  "must be 0" + why + ": the sliding images need straight flights");
     if (config.drag > 0.0)
         root.fail("field.drag", "must be 0" + why + ": the sliding images need straight flights");
     if (config.epsilon > 0.0)
-        root.fail("collisions.epsilon", "must be 0" + why +
-                                            ": a simultaneous group is not "
-                                            "resolved across the sliding face");
+        root.fail("collisions.epsilon",
+                  "must be 0" + why +
+                      ": a simultaneous group is not resolved across the sliding face");
     if (config.integrator == Integrator::timestep)
         root.fail("run.integrator", "sliding boundaries (box.shear_rate) need the event-driven "
                                     "integrator: leave run.integrator out");
     // These observers fold positions or velocities with the plain periodic images.
     if (config.rdf)
-        root.fail("output.rdf", "is not measured" + why +
-                                    " (the pairs across the sliding face "
-                                    "are seen through moving images)");
+        root.fail("output.rdf",
+                  "is not measured" + why +
+                      " (the pairs across the sliding face are seen through moving images)");
     if (config.vacf)
-        root.fail("output.vacf", "is not measured" + why +
-                                     " (a particle crossing the sliding "
-                                     "face changes its velocity)");
+        root.fail("output.vacf",
+                  "is not measured" + why +
+                      " (a particle crossing the sliding face changes its velocity)");
 }
 
 void read_species(const Section& root, Config& config) {
