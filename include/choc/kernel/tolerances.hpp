@@ -84,10 +84,11 @@ inline constexpr std::size_t group_sparse_from = 32;
 inline constexpr std::size_t fallback_steps_per_contact = 10000;
 inline constexpr std::size_t fallback_steps_base = 100;
 
-// Segment ends under a field (segment_time.hpp, end_time_stepped): at most this many
-// bounded steps. Each step is at least a fixed share of the distance to contact or of the
-// window, so real searches end in tens of steps; the cap stops a pathological one.
-inline constexpr int segment_end_steps = 4000;
+// Contact with a convex obstacle under a field (convex_time.hpp: segment ends, triangle
+// edges): at most this many bounded steps. Each step is at least a fixed share of the distance to
+// contact or of the window, so real searches end in tens of steps; the cap stops a pathological
+// one.
+inline constexpr int convex_search_steps = 4000;
 
 // Contact under a field (motions.hpp, Field::first_contact): at most this many
 // safeguarded Newton steps. Bisection alone halves a double's bracket to its resolution

@@ -52,4 +52,10 @@ inline double norm(const Vec<D>& v) {
     return std::sqrt(norm2(v));
 }
 
+// The cross product (3D only): a x b, perpendicular to both, |a||b| sin θ long.
+constexpr Vec<3> cross(const Vec<3>& a, const Vec<3>& b) {
+    return Vec<3>{
+        {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
+}
+
 } // namespace choc
