@@ -229,10 +229,10 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         // wrong part that matters has another contact time (the time check) or another
         // normal (the state check); a wrong segment or wall is still another obstacle.
         const std::size_t planes = sys.box.walls.size();
-        auto obstacle = [planes](std::uint32_t w) { // a segment: its face
-            choc::Obstacle o = choc::Obstacle::decode(w, planes);
+        auto obstacle = [planes, &sys](std::uint32_t w) { // a segment: its face
+            choc::Obstacle o = choc::Obstacle::decode(w, planes, sys.box.segments.size());
             o.part = choc::Segment<2>::face;
-            return o.encode(planes);
+            return o.encode(planes, sys.box.segments.size());
         };
         auto same = [&](const Collision& e, const Collision& r) {
             return e.wall_event == r.wall_event && e.a == r.a &&

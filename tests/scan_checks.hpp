@@ -64,11 +64,12 @@ choc::Vec<D> nearest_image(const choc::Box<D>& box, choc::Vec<D> r, double t) {
 }
 
 // Distance of a centre from obstacle w, numbered as the engine does (plane walls, then
-// three per segment: face, `from` end, `to` end).
+// three per segment: face, `from` end, `to` end; then one per triangle).
 template <int D>
 double obstacle_distance(const choc::Box<D>& box, std::uint32_t w, const choc::Vec<D>& x) {
-    const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size());
+    const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size(), box.segments.size());
     if (o.wall) return box.walls[o.index].distance(x);
+    if (o.triangle) return box.triangles.at(o.index).distance(x);
     const auto& s = box.segments.at(o.index);
     if (o.kind() == choc::Obstacle::Kind::segment_face) return std::abs(s.height(x));
     return norm(x - s.end(o.part));
@@ -160,11 +161,12 @@ double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p,
                 std::max(worst, (sigma - norm(nearest_image(box, x - p.state[j].x, t))) / sigma);
         }
         const double a = p.radius(i);
-        const auto obstacles =
-            static_cast<std::uint32_t>(box.walls.size() + 3 * box.segments.size());
+        const auto obstacles = static_cast<std::uint32_t>(
+            box.walls.size() + 3 * box.segments.size() + box.triangles.size());
         for (std::uint32_t w = 0; w < obstacles; ++w) {
             // a segment face counts only where the centre projects onto it
-            const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size());
+            const choc::Obstacle o =
+                choc::Obstacle::decode(w, box.walls.size(), box.segments.size());
             if (o.kind() == choc::Obstacle::Kind::segment_face) {
                 const auto& s = box.segments[o.index];
                 const double along = s.along(x);

@@ -1,9 +1,11 @@
 // The simulation box: edge lengths, which axes are periodic, and the plane walls.
 // Hard box walls (boundary = "wall") are stored as plane walls like any `[[walls]]` entry;
-// `[[walls]]` segments (2D) are kept apart, in `segments` (segment.hpp).
+// `[[walls]]` segments (2D) are kept apart, in `segments` (segment.hpp), and triangles (3D)
+// in `triangles` (triangle.hpp).
 #pragma once
 
 #include "choc/kernel/segment.hpp"
+#include "choc/kernel/triangle.hpp"
 #include "choc/kernel/vec.hpp"
 #include "choc/kernel/wall.hpp"
 
@@ -18,6 +20,7 @@ struct Box {
     std::array<bool, D> periodic{};
     std::vector<Wall<D>> walls;
     std::vector<Segment<D>> segments;
+    std::vector<Triangle<D>> triangles;
     // Lees-Edwards sliding boundaries (lees_edwards.hpp): with a rate, the images across the
     // y axis slide along x at shear_rate * L_y. 0: a plain periodic box.
     double shear_rate = 0.0;

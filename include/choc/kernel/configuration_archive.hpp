@@ -1,6 +1,6 @@
 // The box and the particles in a checkpoint's state (archive.hpp), written and read alike
 // by the event-driven engine (engine.hpp) and the time-stepped one (step_engine.hpp):
-// the box's edges, periodic axes, walls and segments, the species table, then every
+// the box's edges, periodic axes, walls, segments and triangles, the species table, then every
 // particle's hot record.
 #pragma once
 
@@ -21,6 +21,7 @@ void save_configuration(ArchiveWriter& out, const Box<D>& box, const Particles<D
     out.put(box.periodic);
     out.put(box.walls);
     out.put(box.segments);
+    out.put(box.triangles);
     out.put(box.shear_rate);
     out.put(std::uint64_t{particles.table.size()});
     for (const auto& s : particles.table.species) {
@@ -40,6 +41,7 @@ std::pair<Box<D>, Particles<D>> restore_configuration(ArchiveReader& in) {
     in.get(box.periodic);
     in.get(box.walls);
     in.get(box.segments);
+    in.get(box.triangles);
     in.get(box.shear_rate);
     const auto species = in.get<std::uint64_t>();
     if (species == 0 || species > max_species)

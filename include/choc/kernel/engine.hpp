@@ -51,6 +51,8 @@
 #include "choc/kernel/tally.hpp"
 #include "choc/kernel/thermal_wall.hpp"
 #include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/triangle_cells.hpp"
+#include "choc/kernel/triangle_time.hpp"
 
 #include <algorithm>
 #include <array>
@@ -274,6 +276,7 @@ class Engine {
         schedule_ = FastVector<Schedule>();
         cells_.release();
         for (auto& g : upper_) g.release();
+        triangle_cells_ = TriangleCells<D>();
         last_partner_ = std::vector<std::uint32_t>();
     }
     Log& event_log() { return log_; }
@@ -395,6 +398,14 @@ class Engine {
           last_partner_(particles_.size(), none), id_(particles_.size()) {
         for (std::size_t l = 1; l < levels_.size(); ++l)
             upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
+        if (!box_.triangles.empty()) {
+            // a centre in a cell meets the triangles within its radius of the cell
+            const double a = 0.5 * particles_.table.largest_diameter();
+            double width = 0.0;
+            for (int k = 0; k < D; ++k) width = std::max(width, cells_.width()[k]);
+            triangle_cells_ =
+                TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width));
+        }
         contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
         emission_ = ThermalEmission<D>(settings_.thermal_seed);
         // a group's linear system knows restitution, not re-emission
@@ -416,6 +427,7 @@ class Engine {
             stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
         momentum_conserved_ =
             !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+            box_.triangles.empty() &&
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
         fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
         if (box_.sheared()) set_up_sliding();
@@ -728,8 +740,8 @@ class Engine {
         // the layer depends on the crossing just made, so take it before the next one
         cells_.layer(to, s.axis, s.dir, near_);
         set_next_crossing(i);
-        // segment predictions look no further than the cell's edge: look again from here
-        if (!box_.segments.empty()) predict_segments(i);
+        // segment and triangle predictions look no further than the cell's edge: look again
+        predict_finite_walls(i);
         scan_pairs(i, cells_, near_);
         // in a row along the sliding face, the window across it moved or is new
         if (sheared_) [[unlikely]]
@@ -761,7 +773,7 @@ class Engine {
             throw std::invalid_argument("Engine: sliding boundaries need straight flights");
         const bool periodic =
             std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-        if (!periodic || !box_.walls.empty() || !box_.segments.empty())
+        if (!periodic || !box_.walls.empty() || !box_.segments.empty() || !box_.triangles.empty())
             throw std::invalid_argument(
                 "Engine: sliding boundaries need a box periodic on every axis, without walls");
         if (levels_.size() != 1)
@@ -973,7 +985,7 @@ class Engine {
             crossed.cells_at(to, nb.after_step(s.axis, s.dir), nb.reach, wide_);
         }
         set_next_crossing(i);
-        if (!box_.segments.empty()) predict_segments(i);
+        predict_finite_walls(i);
         if (wrapped) {
             scan_levels(i);
         } else if (g == a) {
@@ -1044,10 +1056,16 @@ class Engine {
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
         set_next_crossing(i);
-        if (!box_.segments.empty()) predict_segments(i);
+        predict_finite_walls(i);
         s.pair = {}, s.runner_up = {};
         scan_all_pairs(i);
         reschedule(i);
+    }
+
+    // Improves i's wall candidate with the finite walls: segments (2D) and triangles (3D).
+    void predict_finite_walls(std::uint32_t i) {
+        if (!box_.segments.empty()) predict_segments(i);
+        if (!triangle_cells_.empty()) predict_triangles(i);
     }
 
     // Improves i's wall candidate with the segments (segment_time.hpp). The centre stays in
@@ -1078,6 +1096,28 @@ class Engine {
             const double window = std::min(s.crossing_time, s.wall_time) - now_;
             for (const int end : {Segment<D>::from_end, Segment<D>::to_end})
                 consider(end_time(motion_, seg.end(end), q, a, window), end);
+        }
+    }
+
+    // Improves i's wall candidate with the triangles listed for its cell (triangle_cells.hpp,
+    // triangle_time.hpp): as for segments, curved flights are searched no further than the
+    // cell crossing, where `cross` looks again.
+    void predict_triangles(std::uint32_t i) {
+        Schedule& s = schedule_[i];
+        const auto& p = particles_.state[i];
+        ParticleState<D> q = p;
+        q.x = motion_.position(p, now_);
+        q.v = motion_.velocity(p, now_);
+        q.t = 0.0;
+        const double a = particles_.radius(i);
+        const std::uint32_t cell = cells_.cell_of(i);
+        for (const std::uint32_t* k = triangle_cells_.begin(cell); k != triangle_cells_.end(cell);
+             ++k) {
+            const double window = std::min(s.crossing_time, s.wall_time) - now_;
+            const double dt = triangle_time(motion_, box_.triangles[*k], q, a, window);
+            if (now_ + dt < s.wall_time)
+                s.wall_time = now_ + dt,
+                s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), *k);
         }
     }
 
@@ -1541,9 +1581,10 @@ class Engine {
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
-    CellLevels<D> levels_;        // one level, but for size-disperse particles
-    Cells<D> cells_;              // the grid of level 0 (of every particle with one level)
-    std::vector<Cells<D>> upper_; // the grids of levels 1, 2, ...
+    CellLevels<D> levels_;            // one level, but for size-disperse particles
+    Cells<D> cells_;                  // the grid of level 0 (of every particle with one level)
+    std::vector<Cells<D>> upper_;     // the grids of levels 1, 2, ...
+    TriangleCells<D> triangle_cells_; // the triangles near each cell of cells_ (none: empty)
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair

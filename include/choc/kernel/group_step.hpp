@@ -139,6 +139,55 @@ class GroupStep {
             if (separating_from(plane, pb.v, e.motion_)) continue;
             add_contact(b, Obstacle::encode_segment(box.walls.size(), k, part), true);
         }
+        if (!e.triangle_cells_.empty()) add_touching_triangles(e, b, a * (1.0 + gap));
+    }
+
+    // b's contacts with the triangles near its cell, each seen as its tangent plane at the
+    // nearest point q. Where triangles meet (a mesh's shared edge or vertex) the touching
+    // set holds the same surface twice, and a gap of g contact distances lets a centre a
+    // distance δ beside a shared edge count as touching it with δ up to a √(2g) (2e-5 a at
+    // the default gap), its normal tilted by δ/a: a row that would push a sphere sideways
+    // off a flat floor. A triangle's contact is dropped when its q lies in another touching
+    // triangle that is nearer (or as near and listed first): the nearer one's constraint
+    // is the surface there. What remains and has the tangent plane of a contact already
+    // taken (the event's own, or a plane wall under a face) is one constraint, kept once,
+    // so that the group's system does not repeat a row.
+    template <class Engine>
+    void add_touching_triangles(Engine& e, std::uint32_t b, double reach) {
+        const auto& pb = e.particles_.state[b];
+        const auto& box = e.box_;
+        const double a = e.particles_.radius(b);
+        touching_.clear();
+        const std::uint32_t cell = e.cells_.cell_of(b);
+        for (const std::uint32_t* k = e.triangle_cells_.begin(cell);
+             k != e.triangle_cells_.end(cell); ++k) {
+            const auto& tri = box.triangles[*k];
+            const auto near = tri.nearest(pb.x);
+            const double d = norm(pb.x - near.point);
+            if (d <= reach) touching_.push_back({*k, d, near.point});
+        }
+        for (const TouchingTriangle& t : touching_) {
+            const double shared = shared_point_tolerance * (norm(t.point) + a);
+            const bool covered =
+                std::any_of(touching_.begin(), touching_.end(), [&](const auto& o) {
+                    return o.index != t.index &&
+                           (o.distance < t.distance ||
+                            (o.distance == t.distance && o.index < t.index)) &&
+                           box.triangles[o.index].distance(t.point) <= shared;
+                });
+            if (covered) continue;
+            const Wall<D> plane = box.triangles[t.index].contact_plane(pb.x);
+            if (separating_from(plane, pb.v, e.motion_)) continue;
+            const std::uint32_t number =
+                Obstacle::encode_triangle(box.walls.size(), box.segments.size(), t.index);
+            const bool repeated =
+                std::any_of(contacts_.begin(), contacts_.end(), [&](const auto& c) {
+                    return c.wall && c.a == b && c.b != number &&
+                           dot(obstacle_plane(box, c.b, pb.x).normal, plane.normal) >
+                               1.0 - same_plane_tolerance;
+                });
+            if (!repeated) add_contact(b, number, true);
+        }
     }
 
     // One connected component at time now: one contact by the closed-form rules, more
@@ -230,10 +279,16 @@ class GroupStep {
         }
     }
 
-    std::vector<std::uint32_t> bodies_;   // particles in the step, in order of joining
-    std::vector<std::uint8_t> member_;    // per particle: 1 while in `bodies_`
-    std::vector<ContactPair> contacts_;   // pairs (a, b) and walls (a, wall b)
-    std::vector<std::uint32_t> put_back_; // crossings met in the window
+    std::vector<std::uint32_t> bodies_; // particles in the step, in order of joining
+    std::vector<std::uint8_t> member_;  // per particle: 1 while in `bodies_`
+    std::vector<ContactPair> contacts_; // pairs (a, b) and walls (a, wall b)
+    struct TouchingTriangle {
+        std::uint32_t index;
+        double distance;
+        Vec<D> point; // the triangle's point nearest to the centre
+    };
+    std::vector<TouchingTriangle> touching_; // add_touching_triangles' workspace
+    std::vector<std::uint32_t> put_back_;    // crossings met in the window
     GroupSolver<D> solver_;
 };
 

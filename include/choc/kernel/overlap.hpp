@@ -1,13 +1,15 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
-// over walls and segments of (a_i - h_i) / a_i (h the centre's distance to the plane, or
-// to the nearest point of the segment, its end points included), 0 when
-// nothing overlaps. Uses a cell grid, so it costs O(N).
+// over walls, segments and triangles of (a_i - h_i) / a_i (h the centre's distance to the
+// plane, or to the nearest point of the segment or triangle, its rim included), 0 when
+// nothing overlaps. Uses a cell grid, so it costs O(N) (and the triangles near each cell:
+// triangle_cells.hpp).
 #pragma once
 
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/particles.hpp"
+#include "choc/kernel/triangle_cells.hpp"
 
 #include <algorithm>
 #include <array>
@@ -50,6 +52,10 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
     for (std::size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
 
+    // the triangles within the largest radius of each cell of the finest grid
+    const TriangleCells<D> triangles(grids.grid(0), box.triangles,
+                                     0.5 * particles.table.largest_diameter() * (1.0 + 1e-9));
+
     double worst = 0.0;
     for (std::uint32_t i = 0; i < n; ++i) {
         const Vec<D> xi = at(i);
@@ -70,6 +76,10 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
         const double a_i = particles.radius(i);
         for (const auto& w : box.walls) worst = std::max(worst, (a_i - w.distance(xi)) / a_i);
         for (const auto& s : box.segments) worst = std::max(worst, (a_i - s.distance(xi)) / a_i);
+        if (triangles.empty()) continue;
+        const std::uint32_t c = grids.grid(0).cell_at(xi);
+        for (const std::uint32_t* k = triangles.begin(c); k != triangles.end(c); ++k)
+            worst = std::max(worst, (a_i - box.triangles[*k].distance(xi)) / a_i);
     }
     return worst;
 }

@@ -285,6 +285,8 @@ class StepEngine {
         for (const auto& w : box_.walls)
             if (w.thermal())
                 throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
+        if (!box_.triangles.empty())
+            throw std::invalid_argument("StepEngine: triangles are event-driven only");
         if (settings_.tc > 0.0) {
             last_collision_.assign(particles_.size(), -never);
             if (settings_.tc_from_start) tc_ = settings_.tc;

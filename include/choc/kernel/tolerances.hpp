@@ -46,9 +46,20 @@ inline constexpr double default_contact_gap = 1e-9;
 // into the larger ones' grid too).
 inline constexpr double default_level_ratio = 2.0;
 
-// Segment predictions (Engine::predict_segments): a cell's bounds carry round-off
-// relative to (radius + cell width); the reach of a particle in a cell is widened by this
-// fraction of it, so that a segment within round-off of the cell is never skipped.
+// Triangles in a group step (group_step.hpp): two contacts of one particle whose tangent
+// planes' unit normals have a dot product above 1 minus this are one constraint (a mesh's
+// shared edge met from a face and from the edge: the normals differ by round-off, ~1e-16,
+// while the rows of two different planes differ by the angle between them; 1e-12 is
+// an angle of 1.4e-6 rad, far below any angle between a mesh's faces).
+inline constexpr double same_plane_tolerance = 1e-12;
+// ... and a triangle's nearest point lies in another triangle when it is this close to it,
+// relative to (|point| + radius): the two compute a shared edge's points with a few
+// roundings each, ~1e-16 of the coordinates.
+inline constexpr double shared_point_tolerance = 1e-12;
+
+// Segment and triangle predictions (Engine::predict_segments, triangle_cells.hpp): a cell's bounds
+// carry round-off relative to (radius + cell width); the reach of a particle in a cell is widened
+// by this fraction of it, so that a segment within round-off of the cell is never skipped.
 inline constexpr double cell_bounds_round_off = 1e-9;
 
 // Group rule (group_rule.hpp, GroupTolerances), relative to the group's scales: V = the

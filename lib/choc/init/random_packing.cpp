@@ -3,6 +3,7 @@
 #include "choc/errors.hpp"
 #include "choc/init/ball_volume.hpp"
 #include "choc/kernel/cell_levels.hpp"
+#include "choc/kernel/triangle_cells.hpp"
 
 #include <algorithm>
 #include <array>
@@ -75,6 +76,8 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
     const std::size_t budget = 300 * n + 100000;
     double mean_attempts = 1.0;
     std::uniform_real_distribution<double> unit(0.0, 1.0);
+    // the triangles within the largest radius of each cell of the finest grid
+    const TriangleCells<D> triangles(grids.grid(0), box.triangles, largest * (1.0 + 1e-9));
 
     for (const std::size_t i : order) {
         const double r = radius[i];
@@ -98,6 +101,11 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
                              [&](const Wall<D>& w) { return w.distance(p) >= r; }) &&
                  std::all_of(box.segments.begin(), box.segments.end(),
                              [&](const Segment<D>& s) { return s.distance(p) >= r; });
+            if (ok && !triangles.empty()) {
+                const std::uint32_t c = grids.grid(0).cell_at(p);
+                for (const std::uint32_t* k = triangles.begin(c); ok && k != triangles.end(c); ++k)
+                    ok = box.triangles[*k].distance(p) >= r;
+            }
             if (!ok) continue;
             for (std::size_t b = 0; ok && b < levels.size(); ++b)
                 grids.for_each_cell(level, b, p, [&](std::uint32_t c, const Vec<D>& shift) {

@@ -21,7 +21,8 @@ struct Region {
 };
 
 // Positions for particles with the given radii (result index = input index), inside the
-// box (and `region`, if given) and clear of box.walls and box.segments. Throws InputError
+// box (and `region`, if given) and clear of box.walls, box.segments and box.triangles.
+// Throws InputError
 // naming init.lattice when it cannot place them all within its attempt budget.
 template <int D>
 std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>& radius,
