@@ -60,6 +60,24 @@ WALLED_2D = {
     "init": 'lattice = "random"',
 }
 
+# A 3D walled box with random placement, for triangles.
+WALLED_3D = {
+    "box": 'size = [10.0, 10.0, 10.0]\nboundary = "wall"',
+    "species": 'name = "A"\ncount = 50',
+    "init": 'lattice = "random"',
+}
+
+
+def ascii_stl(*facets):
+    """An ASCII STL file of the given facets, each three [x, y, z] vertices."""
+    lines = ["solid test"]
+    for facet in facets:
+        lines += ["  facet normal 0 0 0", "    outer loop"]
+        lines += [f"      vertex {x} {y} {z}" for x, y, z in facet]
+        lines += ["    endloop", "  endfacet"]
+    return "\n".join(lines + ["endsolid test"]) + "\n"
+
+
 # A restart from start.xyz: the box comes from the frame.
 RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
 
@@ -463,6 +481,132 @@ CASES = [
         ),
         [],
         ["walls[0].point: give either normal and point (a plane) or from and to"],
+    ),
+    (
+        "triangle in 2D",
+        config(**WALLED_2D, walls="vertices = [[1.0, 1.0], [2.0, 1.0], [1.0, 2.0]]"),
+        [],
+        ["walls[0].vertices: triangles (vertices, mesh) are 3D walls"],
+    ),
+    (
+        "degenerate triangle",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, 3.0, 3.0]]"),
+        [],
+        ["walls[0].vertices: the triangle is degenerate"],
+    ),
+    (
+        "triangle with two points",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]"),
+        [],
+        ["walls[0].vertices: expected three points"],
+    ),
+    (
+        "triangle outside the box",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [12.0, 1.0, 1.0], [1.0, 2.0, 1.0]]"),
+        [],
+        ["walls[0].vertices: vertex 1 has 12 outside the box [0, 10] on axis 0"],
+    ),
+    (
+        "triangle moved out of the box",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "translate = [0.0, 0.0, 9.5]"),
+        [],
+        ["walls[0].vertices: vertex 0 has 10.5 outside the box"],
+    ),
+    (
+        "triangle through the fcc lattice",
+        config(
+            box='size = [6.0, 6.0, 6.0]\nboundary = "wall"',
+            walls="vertices = [[0.5, 0.5, 3.1], [5.5, 0.5, 2.9], [3.0, 5.5, 3.0]]",
+        ),
+        [],
+        ["walls[0]: particle"],
+    ),
+    (
+        "triangle and plane in one entry",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "normal = [0.0, 0.0, 1.0]"),
+        [],
+        ["walls[0].normal: a triangle wall (vertices) takes no normal"],
+    ),
+    (
+        "vertices and mesh in one entry",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               'mesh = "m.stl"'),
+        [],
+        ["walls[0].mesh: give either vertices"],
+    ),
+    (
+        "thermal triangle",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "temperature = 2.0"),
+        [],
+        ["walls[0].temperature: only plane walls"],
+    ),
+    (
+        "triangle with the time-stepped integrator",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]",
+               run="time = 1.0\nintegrator = \"timestep\"\ndt = 0.01"),
+        [],
+        ["run.integrator: triangle walls (walls[0])"],
+    ),
+    (
+        "scale on a plane wall",
+        config(**WALLED_3D, walls="normal = [0.0, 0.0, 1.0]\npoint = [0.0, 0.0, 1.0]\nscale = 2.0"),
+        [],
+        ["walls[0].scale: only triangle walls"],
+    ),
+    (
+        "negative scale",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "scale = [1.0, -1.0, 1.0]"),
+        [],
+        ["walls[0].scale: must be > 0"],
+    ),
+    (
+        "mesh file missing",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ["walls[0].mesh: cannot read file"],
+    ),
+    (
+        "mesh file not STL",
+        config(**WALLED_3D, walls='mesh = "vessel.obj"'),
+        [],
+        ["walls[0].mesh", "expected an STL file"],
+        {"files": {"vessel.obj": "v 0 0 0\n"}},
+    ),
+    (
+        "mesh file without facets",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ["walls[0].mesh"],
+        {"files": {"vessel.stl": "solid empty\nendsolid empty\n"}},
+    ),
+    (
+        "mesh file of garbage",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ["walls[0].mesh"],
+        {"files": {"vessel.stl": bytes(range(256)) * 3}},
+    ),
+    (
+        "mesh with a degenerate facet",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ["walls[0].mesh: facet 1 is degenerate"],
+        {"files": {"vessel.stl": ascii_stl([[1, 1, 1], [2, 1, 1], [1, 2, 1]],
+                                           [[1, 1, 1], [2, 2, 2], [3, 3, 3]])}},
+    ),
+    (
+        "mesh through the particles",
+        config(
+            box='size = [6.0, 6.0, 6.0]\nboundary = "wall"',
+            walls='mesh = "vessel.stl"',
+        ),
+        [],
+        ["walls[0]: particle", "mesh (facet"],
+        {"files": {"vessel.stl": ascii_stl([[0.5, 0.5, 3.1], [5.5, 0.5, 2.9], [3.0, 5.5, 3.0]])}},
     ),
     (
         "too many trajectory frames",

@@ -467,3 +467,83 @@ TEST_CASE(
         CHECK(engine.tally().max_overlap <= 1e-9);
     }
 }
+
+// --- STL meshes -------------------------------------------------------------------------
+
+#include "choc/io/stl_mesh.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+// Facets whose coordinates floats hold exactly (binary STL stores floats).
+const std::vector<MeshTriangle> facets = {
+    {{{0.0, 0.0, 0.0}, {4.0, 0.0, 0.5}, {0.25, 3.0, -1.0}}},
+    {{{4.0, 0.0, 0.5}, {4.0, 4.0, 0.5}, {0.25, 3.0, -1.0}}},
+    {{{-1.5, 2.125, 7.0}, {0.0, 0.0, 0.0}, {1e-3f, 3.0, 2.0}}},
+};
+
+std::string temporary(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("choc-test-" + name)).string();
+}
+
+void write_binary(const std::string& path, const std::vector<MeshTriangle>& ts) {
+    std::ofstream out(path, std::ios::binary);
+    const std::string header(80, ' ');
+    out.write(header.data(), 80);
+    const auto n = static_cast<std::uint32_t>(ts.size());
+    out.write(reinterpret_cast<const char*>(&n), 4); // little-endian, as on x86
+    for (const auto& t : ts) {
+        float record[12] = {}; // normal (left zero: readers recompute it), three vertices
+        for (int k = 0; k < 3; ++k)
+            for (int a = 0; a < 3; ++a) record[3 + 3 * k + a] = static_cast<float>(t[k][a]);
+        out.write(reinterpret_cast<const char*>(record), sizeof record);
+        const std::uint16_t attribute = 0;
+        out.write(reinterpret_cast<const char*>(&attribute), 2);
+    }
+}
+
+void write_ascii(const std::string& path, const std::vector<MeshTriangle>& ts) {
+    std::ofstream out(path);
+    out << "solid test\n";
+    for (const auto& t : ts) {
+        out << "facet normal 0 0 0\nouter loop\n";
+        for (const auto& v : t) out << "vertex " << v[0] << ' ' << v[1] << ' ' << v[2] << '\n';
+        out << "endloop\nendfacet\n";
+    }
+    out << "endsolid test\n";
+}
+
+} // namespace
+
+TEST_CASE("STL meshes, binary and ASCII, read back facet by facet") {
+    for (const bool binary : {true, false}) {
+        CAPTURE(binary);
+        const std::string path = temporary(binary ? "binary.stl" : "ascii.stl");
+        (binary ? write_binary : write_ascii)(path, facets);
+        const auto read = read_stl(path);
+        std::filesystem::remove(path);
+        REQUIRE(read.size() == facets.size());
+        for (std::size_t f = 0; f < facets.size(); ++f)
+            for (int k = 0; k < 3; ++k)
+                for (int a = 0; a < 3; ++a) {
+                    // ASCII is printed with 6 digits here, and read as floats
+                    const double want = facets[f][k][a];
+                    CHECK(read[f][k][a] == doctest::Approx(want).epsilon(1e-6).scale(1e-6));
+                    if (binary) CHECK(read[f][k][a] == static_cast<float>(want));
+                }
+    }
+}
+
+TEST_CASE("STL errors: not STL, no facets") {
+    const std::string obj = temporary("mesh.obj"), empty = temporary("empty.stl");
+    std::ofstream(obj) << "v 0 0 0\n";
+    std::ofstream(empty) << "solid empty\nendsolid empty\n";
+    CHECK_THROWS_WITH(read_stl(obj), doctest::Contains("expected an STL file"));
+    CHECK_THROWS_AS(read_stl(empty), std::runtime_error);
+    CHECK_THROWS_AS(read_stl(temporary("absent.stl")), std::runtime_error);
+    std::filesystem::remove(obj);
+    std::filesystem::remove(empty);
+}

@@ -46,6 +46,14 @@ inline constexpr double default_contact_gap = 1e-9;
 // into the larger ones' grid too).
 inline constexpr double default_level_ratio = 2.0;
 
+// Triangles (config.cpp): the least shape, twice the area over the longest edge squared
+// (Triangle::shape: sqrt(3)/2 for an equilateral triangle), of a triangle wall. The unit
+// normal is the cross product of two edges over its length; below this the product is a
+// difference of nearly equal terms and the normal's round-off grows as eps / shape: at the
+// limit 1e-10, still far below the invariant tolerance. A sliver thinner than this is a
+// mesh's defect, not a wall.
+inline constexpr double min_triangle_shape = 1e-6;
+
 // Triangles in a group step (group_step.hpp): two contacts of one particle whose tangent
 // planes' unit normals have a dot product above 1 minus this are one constraint (a mesh's
 // shared edge met from a face and from the edge: the normals differ by round-off, ~1e-16,

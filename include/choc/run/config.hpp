@@ -27,11 +27,15 @@ struct WallConfig {
     std::vector<double> normal; // `dimension` entries, normalised by load_config
     std::vector<double> point;
     std::vector<double> from, to; // a segment's end points
+    // triangles (3D): one from `vertices`, or a mesh file's facets, scaled and translated
+    std::vector<std::array<std::array<double, 3>, 3>> triangles;
+    std::string mesh; // the mesh file (resolved against the config's directory), or empty
     double restitution = 1.0;
     std::optional<double> temperature; // a thermal wall (planes only)
     std::vector<double> velocity;      // a thermal wall's own velocity, in its plane
 
     bool segment() const { return !from.empty(); }
+    bool triangle_wall() const { return !triangles.empty(); }
 };
 
 // [[collisions.pair]]: restitution of one unordered pair of species (indices).

@@ -10,7 +10,9 @@
 #include "choc/io/magnitude.hpp"
 #include "choc/io/unit_vector.hpp"
 #include "choc/io/xyz.hpp"
+#include "choc/kernel/cells.hpp"
 #include "choc/kernel/overlap.hpp"
+#include "choc/kernel/triangle_cells.hpp"
 #include "choc/message_text.hpp"
 
 #include <algorithm>
@@ -82,9 +84,39 @@ Segment<D> config_segment(const Box<D>& box, const WallConfig& w, std::size_t k,
     }
 }
 
+// A [[walls]] entry's triangles (3D), each vertex inside the box and, like a segment's end
+// points, one largest diameter clear of a periodic face.
+template <int D>
+void add_config_triangles(Box<D>& box, const WallConfig& w, std::size_t k, double diameter) {
+    if constexpr (D != 3) {
+        throw InputError(fmt::format("walls[{}].vertices: triangles are 3D walls", k));
+    } else {
+        const std::string key =
+            fmt::format("walls[{}].{}", k, w.mesh.empty() ? "vertices" : "mesh");
+        for (std::size_t f = 0; f < w.triangles.size(); ++f) {
+            const std::string facet = w.mesh.empty() ? "" : fmt::format("facet {}: ", f);
+            Vec<3> v[3];
+            for (int c = 0; c < 3; ++c)
+                for (int a = 0; a < D; ++a) {
+                    const double x =
+                        w.triangles[f][static_cast<std::size_t>(c)][static_cast<std::size_t>(a)];
+                    const double margin = box.periodic[a] ? diameter : 0.0;
+                    if (!(x >= margin && x <= box.length[a] - margin))
+                        throw InputError(fmt::format(
+                            "{}: {}vertex {} has {} outside the box [{}, {}] on axis {}{}", key,
+                            facet, c, x, margin, box.length[a] - margin, a,
+                            box.periodic[a] ? " (one largest diameter clear of a periodic face)"
+                                            : ""));
+                    v[c][a] = x;
+                }
+            box.triangles.push_back(Triangle<3>::through(v[0], v[1], v[2], w.restitution));
+        }
+    }
+}
+
 // Walls at 0 and L on walled axes, then the [[walls]] planes: unit inward normal n and
-// offset dot(point, n), so the signed distance of x is dot(x, n) - offset; and the
-// [[walls]] segments.
+// offset dot(point, n), so the signed distance of x is dot(x, n) - offset; the [[walls]]
+// segments and the [[walls]] triangles.
 template <int D>
 void add_walls(Box<D>& box, const Config& c, double diameter) {
     add_box_walls(box, c.wall_restitution);
@@ -100,6 +132,10 @@ void add_walls(Box<D>& box, const Config& c, double diameter) {
         const auto& w = c.walls[k];
         if (w.segment()) {
             box.segments.push_back(config_segment(box, w, k, diameter));
+            continue;
+        }
+        if (w.triangle_wall()) {
+            add_config_triangles(box, w, k, diameter);
             continue;
         }
         if (w.normal.size() != static_cast<std::size_t>(D) ||
@@ -325,6 +361,59 @@ void generate(const Config& c, const Box<D>& box, Particles<D>& particles, std::
 
 } // namespace
 
+// Every particle on the allowed side of each [[walls]] plane, and away from each segment
+// and triangle, by at least its radius (the box walls are kept clear by construction, or
+// by the overlap check). A mesh's triangles are looked up by cell: a particle meets the
+// few near it.
+template <int D>
+void check_clear_of_walls(const Config& config, const InitialState<D>& st) {
+    const auto& box = st.box;
+    const auto& particles = st.particles;
+    // the [[walls]] planes come after the box's own walls
+    std::size_t plane = box.walls.size(), segment = 0, triangle = 0;
+    for (const auto& w : config.walls) plane -= !w.segment() && !w.triangle_wall();
+    auto fail = [&](std::size_t k, std::uint32_t i, double d, const char* what,
+                    const std::string& where) {
+        throw InputError(fmt::format(
+            "walls[{}]: particle {} at distance {:.6g} from the {}{} is closer than its radius "
+            "{:.6g}{}; move the wall or change {}",
+            k, i, d, what, where, particles.radius(i),
+            std::string_view(what) == "wall" ? " or on the wrong side" : "",
+            config.walls[k].triangle_wall() ? "where the particles start (init.region)"
+                                            : box_key(config)));
+    };
+    for (std::size_t k = 0; k < config.walls.size(); ++k) {
+        const auto& w = config.walls[k];
+        if (w.triangle_wall()) {
+            // this entry's triangles, in a grid of cells one largest diameter wide
+            const std::vector<Triangle<D>> mine(
+                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle),
+                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle + w.triangles.size()));
+            const double a = 0.5 * particles.table.largest_diameter();
+            const Cells<D> grid(box, 2.0 * a, particles.size(), typename Cells<D>::NoLists{});
+            const TriangleCells<D> near(grid, mine, a * (1.0 + 1e-9));
+            for (std::uint32_t i = 0; i < particles.size(); ++i) {
+                const Vec<D>& x = particles.state[i].x;
+                const std::uint32_t c = grid.cell_at(x);
+                for (const std::uint32_t* t = near.begin(c); t != near.end(c); ++t)
+                    if (mine[*t].distance(x) < particles.radius(i))
+                        fail(k, i, mine[*t].distance(x), w.mesh.empty() ? "triangle" : "mesh",
+                             w.mesh.empty() ? std::string() : fmt::format(" (facet {})", *t));
+            }
+            triangle += w.triangles.size();
+            continue;
+        }
+        const bool is_segment = w.segment();
+        auto distance = [&](const Vec<D>& x) {
+            return is_segment ? box.segments[segment].distance(x) : box.walls[plane].distance(x);
+        };
+        for (std::uint32_t i = 0; i < particles.size(); ++i)
+            if (distance(particles.state[i].x) < particles.radius(i))
+                fail(k, i, distance(particles.state[i].x), is_segment ? "segment" : "wall", "");
+        ++(is_segment ? segment : plane);
+    }
+}
+
 template <int D>
 InitialState<D> make_initial_state(const Config& config) {
     if (config.dimension != D)
@@ -356,26 +445,7 @@ InitialState<D> make_initial_state(const Config& config) {
     add_walls(st.box, config, diameter);
     if (!config.from) generate(config, st.box, st.particles, rng);
 
-    // Every particle on the allowed side of each [[walls]] plane, and away from each
-    // segment, with a gap of at least its radius (the box walls are kept clear by
-    // construction, or by the overlap check).
-    std::size_t plane = st.box.walls.size() - (config.walls.size() - st.box.segments.size());
-    std::size_t segment = 0;
-    for (std::size_t k = 0; k < config.walls.size(); ++k) {
-        const bool is_segment = config.walls[k].segment();
-        auto distance = [&](const Vec<D>& x) {
-            return is_segment ? st.box.segments[segment].distance(x)
-                              : st.box.walls[plane].distance(x);
-        };
-        for (std::uint32_t i = 0; i < st.particles.size(); ++i)
-            if (distance(st.particles.state[i].x) < st.particles.radius(i))
-                throw InputError(fmt::format(
-                    "walls[{}]: particle {} at distance {:.6g} from the {} is closer than its "
-                    "radius {:.6g}{}; move the wall or change {}",
-                    k, i, distance(st.particles.state[i].x), is_segment ? "segment" : "wall",
-                    st.particles.radius(i), is_segment ? "" : " or on the wrong side", key));
-        ++(is_segment ? segment : plane);
-    }
+    check_clear_of_walls(config, st);
 
     // A snapshot may hold pairs at contact, whose written coordinates put them a rounding
     // (~1e-16 relative) inside it: the same relative contact tolerance as `choc collide`

@@ -5,10 +5,12 @@
 
 #include "choc/errors.hpp"
 #include "choc/init/ball_volume.hpp"
+#include "choc/io/stl_mesh.hpp"
 #include "choc/io/toml_file.hpp"
 #include "choc/io/toml_reader.hpp"
 #include "choc/io/unit_vector.hpp"
 #include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/triangle.hpp"
 #include "choc/message_text.hpp"
 
 #include <fmt/format.h>
@@ -320,6 +322,16 @@ void check_thermal_walls(const Section& root, const Config& config) {
                                         "run.integrator out");
 }
 
+// Triangle walls are met by the event-driven engine only.
+void check_triangle_walls(const Section& root, const Config& config) {
+    if (config.integrator != Integrator::timestep) return;
+    for (std::size_t k = 0; k < config.walls.size(); ++k)
+        if (config.walls[k].triangle_wall())
+            root.fail("run.integrator", "triangle walls (walls[" + std::to_string(k) +
+                                            "]) need the event-driven integrator: leave "
+                                            "run.integrator out");
+}
+
 // box.shear_rate: Lees-Edwards sliding boundaries (the engine's lees_edwards.hpp). The
 // images slide across the y faces of a box periodic on every axis; anything that needs a
 // wall, a curved flight, a simultaneous group or a fixed image convention is refused.
@@ -472,9 +484,83 @@ void read_segment(const Section& entry, const Config& config, WallConfig& wall) 
     wall.to = *to;
 }
 
+// Triangles (3D): `vertices` (one triangle) or `mesh` (an STL file's facets), each optionally
+// scaled (a factor, or one per axis) and then translated. Whether they lie inside the box
+// and clear of the particles is checked with the box and the particles (make_initial_state).
+void read_triangles(const Section& entry, const Config& config, WallConfig& wall) {
+    const char* form = entry.has("vertices") ? "vertices" : "mesh";
+    if (config.dimension != 3)
+        entry.fail(form, "triangles (vertices, mesh) are 3D walls; in 2D give from and to");
+    if (entry.has("vertices") && entry.has("mesh"))
+        entry.fail("mesh", "give either vertices (one triangle) or mesh (a file), not both");
+    for (const char* other : {"normal", "point", "from", "to"})
+        if (entry.has(other))
+            entry.fail(other, std::string("a triangle wall (") + form + ") takes no " + other);
+    if (wall.temperature)
+        entry.fail("temperature", "only plane walls (normal and point) can be thermal");
+    std::array<double, 3> scale{1.0, 1.0, 1.0}, shift{0.0, 0.0, 0.0};
+    if (const toml::node* node = entry.get("scale")) {
+        if (node->is_array()) {
+            const auto s = entry.source().numbers(*node, entry.key("scale"), 3);
+            std::copy(s.begin(), s.end(), scale.begin());
+        } else {
+            scale.fill(*entry.number("scale"));
+        }
+        for (const double s : scale)
+            if (!(s > 0.0)) entry.fail("scale", "must be > 0 (one factor, or one per axis)");
+    }
+    if (auto t = entry.numbers("translate", 3)) std::copy(t->begin(), t->end(), shift.begin());
+    std::vector<MeshTriangle> given;
+    const char* key = form;
+    if (entry.has("vertices")) {
+        const toml::array* rows = entry.get("vertices")->as_array();
+        if (!rows || rows->size() != 3)
+            entry.fail("vertices", "expected three points, [[x, y, z], [x, y, z], [x, y, z]]");
+        MeshTriangle t;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto p = entry.source().numbers(
+                *rows->get(k), entry.key("vertices") + "[" + std::to_string(k) + "]", 3);
+            std::copy(p.begin(), p.end(), t[k].begin());
+        }
+        given.push_back(t);
+    } else {
+        wall.mesh = entry.required_string("mesh");
+        if (wall.mesh.empty()) entry.fail("mesh", "must not be empty");
+        // relative to the config file's directory, as init.from
+        const std::string& base = entry.source().base_directory;
+        if (!base.empty() && !entry.source().from_override(entry.key("mesh")) &&
+            std::filesystem::path(wall.mesh).is_relative())
+            wall.mesh = (std::filesystem::path(base) / wall.mesh).string();
+        check_readable(entry.source(), entry.key("mesh"), wall.mesh);
+        try {
+            given = read_stl(wall.mesh);
+        } catch (const std::runtime_error& e) {
+            entry.fail("mesh", "\"" + escaped(wall.mesh) + "\": " + e.what());
+        }
+    }
+    for (std::size_t f = 0; f < given.size(); ++f) {
+        MeshTriangle t = given[f];
+        for (auto& v : t)
+            for (int a = 0; a < 3; ++a) {
+                v[a] = v[a] * scale[a] + shift[a];
+                if (!std::isfinite(v[a]) || std::abs(v[a]) > max_magnitude)
+                    entry.fail(key, (given.size() > 1 ? "facet " + std::to_string(f) + ": " : "") +
+                                        "a coordinate is " + show(v[a]) +
+                                        " after scale and translate");
+            }
+        const auto vec = [](const std::array<double, 3>& p) { return Vec<3>{{p[0], p[1], p[2]}}; };
+        if (Triangle<3>::shape(vec(t[0]), vec(t[1]), vec(t[2])) < min_triangle_shape)
+            entry.fail(key, (given.size() > 1 ? "facet " + std::to_string(f) : "the triangle") +
+                                " is degenerate: its three vertices lie on a line (or two "
+                                "coincide), so it has no plane");
+        wall.triangles.push_back(t);
+    }
+}
+
 void read_walls(const Section& root, Config& config) {
     for (const Section& entry : root.tables("walls")) {
-        entry.allow({"normal", "point", "from", "to", "restitution", "temperature", "velocity"});
+        entry.allow({"normal", "point", "from", "to", "vertices", "mesh", "scale", "translate",
+                     "restitution", "temperature", "velocity"});
         WallConfig wall;
         wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
         wall.temperature = entry.number("temperature", Range::positive);
@@ -487,6 +573,15 @@ void read_walls(const Section& root, Config& config) {
         if (wall.temperature && entry.has("restitution"))
             entry.fail("temperature", "a thermal wall re-emits what hits it and has no "
                                       "restitution: give temperature or restitution, not both");
+        if (entry.has("vertices") || entry.has("mesh")) {
+            read_triangles(entry, config, wall);
+            config.walls.push_back(wall);
+            continue;
+        }
+        for (const char* transform : {"scale", "translate"})
+            if (entry.has(transform))
+                entry.fail(transform, "only triangle walls (vertices, mesh) are scaled and "
+                                      "translated");
         if (entry.has("from") || entry.has("to")) {
             if (wall.temperature)
                 entry.fail("temperature", "only plane walls (normal and point) can be thermal");
@@ -812,6 +907,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     read_field(root, config);
     read_run(root, config);
     check_thermal_walls(root, config);
+    check_triangle_walls(root, config);
     read_output(root, config);
     check_sliding(root, config);
     std::ostringstream text;

@@ -435,8 +435,7 @@ class LiveRun final : public Simulation::Impl {
     }
 
     void set_up(ArchiveReader* resume) {
-        const bool has_walls = !engine_->box().walls.empty() || !engine_->box().segments.empty();
-        has_walls_ = has_walls;
+        has_walls_ = engine_->box().has_obstacles();
         if (options_.started) options_.started();
         const bool interrupted_early = InterruptGuard::requested();
         if (interrupted_early)

@@ -568,10 +568,10 @@ class MeasuredPhase {
     }
     // D from one origin is measured in 3D bulk boxes; D from windows in 2D too, as lags.
     static bool wants_diffusion(const Box<D>& box) { return D == 3 && bulk(box); }
-    // Periodic on every axis, without walls or segments, at rest (not sheared).
+    // Periodic on every axis, without walls, segments or triangles, at rest (not sheared).
     static bool bulk(const Box<D>& box) {
         return std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
-               box.walls.empty() && box.segments.empty() && !box.sheared();
+               !box.has_obstacles() && !box.sheared();
     }
     // g(r) out to 5 largest diameters (or a third of the shortest edge) in shells of 1/50.
     static constexpr double rdf_range = 5.0, rdf_bin = 0.02;
