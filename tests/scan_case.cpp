@@ -205,11 +205,42 @@ Params draw(std::uint64_t seed) {
         if (slide.chance(0.5)) p.shear_temperature = slide.uniform(0.3, 3.0);
         p.features.set(sheared);
     }
+    // Triangles (3D) in random starts: a few loose ones, and sometimes a folded strip of
+    // triangles sharing edges (a mesh's ridges and valleys); from a stream of their own.
+    Rng mesh(seed ^ 0x747269616e676cull);
+    if (p.dimension == 3 && p.lattice == "random" && p.shear_rate == 0.0 && mesh.chance(0.35)) {
+        auto restitution = [&] {
+            return p.features[inelastic] && mesh.chance(0.5) ? mesh.uniform(0.3, 1.0) : 1.0;
+        };
+        const int loose = mesh.integer(p.features[inelastic] ? 0 : 1, 4);
+        for (int k = 0; k < loose; ++k) {
+            TriangleParams t;
+            for (auto& v : t.vertex)
+                for (auto& x : v) x = mesh.uniform();
+            t.restitution = restitution();
+            p.triangles.push_back(t);
+        }
+        if (loose == 0 || mesh.chance(0.5)) { // a strip zig-zagging along x, folded in z
+            const int n = mesh.integer(2, 8);
+            const double y0 = mesh.uniform(0.0, 0.5), y1 = y0 + mesh.uniform(0.2, 0.5);
+            const double z = mesh.uniform(0.2, 0.8), fold = mesh.uniform(-0.15, 0.15);
+            const double e = restitution();
+            auto at = [&](int i, double y) {
+                return std::array<double, 3>{double(i) / n, y, z + (i % 2 ? fold : 0.0)};
+            };
+            for (int i = 0; i < n; ++i) {
+                p.triangles.push_back({{at(i, y0), at(i + 1, y0), at(i + 1, y1)}, e});
+                p.triangles.push_back({{at(i, y0), at(i + 1, y1), at(i, y1)}, e});
+            }
+        }
+        p.features.set(triangles);
+    }
     // inelastic: some restitution below 1 (the draw may have left every one at 1)
     bool lossy = p.restitution < 1.0 || (p.any_walled() && p.wall_restitution < 1.0);
     for (const auto& e : p.pair) lossy = lossy || e[2] < 1.0;
     for (const auto& w : p.planes) lossy = lossy || w.restitution < 1.0;
     for (const auto& s : p.segments) lossy = lossy || s.restitution < 1.0;
+    for (const auto& s : p.triangles) lossy = lossy || s.restitution < 1.0;
     p.features.set(inelastic, lossy);
     if (r.chance(0.4)) { // frequent maintenance, but at most ~16 O(1) steps per event for it
         const double nd = static_cast<double>(n);
@@ -288,6 +319,18 @@ std::string config_text(const Params& p) {
         }
         t += "\n[[walls]]\nfrom = " + list(from) + "\nto = " + list(to) +
              "\nrestitution = " + num(s.restitution) + "\n";
+    }
+    for (const auto& tri : p.triangles) {
+        std::string v;
+        for (const auto& f : tri.vertex) {
+            std::vector<double> x(3);
+            for (std::size_t a = 0; a < 3; ++a) {
+                const double m = p.periodic[a] ? margin : 0.0;
+                x[a] = m + (length[a] - 2 * m) * f[a];
+            }
+            v += (v.empty() ? "" : ", ") + list(x);
+        }
+        t += "\n[[walls]]\nvertices = [" + v + "]\nrestitution = " + num(tri.restitution) + "\n";
     }
     if (!p.gravity.empty() || p.drag > 0.0) {
         t += "\n[field]\n";

@@ -70,12 +70,13 @@ enum Feature {
     disperse,
     thermal,
     sheared,
+    triangles,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
     "2D",     "3D",      "periodic",     "walled",  "planes",  "segments", "gravity",
     "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",  "maintenance",
-    "dilute", "dense",   "disperse",     "thermal", "sheared"};
+    "dilute", "dense",   "disperse",     "thermal", "sheared", "triangles"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -97,6 +98,11 @@ struct SegmentParams {
     std::array<double, 2> centre{}; // in fractions of the free range on each axis
     double length = 1.0, angle = 0.0, restitution = 1.0;
 };
+struct TriangleParams {
+    // vertices in fractions of the free range on each axis ([margin, L - margin])
+    std::array<std::array<double, 3>, 3> vertex{};
+    double restitution = 1.0;
+};
 
 struct Params {
     std::uint64_t seed = 0;
@@ -117,6 +123,7 @@ struct Params {
     double tc = 0.0;
     std::vector<PlaneParams> planes;
     std::vector<SegmentParams> segments;
+    std::vector<TriangleParams> triangles;
     std::vector<double> gravity;
     double drag = 0.0;
     std::string lattice, velocities = "maxwell";

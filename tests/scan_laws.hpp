@@ -66,7 +66,7 @@ void check_laws(const choc::Config& c, const choc::Box<D>& box, const choc::Part
     const Totals<D> a = totals(first, g), b = totals(last, g);
     const bool bulk =
         std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; }) &&
-        box.walls.empty() && box.segments.empty();
+        !box.has_obstacles();
     const double s = gamma > 0.0 ? -std::expm1(-gamma * t) / gamma : t;
     // Round-off: an ulp of a particle's momentum per collision, in a random walk over at
     // most 2e7 collisions: ~1e-12 of Σ m|v| at worst. 1e-9 of that scale is far above it
@@ -119,6 +119,7 @@ void check_laws(const choc::Config& c, const choc::Box<D>& box, const choc::Part
         for (const auto& e : c.pair_restitution) elastic = elastic && e.restitution == 1.0;
         for (const auto& w : box.walls) elastic = elastic && w.restitution == 1.0;
         for (const auto& w : box.segments) elastic = elastic && w.restitution == 1.0;
+        for (const auto& w : box.triangles) elastic = elastic && w.restitution == 1.0;
         // Round-off: a few ulps of the two particles' energies per collision; even all of one
         // sign over 3000 collisions per particle that is ~1e-12 of the total. The potential
         // term's scale is Σ m |g| times the longest edge.
