@@ -28,9 +28,7 @@ struct Box {
     bool sheared() const { return shear_rate != 0.0; }
     // Anything a particle can hit besides another particle: plane walls (the box's own
     // included), segments or triangles.
-    bool has_obstacles() const {
-        return !walls.empty() || !segments.empty() || !triangles.empty();
-    }
+    bool has_obstacles() const { return !walls.empty() || !segments.empty() || !triangles.empty(); }
 
     double volume() const {
         double v = 1.0;

@@ -1100,8 +1100,14 @@ class Engine {
     }
 
     // Improves i's wall candidate with the triangles listed for its cell (triangle_cells.hpp,
-    // triangle_time.hpp): as for segments, curved flights are searched no further than the
-    // cell crossing, where `cross` looks again.
+    // triangle_time.hpp). Only a contact before the present candidate and before the cell
+    // crossing matters: the crossing looks again (`cross`), with the next cell's triangles,
+    // at the contacts beyond it. So a triangle is skipped when the centre cannot reach it
+    // before then (the sphere round its vertices is farther than the flight can go), or
+    // cannot come within its radius of the triangle's plane (triangle_plane_bound); curved
+    // flights are searched no further. The faces go first: a sphere coming down on a mesh
+    // meets the face of one triangle, and that contact, the same time as every coplanar
+    // neighbour's plane bound, rules out their rims in the second pass.
     void predict_triangles(std::uint32_t i) {
         Schedule& s = schedule_[i];
         const auto& p = particles_.state[i];
@@ -1111,14 +1117,23 @@ class Engine {
         q.t = 0.0;
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
-        for (const std::uint32_t* k = triangle_cells_.begin(cell); k != triangle_cells_.end(cell);
-             ++k) {
-            const double window = std::min(s.crossing_time, s.wall_time) - now_;
-            const double dt = triangle_time(motion_, box_.triangles[*k], q, a, window);
-            if (now_ + dt < s.wall_time)
-                s.wall_time = now_ + dt,
-                s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), *k);
-        }
+        // how far the centre can go in time w: |v| w (+ |g| w²/2 with gravity; drag only
+        // slows it)
+        const double speed = norm(q.v), pull = norm(motion_.acceleration(Vec<D>{}));
+        for (const bool faces : {true, false})
+            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+                const double window = std::min(s.crossing_time, s.wall_time) - now_;
+                const double travel =
+                    window < never ? (speed + 0.5 * pull * window) * window : never;
+                if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
+                if (!(triangle_plane_bound(motion_, e->normal, e->offset, q, a) < window)) continue;
+                const Triangle<D>& tri = box_.triangles[e->index];
+                const double dt = faces ? triangle_face_time(motion_, tri, q, a)
+                                        : triangle_rim_time(motion_, tri, q, a, window);
+                if (now_ + dt < s.wall_time)
+                    s.wall_time = now_ + dt, s.wall = Obstacle::encode_triangle(
+                                                 box_.walls.size(), box_.segments.size(), e->index);
+            }
     }
 
     // Brings particle i to now along its flight. Under a field its kinetic energy changed

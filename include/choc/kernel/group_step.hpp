@@ -159,12 +159,10 @@ class GroupStep {
         const double a = e.particles_.radius(b);
         touching_.clear();
         const std::uint32_t cell = e.cells_.cell_of(b);
-        for (const std::uint32_t* k = e.triangle_cells_.begin(cell);
-             k != e.triangle_cells_.end(cell); ++k) {
-            const auto& tri = box.triangles[*k];
-            const auto near = tri.nearest(pb.x);
+        for (const auto* k = e.triangle_cells_.begin(cell); k != e.triangle_cells_.end(cell); ++k) {
+            const auto near = box.triangles[k->index].nearest(pb.x);
             const double d = norm(pb.x - near.point);
-            if (d <= reach) touching_.push_back({*k, d, near.point});
+            if (d <= reach) touching_.push_back({k->index, d, near.point});
         }
         for (const TouchingTriangle& t : touching_) {
             const double shared = shared_point_tolerance * (norm(t.point) + a);

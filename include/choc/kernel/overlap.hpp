@@ -1,15 +1,14 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
 // over walls, segments and triangles of (a_i - h_i) / a_i (h the centre's distance to the
 // plane, or to the nearest point of the segment or triangle, its rim included), 0 when
-// nothing overlaps. Uses a cell grid, so it costs O(N) (and the triangles near each cell:
-// triangle_cells.hpp).
+// nothing overlaps. Uses a cell grid, so it costs O(N) (and, for triangles, the particles
+// in the few cells near each).
 #pragma once
 
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/particles.hpp"
-#include "choc/kernel/triangle_cells.hpp"
 
 #include <algorithm>
 #include <array>
@@ -52,10 +51,6 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
     for (std::size_t c = first.size() - 1; c > 0; --c) first[c] = first[c - 1];
     first[0] = 0;
 
-    // the triangles within the largest radius of each cell of the finest grid
-    const TriangleCells<D> triangles(grids.grid(0), box.triangles,
-                                     0.5 * particles.table.largest_diameter() * (1.0 + 1e-9));
-
     double worst = 0.0;
     for (std::uint32_t i = 0; i < n; ++i) {
         const Vec<D> xi = at(i);
@@ -76,11 +71,39 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
         const double a_i = particles.radius(i);
         for (const auto& w : box.walls) worst = std::max(worst, (a_i - w.distance(xi)) / a_i);
         for (const auto& s : box.segments) worst = std::max(worst, (a_i - s.distance(xi)) / a_i);
-        if (triangles.empty()) continue;
-        const std::uint32_t c = grids.grid(0).cell_at(xi);
-        for (const std::uint32_t* k = triangles.begin(c); k != triangles.end(c); ++k)
-            worst = std::max(worst, (a_i - box.triangles[*k].distance(xi)) / a_i);
     }
+    // Triangles: each against the particles in the cells its bounding box, grown by the
+    // largest radius, covers in every grid. A centre x lies in cell floor(x/w) (cell_at,
+    // monotone in x), so every centre within that radius of the triangle is among them.
+    // Triangles stay one diameter clear of periodic faces: the wrapped positions serve.
+    const double reach = 0.5 * particles.table.largest_diameter();
+    for (const auto& tri : box.triangles)
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+            const Cells<D>& g = grids.grid(l);
+            std::array<int, D> from, to;
+            for (int a = 0; a < D; ++a) {
+                double lo = tri.vertex[0][a], hi = lo;
+                for (const auto& v : tri.vertex) lo = std::min(lo, v[a]), hi = std::max(hi, v[a]);
+                const int last = g.counts()[a] - 1;
+                from[a] =
+                    std::clamp(static_cast<int>(std::floor((lo - reach) / g.width()[a])), 0, last);
+                to[a] =
+                    std::clamp(static_cast<int>(std::floor((hi + reach) / g.width()[a])), 0, last);
+            }
+            std::array<int, D> c = from;
+            while (true) {
+                const std::size_t cell = base[l] + g.flat(c);
+                for (std::size_t k = first[cell]; k != first[cell + 1]; ++k) {
+                    const std::uint32_t j = order[k];
+                    const double a_j = particles.radius(j);
+                    worst = std::max(worst, (a_j - tri.distance(at(j))) / a_j);
+                }
+                int a = 0;
+                while (a < D && c[a] == to[a]) c[a] = from[a], ++a;
+                if (a == D) break;
+                ++c[a];
+            }
+        }
     return worst;
 }
 

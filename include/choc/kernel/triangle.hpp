@@ -38,6 +38,8 @@ struct Triangle {
     std::array<Vec<D>, 3> tangent;  // unit, along edge k (vertex k -> vertex k + 1)
     std::array<Vec<D>, 3> inward;   // unit, in the plane, perpendicular to edge k, inwards
     std::array<double, 3> length{}; // of edge k
+    Vec<D> centre;                  // of the vertices; every point of the triangle lies
+    double radius = 0.0;            // within `radius` of it
     double restitution = 1.0;
 
     static Triangle through(const Vec<D>& p0, const Vec<D>& p1, const Vec<D>& p2,
@@ -53,6 +55,8 @@ struct Triangle {
             t.tangent[k] = e * (1.0 / t.length[k]);
             t.inward[k] = cross(t.normal, t.tangent[k]);
         }
+        t.centre = (p0 + p1 + p2) * (1.0 / 3.0);
+        for (const auto& v : t.vertex) t.radius = std::max(t.radius, norm(v - t.centre));
         t.restitution = restitution;
         return t;
     }

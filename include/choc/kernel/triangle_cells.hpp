@@ -3,9 +3,12 @@
 // of it, by the triangles' separating-axis test. A particle then tests the few triangles
 // of its own cell, however many the mesh has; its cell crossing makes it look again.
 //
-// Kept as one array sorted by cell (an offset per cell, an index per listed pair), built
+// Kept as one array sorted by cell (an offset per cell, an entry per listed pair), built
 // once: the triangles do not move. A triangle is listed in the cells of its bounding box
 // grown by the reach that pass the test, so building costs about the cells it covers.
+// Each entry carries what a prediction's first tests read (the sphere round the vertices,
+// the plane), so that the tests stream through one cell's entries instead of reaching
+// into a large mesh's triangles at random (a cache miss each, measured as most of the cost).
 #pragma once
 
 #include "choc/kernel/cells.hpp"
@@ -33,11 +36,13 @@ class TriangleCells {
                     if (pass == 0)
                         ++first_[c + 1];
                     else
-                        index_[fill_[c]++] = k;
+                        index_[fill_[c]++] = {triangles[k].centre, triangles[k].radius,
+                                              triangles[k].normal,
+                                              dot(triangles[k].vertex[0], triangles[k].normal), k};
                 });
             if (pass == 0) {
                 for (std::size_t c = 1; c < first_.size(); ++c) first_[c] += first_[c - 1];
-                index_.assign(first_.back(), 0);
+                index_.assign(first_.back(), Entry{});
                 fill_.assign(first_.begin(), first_.end() - 1);
             }
         }
@@ -45,13 +50,19 @@ class TriangleCells {
     }
 
     bool empty() const { return first_.empty(); }
-    const std::uint32_t* begin(std::uint32_t cell) const { return index_.data() + first_[cell]; }
-    const std::uint32_t* end(std::uint32_t cell) const { return index_.data() + first_[cell + 1]; }
+    struct Entry {
+        Vec<D> centre; // the triangle's (triangle.hpp): every point within
+        double radius; // radius of centre
+        Vec<D> normal; // its plane: height(x) = dot(x, normal) - offset
+        double offset;
+        std::uint32_t index; // in the box's triangles
+    };
+    const Entry* begin(std::uint32_t cell) const { return index_.data() + first_[cell]; }
+    const Entry* end(std::uint32_t cell) const { return index_.data() + first_[cell + 1]; }
     // the listed (cell, triangle) pairs
     std::size_t listed() const { return index_.size(); }
     std::size_t bytes() const {
-        return first_.capacity() * sizeof(std::uint32_t) +
-               index_.capacity() * sizeof(std::uint32_t);
+        return first_.capacity() * sizeof(std::uint32_t) + index_.capacity() * sizeof(Entry);
     }
 
   private:
@@ -63,11 +74,13 @@ class TriangleCells {
             double lo = t.vertex[0][a], hi = lo;
             for (const auto& v : t.vertex) lo = std::min(lo, v[a]), hi = std::max(hi, v[a]);
             const int last = cells.counts()[a] - 1;
-            // one cell more on each side than the grown box needs: the test decides
-            from[a] = std::clamp(static_cast<int>(std::floor((lo - reach) / cells.width()[a])) - 1,
-                                 0, last);
-            to[a] = std::clamp(static_cast<int>(std::floor((hi + reach) / cells.width()[a])) + 1, 0,
-                               last);
+            // cell c, grown by the reach, meets [lo, hi] on this axis when
+            //   (lo - reach)/w - 1 <= c <= (hi + reach)/w;
+            // a millionth of a cell more on each side for the round-off of the bounds
+            const double w = cells.width()[a];
+            from[a] =
+                std::clamp(static_cast<int>(std::ceil((lo - reach) / w - 1.0 - 1e-6)), 0, last);
+            to[a] = std::clamp(static_cast<int>(std::floor((hi + reach) / w + 1e-6)), 0, last);
         }
         std::array<int, D> c = from;
         while (true) {
@@ -84,7 +97,7 @@ class TriangleCells {
     }
 
     std::vector<std::uint32_t> first_; // cell c's triangles are index_[first_[c] .. first_[c+1])
-    std::vector<std::uint32_t> index_;
+    std::vector<Entry> index_;
     std::vector<std::uint32_t> fill_; // while building
 };
 

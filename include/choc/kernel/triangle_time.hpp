@@ -76,15 +76,37 @@ double triangle_edge_time(const Motion& motion, const Vec<D>& p0, const Vec<D>& 
     return best;
 }
 
-// The earliest contact with any part of the triangle.
+// A lower bound on the contact time with any part of the triangle: the first time the
+// centre comes within a of the triangle's plane (the distance to the triangle is never less
+// than the distance to its plane). From the side the centre is on, it must pass h = ±a on
+// that side before any other point of the plane's slab: first_contact is that time exactly.
+// (The plane: unit normal n, height(x) = dot(x, n) - offset.)
 template <int D, class Motion>
-double triangle_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
-                     double a, double window) {
-    double best = triangle_face_time(motion, tri, q, a);
+double triangle_plane_bound(const Motion& motion, const Vec<D>& n, double offset,
+                            const ParticleState<D>& q, double a) {
+    const double h = dot(q.x, n) - offset;
+    if (std::abs(h) <= a) return 0.0;
+    const double side = h > 0.0 ? 1.0 : -1.0;
+    return motion.first_contact(side * h - a, side * dot(q.v, n), side * motion.along(n));
+}
+
+// The earliest contact with the triangle's rim (its edges, their end points included).
+template <int D, class Motion>
+double triangle_rim_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
+                         double a, double window) {
+    double best = never;
     for (int k = 0; k < 3; ++k)
         best = std::min(best, triangle_edge_time(motion, tri.vertex[k], tri.vertex[(k + 1) % 3],
                                                  tri.tangent[k], tri.length[k], q, a, window));
     return best;
+}
+
+// The earliest contact with any part of the triangle.
+template <int D, class Motion>
+double triangle_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
+                     double a, double window) {
+    return std::min(triangle_face_time(motion, tri, q, a),
+                    triangle_rim_time(motion, tri, q, a, window));
 }
 
 } // namespace choc

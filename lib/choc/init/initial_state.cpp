@@ -395,10 +395,10 @@ void check_clear_of_walls(const Config& config, const InitialState<D>& st) {
             for (std::uint32_t i = 0; i < particles.size(); ++i) {
                 const Vec<D>& x = particles.state[i].x;
                 const std::uint32_t c = grid.cell_at(x);
-                for (const std::uint32_t* t = near.begin(c); t != near.end(c); ++t)
-                    if (mine[*t].distance(x) < particles.radius(i))
-                        fail(k, i, mine[*t].distance(x), w.mesh.empty() ? "triangle" : "mesh",
-                             w.mesh.empty() ? std::string() : fmt::format(" (facet {})", *t));
+                for (const auto* t = near.begin(c); t != near.end(c); ++t)
+                    if (mine[t->index].distance(x) < particles.radius(i))
+                        fail(k, i, mine[t->index].distance(x), w.mesh.empty() ? "triangle" : "mesh",
+                             w.mesh.empty() ? std::string() : fmt::format(" (facet {})", t->index));
             }
             triangle += w.triangles.size();
             continue;

@@ -103,8 +103,8 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
                              [&](const Segment<D>& s) { return s.distance(p) >= r; });
             if (ok && !triangles.empty()) {
                 const std::uint32_t c = grids.grid(0).cell_at(p);
-                for (const std::uint32_t* k = triangles.begin(c); ok && k != triangles.end(c); ++k)
-                    ok = box.triangles[*k].distance(p) >= r;
+                for (const auto* k = triangles.begin(c); ok && k != triangles.end(c); ++k)
+                    ok = box.triangles[k->index].distance(p) >= r;
             }
             if (!ok) continue;
             for (std::size_t b = 0; ok && b < levels.size(); ++b)
