@@ -9,7 +9,8 @@ run.collisions extended by the continuation (deterministic points, several per s
 some falling inside an epsilon window), SIGTERM at moments spread over the run (start-up,
 equilibration, measured phase), and SIGKILL (the continuation starts from the last
 periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mixture with
-every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0;
+every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0; a
+3D hopper of triangles with the same;
 3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions;
 a 2D mixture under gravity between thermal walls, whose draws continue where they stopped,
 with its slab profiles; a thermostatted 3D mixture between sliding boundaries (with a
@@ -103,6 +104,43 @@ equilibrate = 0.5
 """ + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6) + """histogram = { path = "hist.csv", every = 0.4 }
 velocity_histogram = { path = "vhist.csv", every = 0.7 }
 """
+
+# A square 3D hopper of eight triangles (a trapezoid per side, z = 8 down to 5, its
+# outlet 3 wide), with gravity, e < 1, TC and epsilon > 0.
+def hopper_walls():
+    top = [(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)]
+    low = [(3.5, 3.5), (6.5, 3.5), (6.5, 6.5), (3.5, 6.5)]
+    text = ""
+    for k in range(4):
+        a, b = top[k], top[(k + 1) % 4]
+        c, d = low[(k + 1) % 4], low[k]
+        for tri in ((a, b, c), (a, c, d)):
+            corners = [f"[{x[0]}, {x[1]}, {8.0 if x in top else 5.0}]" for x in tri]
+            text += f"[[walls]]\nvertices = [{', '.join(corners)}]\nrestitution = 0.85\n"
+    return text
+
+
+HOPPER_3D = """dimension = 3
+[box]
+size = [10.0, 10.0, 16.0]
+boundary = "wall"
+[[species]]
+name = "A"
+count = 150
+[collisions]
+restitution = 0.9
+tc = 0.01
+epsilon = 1e-9
+[field]
+gravity = [0.0, 0.0, -5.0]
+""" + hopper_walls() + """[init]
+lattice = "random"
+region = { low = [0.0, 0.0, 9.0], high = [10.0, 10.0, 16.0] }
+seed = 12
+[run]
+time = 4.0
+equilibrate = 0.3
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6)
 
 DRAG_3D = """dimension = 3
 [box]
@@ -417,6 +455,14 @@ def case_hourglass_2d(choc):
                                "equilibration")
 
 
+def case_hopper_3d(choc):
+    with tempfile.TemporaryDirectory() as d:
+        expected, seconds = reference(choc, d, HOPPER_3D)
+        check(expected["summary"]["wall_collisions"] > 0, "the hopper's grains met no wall")
+        check_extensions(choc, d, HOPPER_3D, expected, "run.time", [0.2, 1.2345, 2.5, 3.9])
+        check_signals(choc, d, HOPPER_3D, expected, seconds, signal.SIGTERM, [0.3, 0.7])
+
+
 def case_drag_3d_collisions(choc):
     with tempfile.TemporaryDirectory() as d:
         expected, seconds = reference(choc, d, DRAG_3D)
@@ -530,6 +576,7 @@ CASES = [
     ("mixture_3d", case_mixture_3d),
     ("timestep_3d", case_timestep_3d),
     ("hourglass_2d", case_hourglass_2d),
+    ("hopper_3d", case_hopper_3d),
     ("drag_3d_collisions", case_drag_3d_collisions),
     ("thermal_2d", case_thermal_2d),
     ("shear_3d", case_shear_3d),
