@@ -10,7 +10,7 @@ some falling inside an epsilon window), SIGTERM at moments spread over the run (
 equilibration, measured phase), and SIGKILL (the continuation starts from the last
 periodic checkpoint and cuts the streamed outputs back to it). Systems: a 3D mixture with
 every observer; a 2D walled hourglass with segments, gravity, e < 1, TC and epsilon > 0; a
-3D hopper of triangles with the same;
+3D hopper of triangles with the same, counting the grains through its outlet (output.crossing);
 3D spheres under gravity and drag between walls with epsilon > 0, limited by collisions;
 a 2D mixture under gravity between thermal walls, whose draws continue where they stopped,
 with its slab profiles; a thermostatted 3D mixture between sliding boundaries (with a
@@ -140,7 +140,8 @@ seed = 12
 [run]
 time = 4.0
 equilibrate = 0.3
-""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6)
+""" + OUTPUTS.format(frame=0.5, row=0.25, checkpoint=0.6) + """crossing = { point = [5.0, 5.0, 5.0], normal = [0.0, 0.0, -1.0] }
+"""
 
 DRAG_3D = """dimension = 3
 [box]

@@ -609,6 +609,19 @@ CASES = [
         {"files": {"vessel.stl": ascii_stl([[0.5, 0.5, 3.1], [5.5, 0.5, 2.9], [3.0, 5.5, 3.0]])}},
     ),
     (
+        "crossing plane tilted along a periodic axis",
+        config(output='summary = "summary.json"\n'
+               "crossing = { point = [1.0, 1.0, 1.0], normal = [0.0, 0.0, 1.0] }"),
+        [],
+        ["output.crossing.normal: must be perpendicular to every periodic axis"],
+    ),
+    (
+        "crossing plane without a normal",
+        config(**WALLED_3D, output='summary = "summary.json"\ncrossing = { point = [1.0, 1.0, 1.0] }'),
+        [],
+        ["output.crossing.normal: required key is missing"],
+    ),
+    (
         "too many trajectory frames",
         config(output='summary = "summary.json"\ntrajectory = { path = "traj.xyz", every = 1e-7 }'),
         [],

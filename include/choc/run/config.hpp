@@ -54,6 +54,12 @@ inline constexpr std::uint32_t max_passes = 1000;
 // output.trajectory.format: extended XYZ (text, the default) or H5MD 1.1 (HDF5).
 enum class TrajectoryFormat { xyz, h5md };
 
+// output.crossing: a plane through `point` with unit `normal`, perpendicular to every
+// periodic axis; the run counts the particles crossing it (observers/crossing_count.hpp).
+struct CrossingPlane {
+    std::vector<double> point, normal;
+};
+
 struct PeriodicOutput {
     std::string path;
     double every = 0.0;
@@ -147,6 +153,7 @@ struct Config {
     std::string summary = "summary.json";
     std::optional<PeriodicOutput> trajectory;
     std::optional<PeriodicOutput> timeseries;
+    std::optional<CrossingPlane> crossing;
     std::optional<HistogramOutput> histogram;          // speed histogram (CSV)
     std::optional<HistogramOutput> velocity_histogram; // x-velocity histogram (CSV)
     std::optional<std::string> rdf;       // g(r) averaged over the measured phase (CSV)

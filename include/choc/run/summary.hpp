@@ -58,6 +58,14 @@ struct GapTransport {
 // Steady shear between sliding boundaries ("sliding_shear"; observers/sliding_shear.hpp):
 // the stress and the viscosity from it, the peculiar temperature and its rise, and the
 // viscosity from that rise.
+// The particles that crossed output.crossing's plane ("crossing";
+// observers/crossing_count.hpp): net count along its normal over the measured phase, and
+// that count over the phase's duration (none for a phase of no duration).
+struct CrossingSummary {
+    std::int64_t count = 0;
+    std::optional<double> rate;
+};
+
 struct ShearSummary {
     double shear_rate = 0.0, stress = 0.0, eta = 0.0;
     std::optional<double> stress_err, eta_err;
@@ -145,6 +153,7 @@ struct Summary {
     std::optional<TransportCoefficient> shear_viscosity, thermal_conductivity;
     std::optional<GapTransport> heat_conduction, shear_flow; // two thermal walls across one axis
     std::optional<ShearSummary> sliding_shear;               // box.shear_rate
+    std::optional<CrossingSummary> crossing;                 // output.crossing
     std::optional<SteppingSummary> timestep;                 // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

@@ -22,33 +22,34 @@ struct TimeSeriesRow {
     std::vector<double> species_temperature;
     double Z = 0.0; // running 1 + W / (2 K) over the measured phase
     VelocityStats velocities;
-    double msd = 0.0; // mean-squared displacement since the measured phase began
+    double msd = 0.0;              // mean-squared displacement since the measured phase began
+    std::optional<double> crossed; // output.crossing: net crossings of its plane so far
 };
 
 // The column line (with its newline) and one row's line, as the file holds them: numbers
 // in shortest round-trip form, a quantity not defined yet `nan`.
-inline std::string timeseries_columns(const std::vector<std::string>& species) {
+inline std::string timeseries_columns(const std::vector<std::string>& species, bool crossing) {
     std::string out = "time,collisions_per_particle,temperature";
     for (const auto& name : species) out += ",temperature_" + name;
-    return out + ",Z,kurtosis,ks_distance,ks_pvalue,H,msd\n";
+    return out + ",Z,kurtosis,ks_distance,ks_pvalue,H,msd" + (crossing ? ",crossed\n" : "\n");
 }
 inline std::string timeseries_line(const TimeSeriesRow& r) {
     std::string out = fmt::format("{},{},{}", r.time, r.collisions_per_particle, r.temperature);
     for (double t : r.species_temperature) out += fmt::format(",{}", t);
-    return out + fmt::format(",{},{},{},{},{},{}\n", r.Z, r.velocities.kurtosis,
-                             r.velocities.ks_distance, r.velocities.ks_pvalue, r.velocities.H,
-                             r.msd);
+    out += fmt::format(",{},{},{},{},{},{}", r.Z, r.velocities.kurtosis, r.velocities.ks_distance,
+                       r.velocities.ks_pvalue, r.velocities.H, r.msd);
+    return out + (r.crossed ? fmt::format(",{}\n", *r.crossed) : "\n");
 }
 
 class TimeSeries {
   public:
     // `in_place`: a checkpointed run (atomic_file.hpp); resuming one, the header is
     // already in the file.
-    TimeSeries(const std::string& path, const std::vector<std::string>& species,
+    TimeSeries(const std::string& path, const std::vector<std::string>& species, bool crossing,
                const std::string& header = {}, std::optional<InPlace> in_place = std::nullopt)
         : out_(path, "output.timeseries.path", in_place) {
         if (in_place && in_place->resume) return;
-        out_.stream() << header << timeseries_columns(species);
+        out_.stream() << header << timeseries_columns(species, crossing);
     }
 
     void write(const TimeSeriesRow& r) { out_.stream() << timeseries_line(r); }

@@ -33,7 +33,8 @@ namespace choc {
 //    wall's heat, the measured phase the axial profile;
 // 10: the box has a shear rate, the engine its sliding boundaries' clock (lees_edwards.hpp);
 // 11: the engine keeps its shear moment's account, Z's block edges the moment and the time
-// 12: the box has triangles (3D finite walls)
+// 12: the box has triangles (3D finite walls), the measured phase the count of
+//     output.crossing
 inline constexpr std::uint32_t checkpoint_format = 12;
 
 struct Checkpoint {

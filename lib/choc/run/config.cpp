@@ -822,7 +822,7 @@ std::optional<ProfileOutput> profile_output(const Section& output, const Config&
 void read_output(const Section& root, Config& config) {
     Section output = root.table("output");
     output.allow({"summary", "trajectory", "timeseries", "histogram", "velocity_histogram", "rdf",
-                  "vacf", "profile", "checkpoint"});
+                  "vacf", "profile", "checkpoint", "crossing"});
     config.summary = output.string("summary").value_or(config.summary);
     if (config.summary.empty()) output.fail("summary", "must not be empty");
     config.trajectory = periodic_output(output, "trajectory");
@@ -835,6 +835,25 @@ void read_output(const Section& root, Config& config) {
     }
     config.timeseries = periodic_output(output, "timeseries");
     check_count(output, "timeseries", config, config.timeseries, "rows");
+    if (output.has("crossing")) {
+        Section crossing = output.table("crossing");
+        crossing.allow({"point", "normal"});
+        CrossingPlane plane;
+        plane.point = crossing.required_numbers("point", config.dimension);
+        const auto normal = crossing.required_numbers("normal", config.dimension, false);
+        const auto unit = unit_vector(normal);
+        if (!unit) crossing.fail("normal", "must not be the zero vector");
+        plane.normal = *unit;
+        // a centre leaving through a periodic face would change sides without crossing
+        for (int a = 0; a < config.dimension; ++a)
+            if (config.periodic[static_cast<std::size_t>(a)] &&
+                normal[static_cast<std::size_t>(a)] != 0)
+                crossing.fail("normal", "must be perpendicular to every periodic axis (axis " +
+                                            std::to_string(a) +
+                                            " is periodic): a particle leaving through a "
+                                            "periodic face changes sides without crossing");
+        config.crossing = plane;
+    }
     config.histogram = histogram_output(output, "histogram", config);
     config.velocity_histogram = histogram_output(output, "velocity_histogram", config);
     config.rdf = output.string("rdf");

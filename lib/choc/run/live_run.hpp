@@ -271,7 +271,7 @@ class LiveRun final : public Simulation::Impl {
         m.vacf = phase_->vacf_csv();
         if (config_.profile) m.profile = profile_csv();
         if (config_.timeseries) {
-            std::string text = timeseries_columns(names);
+            std::string text = timeseries_columns(names, config_.crossing.has_value());
             for (const auto& row : phase_->rows()) text += timeseries_line(row);
             m.timeseries = std::move(text);
         }
@@ -564,6 +564,12 @@ class LiveRun final : public Simulation::Impl {
         const Tally& t = engine_->tally();
         // Round-off in the clock's rebasing may give -4e-16 for a phase that never ran.
         s.sim_time = std::max(0.0, engine_->measured_time());
+        // (a broken run's positions may be NaN: its summary says only that it broke)
+        if (const auto crossed = measured && phase_ ? phase_->crossing() : std::nullopt)
+            s.crossing = CrossingSummary{
+                *crossed, s.sim_time > 0
+                              ? std::optional<double>(static_cast<double>(*crossed) / s.sim_time)
+                              : std::nullopt};
         s.collisions = t.collisions;
         s.wall_collisions = t.wall_collisions;
         s.events = t.events();

@@ -27,6 +27,7 @@
 #include "choc/kernel/tolerances.hpp"
 #include "choc/observers/axial_profile.hpp"
 #include "choc/observers/block_edges.hpp"
+#include "choc/observers/crossing_count.hpp"
 #include "choc/observers/diffusion_windows.hpp"
 #include "choc/observers/displacement.hpp"
 #include "choc/observers/enskog.hpp"
@@ -239,9 +240,18 @@ class MeasuredPhase {
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
         if (config.timeseries) {
             if (options.files)
-                series_.emplace(config.timeseries->path, names, timeseries_header(origin),
+                series_.emplace(config.timeseries->path, names, config.crossing.has_value(),
+                                timeseries_header(origin),
                                 placement(streams, streams.series, config.timeseries->path));
             rows_.every = config.timeseries->every;
+        }
+        if (config.crossing) {
+            Vec<D> point, normal;
+            for (int a = 0; a < D; ++a)
+                point[a] = config.crossing->point[static_cast<std::size_t>(a)],
+                normal[a] = config.crossing->normal[static_cast<std::size_t>(a)];
+            crossing_.emplace(point, normal);
+            crossing_->start(in_front());
         }
         if (config.rdf)
             rdf_.emplace(engine.box(),
@@ -381,6 +391,7 @@ class MeasuredPhase {
         out.put(next_unwrap_);
         out.put(rdf_collisions_);
         out.put(frame_overlap_);
+        if (crossing_) crossing_->save(out);
         displacement_.save(out);
         out.put(windows_.has_value());
         if (windows_) windows_->save(out);
@@ -416,6 +427,7 @@ class MeasuredPhase {
         in.get(next_unwrap_);
         in.get(rdf_collisions_);
         in.get(frame_overlap_);
+        if (crossing_) crossing_->restore(in);
         displacement_.restore(in);
         // The windows exist when the saved phase began with particles moving, which the
         // state now restored need not tell: follow the saved state.
@@ -554,6 +566,11 @@ class MeasuredPhase {
     }
     // The time series rows of a run without files (RunOptions::files), in memory.
     const std::vector<TimeSeriesRow>& rows() const { return kept_rows_; }
+    // output.crossing: the net crossings of its plane since the phase began, now.
+    std::optional<std::int64_t> crossing() const {
+        if (!crossing_) return std::nullopt;
+        return crossed();
+    }
 
   private:
     using Stop = typename EngineT::Stop;
@@ -790,6 +807,7 @@ class MeasuredPhase {
         row.Z = running_z(t.virial, engine_.kinetic_integral());
         row.velocities = velocity_stats(speed_sample(snapshot));
         row.msd = displacement_.msd();
+        if (crossing_) row.crossed = static_cast<double>(crossed());
         if (series_)
             series_->write(row);
         else
@@ -812,6 +830,13 @@ class MeasuredPhase {
     double trajectory_budget_ = never;
     std::optional<TimeSeries> series_;
     std::vector<TimeSeriesRow> kept_rows_; // without files
+    std::optional<CrossingCount<D>> crossing_;
+    std::int64_t in_front() const {
+        return crossing_->in_front([&](auto&& f) {
+            engine_.visit(engine_.time(), [&](std::uint32_t, const auto& p) { f(p.x); });
+        });
+    }
+    std::int64_t crossed() const { return crossing_->crossed(in_front()); }
     Displacement<D> displacement_;
     std::optional<DiffusionWindows<D>> windows_; // D from many time origins (3D bulk)
     // viscosity, heat conduction and the pressure tensor (a bulk fluid, event-driven)

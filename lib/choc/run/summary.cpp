@@ -228,6 +228,10 @@ std::string summary_json(const Summary& s) {
     j["heat_conduction"] = gap_json(s.heat_conduction, s.dimension, false);
     j["shear_flow"] = gap_json(s.shear_flow, s.dimension, true);
     j["sliding_shear"] = sliding_shear_json(s.sliding_shear);
+    j["crossing"] =
+        s.crossing ? Json{{"count", s.crossing->count},
+                          {"rate", s.crossing->rate ? number(*s.crossing->rate) : Json(nullptr)}}
+                   : Json(nullptr);
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;

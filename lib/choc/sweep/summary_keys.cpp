@@ -70,6 +70,7 @@ nlohmann::json layout(const Config& config) {
         h.stress_err = h.eta_err = h.heating = h.enskog = 1.0;
         s.sliding_shear = h;
     }
+    if (config.crossing) s.crossing = CrossingSummary{1, 1.0};
     if (config.integrator == Integrator::edmd) s.engine.emplace();
     if (config.integrator == Integrator::timestep) {
         s.timestep.emplace();
