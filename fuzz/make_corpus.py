@@ -91,6 +91,26 @@ hostile = {
 }
 for name, prefix in hostile.items():
     write("config", name, prefix + small3d)
+# triangle walls and the crossing plane (issue 18): slivers, non-finite and huge corners,
+# scales, a device as a mesh, a plane along a periodic axis
+walled3d = small3d.replace('boundary = "periodic"', 'boundary = "wall"').replace(
+    'lattice = "fcc"', 'lattice = "random"')
+triangle = "[[walls]]\nvertices = [[1.0, 1.0, 1.0], [3.0, 1.0, 1.5], [1.0, 3.0, 2.0]]\n"
+triangles = {
+    "triangle": "",
+    "triangle_sliver": sets("walls.0.vertices=[[1,1,1],[2,2,2],[3,3,3.0000000001]]"),
+    "triangle_nan": sets("walls.0.vertices=[[1,1,1],[nan,2,2],[3,1,3]]"),
+    "triangle_huge": sets("walls.0.vertices=[[1e300,1,1],[2,2,2],[3,1,3]]"),
+    "triangle_scale": sets("walls.0.scale=1e300", "walls.0.translate=[-1e300, 0, 0]"),
+    "triangle_two_points": sets("walls.0.vertices=[[1,1,1],[2,2,2]]"),
+    "crossing_periodic": sets('box.boundary="periodic"', 'init.lattice="fcc"',
+                              "output.crossing={point=[1,1,1], normal=[0,0,1]}"),
+    "crossing_nan": sets("output.crossing={point=[nan,1,1], normal=[0,0,1]}"),
+}
+for name, prefix in triangles.items():
+    write("config", name, prefix + walled3d.replace("[init]", triangle + "[init]"))
+for name, path in (("mesh_device", "/dev/zero"), ("mesh_directory", ".")):
+    write("config", name, walled3d.replace("[init]", f'[[walls]]\nmesh = "{path}"\n[init]'))
 # The sizes and magnitudes that once hung or broke a run (issue 11, items 2 and 3): a box
 # volume that overflows, masses whose products leave double precision, at and just
 # inside the accepted range.

@@ -570,6 +570,12 @@ CASES = [
         ["walls[0].mesh: cannot read file"],
     ),
     (
+        "mesh that is a device",
+        config(**WALLED_3D, walls='mesh = "/dev/zero"'),
+        [],
+        ["walls[0].mesh: \"/dev/zero\" is not a regular file"],
+    ),
+    (
         "mesh file not STL",
         config(**WALLED_3D, walls='mesh = "vessel.obj"'),
         [],

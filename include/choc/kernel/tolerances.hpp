@@ -54,6 +54,11 @@ inline constexpr double default_level_ratio = 2.0;
 // mesh's defect, not a wall.
 inline constexpr double min_triangle_shape = 1e-6;
 
+// Mesh files (config.cpp): the largest read, 1 GiB. A binary STL facet takes 50 bytes, so
+// this is about 20 million facets, beyond any vessel a run can use; the cap keeps a wrong
+// path (a disk image, a log) from being read whole.
+inline constexpr std::uint64_t max_mesh_bytes = std::uint64_t{1} << 30;
+
 // Triangles in a group step (group_step.hpp): two contacts of one particle whose tangent
 // planes' unit normals have a dot product above 1 minus this are one constraint (a mesh's
 // shared edge met from a face and from the edge: the normals differ by round-off, ~1e-16,

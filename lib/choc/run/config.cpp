@@ -532,6 +532,14 @@ void read_triangles(const Section& entry, const Config& config, WallConfig& wall
             std::filesystem::path(wall.mesh).is_relative())
             wall.mesh = (std::filesystem::path(base) / wall.mesh).string();
         check_readable(entry.source(), entry.key("mesh"), wall.mesh);
+        // (a device or a pipe would be read without end)
+        std::error_code error;
+        if (!std::filesystem::is_regular_file(wall.mesh, error))
+            entry.fail("mesh", "\"" + escaped(wall.mesh) + "\" is not a regular file");
+        if (std::filesystem::file_size(wall.mesh, error) > max_mesh_bytes)
+            entry.fail("mesh", "\"" + escaped(wall.mesh) + "\" is larger than " +
+                                   std::to_string(max_mesh_bytes >> 20) +
+                                   " MiB (about 20 million binary STL facets)");
         try {
             given = read_stl(wall.mesh);
         } catch (const std::runtime_error& e) {
