@@ -11,6 +11,9 @@ import numpy as np
 
 from benchlib import ROOT
 
+sys.path.insert(0, os.path.join(ROOT, "data", "examples"))
+from hourglass_mesh import write_stl  # noqa: E402  (the one binary STL writer)
+
 EDGE = 40.0  # the gas's cube
 N = 20000  # packing fraction 20000 (pi/6) / 40^3 = 0.16
 
@@ -32,16 +35,6 @@ def lined_cube(n, lo, hi):
                     out.append([corners[0], corners[1], corners[2]])
                     out.append([corners[0], corners[2], corners[3]])
     return np.array(out)
-
-
-def write_stl(path, triangles):
-    record = np.dtype([("normal", "<f4", 3), ("vertices", "<f4", (3, 3)), ("attribute", "<u2")])
-    data = np.zeros(len(triangles), dtype=record)
-    data["vertices"] = triangles
-    with open(path, "wb") as f:
-        f.write(b"choc mesh_cost".ljust(80, b" "))
-        f.write(np.array([len(triangles)], dtype="<u4").tobytes())
-        f.write(data.tobytes())
 
 
 def config(mesh, collisions):

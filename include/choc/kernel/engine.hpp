@@ -1068,16 +1068,22 @@ class Engine {
         if (!triangle_cells_.empty()) predict_triangles(i);
     }
 
+    // Particle i's flight restarted now: its position and velocity now, time stamp 0 (the
+    // form segment_time.hpp and triangle_time.hpp take).
+    ParticleState<D> flight_from_now(std::uint32_t i) const {
+        ParticleState<D> q = particles_.state[i];
+        q.x = motion_.position(particles_.state[i], now_);
+        q.v = motion_.velocity(particles_.state[i], now_);
+        q.t = 0.0;
+        return q;
+    }
+
     // Improves i's wall candidate with the segments (segment_time.hpp). The centre stays in
     // its cell until its crossing, so a segment out of reach of that cell is skipped, and
     // curved flights are searched no further than the crossing; `cross` calls this again.
     void predict_segments(std::uint32_t i) {
         Schedule& s = schedule_[i];
-        const auto& p = particles_.state[i];
-        ParticleState<D> q = p;
-        q.x = motion_.position(p, now_);
-        q.v = motion_.velocity(p, now_);
-        q.t = 0.0;
+        const ParticleState<D> q = flight_from_now(i);
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
         Vec<D> lo, hi;
@@ -1110,11 +1116,7 @@ class Engine {
     // neighbour's plane bound, rules out their rims in the second pass.
     void predict_triangles(std::uint32_t i) {
         Schedule& s = schedule_[i];
-        const auto& p = particles_.state[i];
-        ParticleState<D> q = p;
-        q.x = motion_.position(p, now_);
-        q.v = motion_.velocity(p, now_);
-        q.t = 0.0;
+        const ParticleState<D> q = flight_from_now(i);
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
         // how far the centre can go in time w: |v| w (+ |g| w²/2 with gravity; drag only

@@ -6,13 +6,13 @@
 // enters it through one of the capsule's pieces, so the contact time is the least of:
 //   - each face: the first time the gap side*h - a falls through zero (h the signed
 //     distance to the line), kept only if the centre's projection then lies on the
-//     segment. That gap falls through zero at most once per flight (its rate is monotone
-//     under every Motion), so a crossing beside the segment rules the face out for good;
+//     segment (face_time.hpp);
 //   - each end point p: the first time |x(τ) - p| falls to a. Entering that full circle
 //     means entering the capsule, so no candidate is ever too early.
 #pragma once
 
 #include "choc/kernel/convex_time.hpp"
+#include "choc/kernel/face_time.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment.hpp"
@@ -25,23 +25,13 @@ namespace choc {
 
 template <int D, class Motion>
 double face_time(const Motion& motion, const Segment<D>& seg, const ParticleState<D>& q, double a) {
-    const double h = seg.height(q.x), u = dot(q.v, seg.normal), acc = motion.along(seg.normal);
-    const double s0 = seg.along(q.x);
-    const bool over = s0 >= 0.0 && s0 <= seg.length;
-    double best = never;
-    for (const double side : {1.0, -1.0}) {
-        const double gap = side * h - a;
-        // A gap at or below zero on the side the disc is on, over the segment, is a round-off
-        // overlap: first_contact's rule (approaching: now). Below zero anywhere else, the
-        // disc is beside the segment and can only come down onto the face after turning.
-        const double t = gap >= 0.0 || (over && side * h >= 0.0)
-                             ? motion.first_contact(gap, side * u, side * acc)
-                             : motion.fall_after_turn(gap, side * u, side * acc);
-        if (t >= best) continue;
-        const double s = seg.along(motion.position(q, t));
-        if (s >= 0.0 && s <= seg.length) best = t;
-    }
-    return best;
+    return flat_face_time(
+        motion, seg.normal, seg.height(q.x),
+        [&](const Vec<D>& x) {
+            const double s = seg.along(x);
+            return s >= 0.0 && s <= seg.length;
+        },
+        q, a);
 }
 
 // End point p: |x(τ) − p| = a. Straight lines, and drag alone (a straight line in

@@ -7,9 +7,7 @@
 // triangle) and the three edges' (the distance to the edge as a closed segment, its end
 // points included), so the contact time is the least of:
 //   - each face: the first time the gap side*h - a falls through zero, kept only if the
-//     centre then projects onto the triangle. As for a segment's face (segment_time.hpp),
-//     that gap falls through zero at most once per flight (its rate is monotone under every
-//     Motion), so a crossing beside the triangle rules the face out for good;
+//     centre then projects onto the triangle (face_time.hpp, as for a segment's face);
 //   - each edge, a capsule of radius a (a closed segment is convex):
 //       straight lines and drag alone (a straight line in s(τ)): the first root of the
 //       pair quadratic with the edge's line (the components across the edge), kept if the
@@ -21,6 +19,7 @@
 #pragma once
 
 #include "choc/kernel/convex_time.hpp"
+#include "choc/kernel/face_time.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/triangle.hpp"
@@ -33,22 +32,8 @@ namespace choc {
 template <int D, class Motion>
 double triangle_face_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
                           double a) {
-    const double h = tri.height(q.x), u = dot(q.v, tri.normal), acc = motion.along(tri.normal);
-    const bool over = tri.over(q.x);
-    double best = never;
-    for (const double side : {1.0, -1.0}) {
-        const double gap = side * h - a;
-        // A gap at or below zero on the side the sphere is on, over the triangle, is a
-        // round-off overlap: first_contact's rule (approaching: now). Below zero anywhere
-        // else, the sphere is beside the triangle and can only come down onto the face
-        // after turning.
-        const double t = gap >= 0.0 || (over && side * h >= 0.0)
-                             ? motion.first_contact(gap, side * u, side * acc)
-                             : motion.fall_after_turn(gap, side * u, side * acc);
-        if (t >= best) continue;
-        if (tri.over(motion.position(q, t))) best = t;
-    }
-    return best;
+    return flat_face_time(
+        motion, tri.normal, tri.height(q.x), [&](const Vec<D>& x) { return tri.over(x); }, q, a);
 }
 
 // Edge k, the closed segment from p0 to p1 (unit tangent t, `length` long).
