@@ -44,7 +44,9 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
   [[collisions.pair]]      a, b, restitution (per pair of species)
   [[walls]]                normal, point, restitution (or temperature and velocity: a
                            thermal wall): a plane; or in 2D from, to, restitution: a
-                           two-sided segment whose end points are hit too
+                           two-sided segment whose end points are hit too; or in 3D
+                           vertices (a triangle) or mesh (an STL file), with scale,
+                           translate, restitution: two-sided triangles
   [field]                  gravity, drag
   [init]                   lattice, velocities, temperature, seed, from,
                            region = { low, high } (where "random" places centres)
@@ -53,6 +55,7 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
                            histogram and velocity_histogram (a path, or { path, every } for
                            a snapshot every `every`), rdf, vacf,
                            profile (a path, or { path, axis, slabs }),
+                           crossing = { point, normal } (particles through a plane),
                            checkpoint = { path, every }
 With output.checkpoint, an interrupted or finished run goes on with
   choc run CONFIG --continue CHECKPOINT

@@ -29,6 +29,7 @@ class TriangleCells {
     TriangleCells(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles, double reach) {
         if (triangles.empty()) return;
         first_.assign(cells.size() + 1, 0);
+        std::vector<std::uint32_t> fill; // where each cell's next entry goes
         // twice over the same cells: count, then fill
         for (int pass = 0; pass < 2; ++pass) {
             for (std::uint32_t k = 0; k < triangles.size(); ++k)
@@ -36,17 +37,16 @@ class TriangleCells {
                     if (pass == 0)
                         ++first_[c + 1];
                     else
-                        index_[fill_[c]++] = {triangles[k].centre, triangles[k].radius,
-                                              triangles[k].normal,
-                                              dot(triangles[k].vertex[0], triangles[k].normal), k};
+                        index_[fill[c]++] = {triangles[k].centre, triangles[k].radius,
+                                             triangles[k].normal,
+                                             dot(triangles[k].vertex[0], triangles[k].normal), k};
                 });
             if (pass == 0) {
                 for (std::size_t c = 1; c < first_.size(); ++c) first_[c] += first_[c - 1];
                 index_.assign(first_.back(), Entry{});
-                fill_.assign(first_.begin(), first_.end() - 1);
+                fill.assign(first_.begin(), first_.end() - 1);
             }
         }
-        fill_ = std::vector<std::uint32_t>();
     }
 
     bool empty() const { return first_.empty(); }
@@ -98,7 +98,6 @@ class TriangleCells {
 
     std::vector<std::uint32_t> first_; // cell c's triangles are index_[first_[c] .. first_[c+1])
     std::vector<Entry> index_;
-    std::vector<std::uint32_t> fill_; // while building
 };
 
 } // namespace choc
