@@ -1,52 +1,103 @@
 #!/usr/bin/python3
-"""Beverloo's law in 2D: the steady discharge rate W of a silo against its orifice width D.
+"""Beverloo's law: the steady discharge rate W of a silo against its orifice width D.
 
-Runs data/studies/beverloo/silo2d.toml (choc in build/apps/choc) once per width, each into
-out/studies/beverloo2d/D<width>/, the orifice set by moving the inner ends of the two floor
-segments. From each run:
+    W = C rho sqrt(g) (D - k d)^n,   n = 3/2 through a slot in 2D, 5/2 through a round
+                                     orifice in 3D (rho: the pile's bulk density, mass per
+                                     area or volume; d = 1: the grain's diameter)
+
+Runs one silo per width (choc run, `--jobs` at a time), each into OUTPUT/D<width>/:
+  - 2D (data/studies/beverloo/silo2d.toml): 2400 discs, a silo 44.3 wide; the orifice is set
+    by moving the inner ends of the two floor segments;
+  - 3D (silo3d.toml): 8000 spheres, a square silo 24 wide; silo_floor.py writes a floor mesh
+    with a round orifice of diameter D into the run's directory.
+From each run:
   - W: the slope of the time series' `crossed` (grains through the floor's plane) over the
-    steady window: from t = 25 (the grains, started as a gas above the floor, have fallen
-    onto it and a pile drains) until 1400 have gone through (1000 are still above), with
-    its error from the spread of the slopes of four equal parts of the window (standard
-    error);
-  - rho: the bulk density (mass per area) of the pile in a box above the floor, from the
-    trajectory frames inside the window (its mean and standard error).
-Then fits W = C rho sqrt(g) (D - k d)^n: for each k on a grid, a weighted straight line of
-log(W / rho sqrt g) against log(D - k d) gives n and C; the k of least chi^2 is kept, and
-its error is where chi^2 rises by 1. Prints the table and the fit, and draws W(D) with the
-fit (out/studies/beverloo2d/beverloo2d.png). Beverloo's 2D exponent is 3/2.
+    steady window: from SETTLE (the grains, started as a gas above the floor, have fallen
+    onto it and a pile drains) until LAST have gone through, and in 3D at most WINDOW time
+    units; its error from the spread of the slopes of four equal parts of the window
+    (standard error);
+  - rho: the bulk density of the pile in a box above the floor, from the trajectory frames
+    inside the window (its mean and standard error).
+Then fits the law: for each k on a grid, a weighted straight line of log(W / rho sqrt g)
+against log(D - k d) gives n and C; the k of least chi^2 is kept, and its range is where
+chi^2 rises by 1. Prints the table and the fit, writes OUTPUT/beverloo<d>d.json and draws
+W(D) with the fit (OUTPUT/beverloo<d>d.png).
 
-Usage: /usr/bin/python3 data/studies/beverloo/beverloo.py [--widths D ...] [--quick]
-(--quick: three widths and windows up to 500 grains, a few minutes, to check the chain.)
-Debian's python3-numpy and python3-matplotlib.
+Usage: /usr/bin/python3 data/studies/beverloo/beverloo.py --dimension 2|3
+           [--widths D ...] [--quick] [--jobs N] [--choc PATH] [--output DIR]
+(--quick: three widths and short windows, a few minutes, to check the chain; OUTPUT is
+out/studies/beverloo<d>d by default. A width whose directory holds a finished run of the
+length needed is not run again: the same command redoes only the fit and the figure.) Debian's python3-numpy and python3-matplotlib.
 """
 
 import argparse
+import concurrent.futures
 import json
+import math
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-CONFIG = os.path.join(ROOT, "data", "studies", "beverloo", "silo2d.toml")
-CENTRE, FLOOR, WIDTH, G, DIAMETER = 22.0, 50.0, 44.0, 1.0, 1.0
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+G = 1.0  # gravity in both configs; the grain's diameter is 1
 
 
-SETTLE = 25.0  # the start of every window
+@dataclass
+class Silo:
+    config: str
+    centre: float  # the orifice's centre along x (and y in 3D)
+    floor: float  # the floor's height
+    exponent: float  # Beverloo's n
+    widths: list
+    quick_widths: list
+    settle: float  # the start of every window
+    last: int  # the window ends when this many grains have gone through ...
+    quick_last: int
+    window: float  # ... or after this long
+    density_box: tuple  # (low, high) corners of the box where rho is measured
+
+    def guess(self, d):
+        """About the rate seen in trials, to size the run (which runs 1.3 times as long as
+        this rate needs): (D - 1)^1.5 in 2D, 0.6 (D - 1.5)^2.5 in 3D."""
+        return (d - 1.0) ** 1.5 if self.exponent == 1.5 else 0.6 * (d - 1.5) ** 2.5
 
 
-def run(out, d, grains):
-    """One silo of orifice width d, run long enough to pass `grains` through after SETTLE
-    (at a rate of at least (D - 1)^1.5 / 1.3: the runs so far went faster)."""
+SILOS = {
+    2: Silo("silo2d.toml", 22.15, 50.0, 1.5, [4, 5, 6, 8, 10, 12], [4, 5, 6], 25.0, 1400, 500,
+            math.inf, ((4.0, 55.0), (40.0, 75.0))),
+    3: Silo("silo3d.toml", 12.0, 10.0, 2.5, [5, 6, 7, 8, 9], [6, 7, 8], 15.0, 2500, 600,
+            120.0, ((3.0, 3.0, 12.0), (21.0, 21.0, 16.0))),
+}
+
+
+def run(choc, silo, dimension, out, d, last):
+    """One silo of orifice width d, run long enough for its window (not again when out
+    holds a finished run that long)."""
     os.makedirs(out, exist_ok=True)
-    duration = SETTLE + 1.3 * grains / (d - 1.0) ** 1.5
-    sets = [f"walls[0].to=[{CENTRE - d / 2}, {FLOOR}]",
-            f"walls[1].from=[{CENTRE + d / 2}, {FLOOR}]", f"run.time={duration:.1f}",
-            # rows often enough for a fast discharge's window, frames for the density
-            "output.timeseries.every=0.2", "output.trajectory.every=2.5"]
-    cmd = [os.path.join(ROOT, "build", "apps", "choc"), "run", CONFIG, "--quiet"]
+    duration = round(silo.settle + min(silo.window, 1.3 * last / silo.guess(d)), 1)
+    try:
+        with open(os.path.join(out, "summary.json")) as f:
+            if json.load(f)["sim_time"] >= duration - 1e-9:
+                return
+    except (OSError, ValueError, KeyError):
+        pass
+    if dimension == 2:
+        sets = [f"walls[0].to=[{silo.centre - d / 2}, {silo.floor}]",
+                f"walls[1].from=[{silo.centre + d / 2}, {silo.floor}]"]
+    else:
+        mesh = os.path.join(out, "floor.stl")
+        subprocess.run([sys.executable, os.path.join(HERE, "silo_floor.py"), mesh, str(d),
+                        str(2 * silo.centre), str(silo.floor)], check=True,
+                       stdout=subprocess.DEVNULL)
+        sets = [f'walls[0].mesh="{mesh}"']
+    # rows often enough for a fast discharge's window, frames for the density
+    sets += [f"run.time={duration}", "output.timeseries.every=0.2",
+             "output.trajectory.every=2.5"]
+    cmd = [choc, "run", os.path.join(HERE, silo.config), "--quiet"]
     for s in sets:
         cmd += ["--set", s]
     subprocess.run(cmd, cwd=out, check=True, stdout=subprocess.DEVNULL)
@@ -60,9 +111,10 @@ def series(out):
     return data[:, columns.index("time")], data[:, columns.index("crossed")]
 
 
-def density(out, t0, t1):
-    """Mass per area of the pile in [4, 40] x [FLOOR + 5, FLOOR + 25], over the frames in
+def density(out, box, t0, t1):
+    """Mass per area (2D) or volume (3D) of the pile inside box, over the frames in
     [t0, t1] (unit masses)."""
+    low, high = np.array(box[0]), np.array(box[1])
     values = []
     with open(os.path.join(out, "trajectory.xyz")) as f:
         while True:
@@ -76,18 +128,18 @@ def density(out, t0, t1):
             rows = [f.readline().split() for _ in range(n)]
             if not t0 <= float(fields["Time"]) <= t1:
                 continue
-            count = sum(4.0 <= float(r[1]) <= 40.0 and FLOOR + 5 <= float(r[2]) <= FLOOR + 25
-                        for r in rows)
-            values.append(count / (36.0 * 20.0))
+            x = np.array([[float(v) for v in r[1:1 + len(low)]] for r in rows])
+            inside = np.all((x >= low) & (x <= high), axis=1)
+            values.append(inside.sum() / np.prod(high - low))
     values = np.array(values)
-    if len(values) == 0:
+    if len(values) < 2:
         return float("nan"), float("nan")
-    return values.mean(), values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+    return values.mean(), values.std(ddof=1) / np.sqrt(len(values))
 
 
-def rate(t, crossed, last):
-    """W and its error over the window t >= SETTLE, crossed <= last."""
-    inside = (t >= SETTLE) & (crossed <= last)
+def rate(silo, t, crossed, last):
+    """W and its error over the window."""
+    inside = (t >= silo.settle) & (crossed <= last) & (t <= silo.settle + silo.window)
     tw, cw = t[inside], crossed[inside]
     if len(tw) < 8:
         raise RuntimeError(f"only {len(tw)} samples in the window: run longer")
@@ -104,7 +156,7 @@ def fit(D, W, W_err, rho):
     chi2 = []
     ks = np.arange(0.0, min(D) - 0.05, 0.005)
     for k in ks:
-        x = np.log(D - k * DIAMETER)
+        x = np.log(D - k)
         w = 1.0 / sy ** 2
         A = np.stack([np.ones_like(x), x], axis=1)
         cov = np.linalg.inv(A.T @ (A * w[:, None]))
@@ -121,51 +173,69 @@ def fit(D, W, W_err, rho):
             "C_err": np.exp(coef[0]) * np.sqrt(cov[0, 0]), "chi2": c2, "dof": len(D) - 3}
 
 
+def plot(path, dimension, D, W, W_err, rho, result):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.errorbar(D, W, yerr=W_err, fmt="o", color="#7a5a1e", label=f"choc, {dimension}D silo")
+    grid = np.linspace(result["k"] + 0.05, D.max() * 1.05, 200)
+    ax.plot(grid, result["C"] * rho * np.sqrt(G) * (grid - result["k"]) ** result["n"],
+            color="black", label=f"fit: n = {result['n']:.2f} ± {result['n_err']:.2f}, "
+                                 f"k = {result['k']:.2f}, C = {result['C']:.2f}")
+    ax.set_xlabel("orifice " + ("width" if dimension == 2 else "diameter") +
+                  " D (grain diameters)")
+    ax.set_ylabel("discharge rate W (grains per unit time)")
+    ax.set_title(f"Beverloo's law in {dimension}D: W = C ρ √g (D − k d)^n", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main():
     parser = argparse.ArgumentParser(prog="beverloo.py")
-    parser.add_argument("--widths", type=float, nargs="+", default=[4, 5, 6, 8, 10, 12])
+    parser.add_argument("--dimension", type=int, choices=(2, 3), required=True)
+    parser.add_argument("--widths", type=float, nargs="+")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--choc", default=os.path.join(ROOT, "build", "apps", "choc"))
+    parser.add_argument("--output")
     args = parser.parse_args()
-    widths = [4, 5, 6] if args.quick else args.widths
-    last = 500 if args.quick else 1400
-    base = os.path.join(ROOT, "out", "studies", "beverloo2d")
+    dimension = args.dimension
+    silo = SILOS[dimension]
+    widths = args.widths or (silo.quick_widths if args.quick else silo.widths)
+    last = silo.quick_last if args.quick else silo.last
+    base = args.output or os.path.join(ROOT, "out", "studies", f"beverloo{dimension}d")
+    outs = {d: os.path.join(base, f"D{d:g}") for d in widths}
+    print(f"{dimension}D: running widths {widths} ({args.jobs} at a time)", file=sys.stderr,
+          flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for future in [pool.submit(run, args.choc, silo, dimension, outs[d], d, last)
+                       for d in widths]:
+            future.result()
     table = []
     for d in widths:
-        out = os.path.join(base, f"D{d:g}")
-        print(f"D = {d:g}: running", file=sys.stderr, flush=True)
-        run(out, d, last)
-        t, crossed = series(out)
-        W, W_err, t0, t1 = rate(t, crossed, last)
-        rho, rho_err = density(out, t0, t1)
+        t, crossed = series(outs[d])
+        W, W_err, t0, t1 = rate(silo, t, crossed, last)
+        rho, rho_err = density(outs[d], silo.density_box, t0, t1)
         table.append((d, W, W_err, rho, rho_err))
         print(f"D = {d:5.2f}  W = {W:8.3f} +- {W_err:6.3f}  rho = {rho:.4f} +- {rho_err:.4f}  "
               f"(window t = {t0:g} to {t1:g})", flush=True)
     D, W, W_err, rho, _ = (np.array(c) for c in zip(*table))
     result = fit(D, W, W_err, rho.mean())
     print(f"fit W = C rho sqrt(g) (D - k d)^n, rho = {rho.mean():.4f}: "
-          f"n = {result['n']:.3f} +- {result['n_err']:.3f} (Beverloo 2D: 1.5), "
+          f"n = {result['n']:.3f} +- {result['n_err']:.3f} (Beverloo: {silo.exponent:g}), "
           f"C = {result['C']:.3f} +- {result['C_err']:.3f}, "
           f"k = {result['k']:.2f} ({result['k_low']:.2f} to {result['k_high']:.2f}), "
           f"chi2 = {result['chi2']:.2f} for {result['dof']} degrees of freedom")
-    with open(os.path.join(base, "beverloo2d.json"), "w") as f:
-        json.dump({"widths": D.tolist(), "W": W.tolist(), "W_err": W_err.tolist(),
-                   "rho": rho.tolist(), "fit": result}, f, indent=1)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.errorbar(D, W, yerr=W_err, fmt="o", color="#7a5a1e", label="choc, 2D silo")
-    grid = np.linspace(result["k"] + 0.05, D.max() * 1.05, 200)
-    ax.plot(grid, result["C"] * rho.mean() * np.sqrt(G) * (grid - result["k"]) ** result["n"],
-            color="black", label=f"fit: n = {result['n']:.2f} ± {result['n_err']:.2f}, "
-                                 f"k = {result['k']:.2f}, C = {result['C']:.2f}")
-    ax.set_xlabel("orifice width D (grain diameters)")
-    ax.set_ylabel("discharge rate W (grains per unit time)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    png = os.path.join(base, "beverloo2d.png")
-    fig.savefig(png, dpi=110)
-    print(f"wrote {png}")
+    name = os.path.join(base, f"beverloo{dimension}d")
+    with open(name + ".json", "w") as f:
+        json.dump({"dimension": dimension, "widths": D.tolist(), "W": W.tolist(),
+                   "W_err": W_err.tolist(), "rho": rho.tolist(), "expected_n": silo.exponent,
+                   "fit": result}, f, indent=1)
+    plot(name + ".png", dimension, D, W, W_err, rho.mean(), result)
+    print(f"wrote {name}.png")
+    return 0
 
 
 if __name__ == "__main__":
