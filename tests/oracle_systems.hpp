@@ -329,6 +329,76 @@ System<D> gravity(std::uint64_t seed, int n) {
     return s;
 }
 
+// 3D triangles: up to three loose ones (random vertices) and, at least when there is no
+// loose one, a strip of triangles sharing edges, zig-zagging along x and folded in z (a
+// mesh's ridges and valleys), one largest diameter clear of periodic faces as the config
+// demands; any boundary. A third of the time gravity (slightly tilted) along a walled last
+// axis, with drag half of those (stopped after 3 / drag), elastic; a third of the time
+// epsilon > 0, so that the contacts at a strip's shared edges go through the group rule;
+// else, half the time, inelastic with TC and lossy triangles.
+inline System<3> triangles(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<3>(c, rng, 0.5, 0);
+    const int variant = static_cast<int>(rng() % 3);
+    if (variant == 0) {
+        c.periodic[2] = false;
+        const double g = detail::uniform(rng, 0.2, 2.0);
+        c.gravity = {g * detail::uniform(rng, -0.2, 0.2), g * detail::uniform(rng, -0.2, 0.2), -g};
+        if (detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
+    } else if (variant == 1) {
+        c.epsilon = 1e-10;
+    } else if (detail::coin(rng)) {
+        detail::inelastic(c, rng);
+    }
+    const double top = std::min(0.25, detail::fitting_fraction<3>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    const double edge = detail::expected_edge<3>(c);
+    // a point of the box from fractions of its edge, clear of periodic faces
+    auto at = [&](std::array<double, 3> f) {
+        std::array<double, 3> x{};
+        for (std::size_t a = 0; a < 3; ++a) {
+            const double margin = c.periodic[a] ? 1.0 : 0.0;
+            x[a] = margin + (edge - 2.0 * margin) * f[a];
+        }
+        return x;
+    };
+    auto restitution = [&] {
+        return c.tc > 0.0 && detail::coin(rng) ? detail::uniform(rng, 0.5, 1.0) : 1.0;
+    };
+    const int loose = static_cast<int>(rng() % 4);
+    for (int k = 0; k < loose; ++k) {
+        choc::WallConfig w;
+        std::array<std::array<double, 3>, 3> t;
+        for (auto& v : t)
+            v = at({detail::uniform(rng, 0.0, 1.0), detail::uniform(rng, 0.0, 1.0),
+                    detail::uniform(rng, 0.0, 1.0)});
+        w.triangles.push_back(t);
+        w.restitution = restitution();
+        c.walls.push_back(w);
+    }
+    if (loose == 0 || detail::coin(rng)) {
+        const int m = 2 + static_cast<int>(rng() % 6);
+        const double y0 = detail::uniform(rng, 0.0, 0.5), y1 = y0 + detail::uniform(rng, 0.2, 0.5);
+        const double z = detail::uniform(rng, 0.2, 0.8), fold = detail::uniform(rng, -0.15, 0.15);
+        auto corner = [&](int i, double y) {
+            return at({double(i) / m, y, z + (i % 2 ? fold : 0.0)});
+        };
+        choc::WallConfig w;
+        for (int i = 0; i < m; ++i) {
+            w.triangles.push_back({corner(i, y0), corner(i + 1, y0), corner(i + 1, y1)});
+            w.triangles.push_back({corner(i, y0), corner(i + 1, y1), corner(i, y1)});
+        }
+        w.restitution = restitution();
+        c.walls.push_back(w);
+    }
+    c.lattice = "random";
+    System<3> s = detail::realise<3>(c, rng);
+    if (c.drag > 0.0) s.time_limit = 3.0 / c.drag;
+    return s;
+}
+
 // Linear drag alone in a periodic (or partly walled) box: the gas slows down
 // exponentially; runs end once it has lost most of its energy.
 template <int D>

@@ -2,14 +2,16 @@
 // physics and event rules, written for obviousness instead of speed.
 //
 // It shares with the engine only the leaf physics, each unit-tested on its own: pair and
-// wall times (predict.hpp, motions.hpp, segment_time.hpp), the collision rules
-// (collide.hpp, group_rule.hpp, contact_graph.hpp) and the box. None of the engine's scheduling
+// wall times (predict.hpp, motions.hpp, segment_time.hpp, triangle_time.hpp), the
+// collision rules (collide.hpp, group_rule.hpp, contact_graph.hpp) and the box. None of
+// the engine's scheduling
 // is here: no cells, no runner-up candidate, no batched prediction, no renumbering, no
 // time-origin moves within a segment (the clock starts from zero at each restart, below).
 // Instead:
 //
 //   - each particle has ONE planned event, the earliest of: its pairs with every other
-//     particle (all N, nearest image), its walls and segment parts, and a "refresh";
+//     particle (all N, nearest image), its walls, segment parts and triangles (all of
+//     them), and a "refresh";
 //   - a std::set of (time, particle) orders the planned events;
 //   - a pair event is stale when the partner's collision counter moved since it was
 //     planned; a stale event re-plans the particle from scratch, over all pairs.
@@ -47,7 +49,7 @@
 // Positions are kept inside the box on periodic axes (wrapped when a particle is
 // advanced, at its collisions and refreshes). Segments are looked at through every image
 // of the particle (a particle planned just inside one face may reach a segment near the
-// opposite face through the periodic boundary).
+// opposite face through the periodic boundary); so are triangles.
 #pragma once
 
 #include <choc/kernel/box.hpp>
@@ -61,6 +63,7 @@
 #include <choc/kernel/predict.hpp>
 #include <choc/kernel/segment_time.hpp>
 #include <choc/kernel/tolerances.hpp>
+#include <choc/kernel/triangle_time.hpp>
 
 #include "oracle_events.hpp"
 
@@ -229,6 +232,7 @@ class ReferenceSim {
             if (t < wall.time) wall = {t, Kind::wall, w};
         }
         plan_segments(i, x, v, std::min(refresh.time, wall.time), wall);
+        plan_triangles(i, x, v, std::min(refresh.time, wall.time), wall);
 
         Planned pair;
         for (std::uint32_t j = 0; j < p_.size(); ++j) {
@@ -275,6 +279,39 @@ class ReferenceSim {
                 const double span = std::min(window, wall.time) - now_;
                 for (const int end : {choc::Segment<D>::from_end, choc::Segment<D>::to_end})
                     consider(choc::end_time(motion_, seg.end(end), q, a, span), end);
+            }
+        }
+    }
+
+    // Triangles (obstacles walls.size() + 3 segments.size() + k): every one, faces and rims,
+    // through every periodic image of the particle; improves `wall`. `window` bounds the
+    // stepped rim search.
+    void plan_triangles(std::uint32_t i, const Vec<D>& x, const Vec<D>& v, double window,
+                        Planned& wall) const {
+        if constexpr (D == 3) {
+            if (box_.triangles.empty()) return;
+            for (int image = 0; image < 27; ++image) {
+                choc::ParticleState<D> q = p_[i];
+                q.x = x;
+                q.v = v;
+                q.t = 0.0;
+                bool skip = false;
+                for (int ax = 0, code = image; ax < D; ++ax, code /= 3) {
+                    if (code % 3 != 1 && !box_.periodic[ax]) skip = true;
+                    q.x[ax] += (code % 3 - 1) * box_.length[ax];
+                }
+                if (skip) continue;
+                const double a = radius(i);
+                for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
+                    const auto& tri = box_.triangles[k];
+                    const double span = std::min(window, wall.time) - now_;
+                    const double dt = std::min(choc::triangle_face_time(motion_, tri, q, a),
+                                               choc::triangle_rim_time(motion_, tri, q, a, span));
+                    if (now_ + dt < wall.time)
+                        wall = {now_ + dt, Kind::wall,
+                                choc::Obstacle::encode_triangle(box_.walls.size(),
+                                                                box_.segments.size(), k)};
+                }
             }
         }
     }
@@ -465,6 +502,49 @@ class ReferenceSim {
             ambiguous(u);
             if (choc::separating_from(plane, pb.v, motion_)) continue;
             add_contact(b, choc::Obstacle::encode_segment(box_.walls.size(), k, part), true);
+        }
+        add_touching_triangles(b);
+    }
+
+    // b's touching triangles, every one, by the engine's rule (group_step.hpp
+    // add_touching_triangles): a triangle whose nearest point to b lies in a nearer touching
+    // triangle (or one as near with a lower index) is left out, and of the rest one contact
+    // per tangent plane is kept.
+    void add_touching_triangles(std::uint32_t b) {
+        if constexpr (D == 3) {
+            const auto& pb = p_[b];
+            const double a = radius(b), reach = a * (1.0 + settings_.contact_gap);
+            struct Touching {
+                std::uint32_t index;
+                double distance;
+                Vec<D> point;
+            };
+            std::vector<Touching> touching;
+            for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
+                const Vec<D> q = box_.triangles[k].nearest(pb.x).point;
+                if (norm(pb.x - q) <= reach) touching.push_back({k, norm(pb.x - q), q});
+            }
+            for (const Touching& t : touching) {
+                bool covered = false;
+                for (const Touching& o : touching)
+                    covered = covered || (o.index != t.index &&
+                                          (o.distance < t.distance ||
+                                           (o.distance == t.distance && o.index < t.index)) &&
+                                          box_.triangles[o.index].distance(t.point) <=
+                                              choc::shared_point_tolerance * (norm(t.point) + a));
+                if (covered) continue;
+                const choc::Wall<D> plane = box_.triangles[t.index].contact_plane(pb.x);
+                ambiguous(dot(pb.v, plane.normal));
+                if (choc::separating_from(plane, pb.v, motion_)) continue;
+                const std::uint32_t number = choc::Obstacle::encode_triangle(
+                    box_.walls.size(), box_.segments.size(), t.index);
+                bool repeated = false;
+                for (const auto& c : contacts_)
+                    repeated = repeated || (c.wall && c.a == b && c.b != number &&
+                                            dot(obstacle_plane(c.b, pb.x).normal, plane.normal) >
+                                                1.0 - choc::same_plane_tolerance);
+                if (!repeated) add_contact(b, number, true);
+            }
         }
     }
 
