@@ -20,7 +20,8 @@ From each run:
     inside the window (its mean and standard error).
 Then fits the law: for each k on a grid, a weighted straight line of log(W / rho sqrt g)
 against log(D - k d) gives n and C; the k of least chi^2 is kept, and its range is where
-chi^2 rises by 1. Prints the table and the fit, writes OUTPUT/beverloo<d>d.json and draws
+chi^2 rises by 1; n's range is where the least chi^2 with n fixed (C and k fitted) is
+within 1 of the best. Then again with n fixed at Beverloo's, for C and k alone. Prints the table and the fit, writes OUTPUT/beverloo<d>d.json and draws
 W(D) with the fit (OUTPUT/beverloo<d>d.png).
 
 Usage: /usr/bin/python3 data/studies/beverloo/beverloo.py --dimension 2|3
@@ -68,7 +69,7 @@ class Silo:
 
 SILOS = {
     2: Silo("silo2d.toml", 22.15, 50.0, 1.5, [4, 5, 6, 8, 10, 12], [4, 5, 6], 25.0, 1400, 500,
-            math.inf, ((4.0, 55.0), (40.0, 75.0))),
+            math.inf, ((4.0, 52.0), (40.0, 64.0))),
     3: Silo("silo3d.toml", 12.0, 10.0, 2.5, [5, 6, 7, 8, 9], [6, 7, 8], 15.0, 2500, 600,
             120.0, ((3.0, 3.0, 12.0), (21.0, 21.0, 16.0))),
 }
@@ -148,20 +149,25 @@ def rate(silo, t, crossed, last):
     return slope, np.std(parts, ddof=1) / 2.0, tw[0], tw[-1]
 
 
-def fit(D, W, W_err, rho):
-    """Beverloo's W = C rho sqrt(g) (D - k)^n: k on a grid, n and C by weighted lines."""
+def fit(D, W, W_err, rho, n=None):
+    """Beverloo's W = C rho sqrt(g) (D - k)^n: k on a grid, and for each k a weighted
+    straight line of log(W / rho sqrt g) against log(D - k) (n and C), or with n given a
+    weighted mean (C alone); the k of least chi^2 is kept."""
     y = np.log(W / (rho * np.sqrt(G)))
-    sy = W_err / W
+    w = (W / W_err) ** 2  # 1 / (the error of log W)^2
     best = None
     chi2 = []
     ks = np.arange(0.0, min(D) - 0.05, 0.005)
     for k in ks:
         x = np.log(D - k)
-        w = 1.0 / sy ** 2
-        A = np.stack([np.ones_like(x), x], axis=1)
-        cov = np.linalg.inv(A.T @ (A * w[:, None]))
-        coef = cov @ (A.T @ (w * y))
-        c2 = float(np.sum(w * (y - A @ coef) ** 2))
+        if n is None:
+            A = np.stack([np.ones_like(x), x], axis=1)
+            cov = np.linalg.inv(A.T @ (A * w[:, None]))
+            coef = cov @ (A.T @ (w * y))
+        else:
+            cov = np.array([[1.0 / w.sum(), 0.0], [0.0, 0.0]])
+            coef = np.array([np.sum(w * (y - n * x)) / w.sum(), n])
+        c2 = float(np.sum(w * (y - coef[0] - coef[1] * x) ** 2))
         chi2.append(c2)
         if best is None or c2 < best[0]:
             best = (c2, k, coef, cov)
@@ -170,24 +176,30 @@ def fit(D, W, W_err, rho):
     within = ks[chi2 <= c2 + 1.0]
     return {"k": k, "k_low": within.min(), "k_high": within.max(), "n": coef[1],
             "n_err": np.sqrt(cov[1, 1]), "C": np.exp(coef[0]),
-            "C_err": np.exp(coef[0]) * np.sqrt(cov[0, 0]), "chi2": c2, "dof": len(D) - 3}
+            "C_err": np.exp(coef[0]) * np.sqrt(cov[0, 0]), "chi2": c2,
+            "dof": len(D) - (3 if n is None else 2)}
 
 
-def plot(path, dimension, D, W, W_err, rho, result):
+def plot(path, dimension, D, W, W_err, rho, result, fixed):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.errorbar(D, W, yerr=W_err, fmt="o", color="#7a5a1e", label=f"choc, {dimension}D silo")
-    grid = np.linspace(result["k"] + 0.05, D.max() * 1.05, 200)
-    ax.plot(grid, result["C"] * rho * np.sqrt(G) * (grid - result["k"]) ** result["n"],
-            color="black", label=f"fit: n = {result['n']:.2f} ± {result['n_err']:.2f}, "
-                                 f"k = {result['k']:.2f}, C = {result['C']:.2f}")
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    ax.errorbar(D, W, yerr=W_err, fmt="o", color="#7a5a1e", label=f"choc, {dimension}D silo",
+                zorder=3)
+    grid = np.linspace(max(result["k"], fixed["k"]) + 0.05, D.max() * 1.05, 200)
+    for r, style, what in ((result, "-", "fit"), (fixed, "--", "n fixed")):
+        ax.plot(grid, r["C"] * rho * np.sqrt(G) * (grid - r["k"]) ** r["n"], style,
+                color="black", lw=1,
+                label=f"{what}: n = {r['n']:.2f}, k = {r['k']:.2f}, C = {r['C']:.2f}")
+    if dimension == 3:  # Beverloo, Leniger and van de Velde (1961), as usually quoted
+        ax.plot(grid, 0.58 * rho * np.sqrt(G) * np.clip(grid - 1.4, 0.0, None) ** 2.5, ":",
+                color="#3060a0", label="Beverloo et al. 1961: C = 0.58, k = 1.4")
     ax.set_xlabel("orifice " + ("width" if dimension == 2 else "diameter") +
                   " D (grain diameters)")
     ax.set_ylabel("discharge rate W (grains per unit time)")
     ax.set_title(f"Beverloo's law in {dimension}D: W = C ρ √g (D − k d)^n", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7.5)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -223,17 +235,29 @@ def main():
               f"(window t = {t0:g} to {t1:g})", flush=True)
     D, W, W_err, rho, _ = (np.array(c) for c in zip(*table))
     result = fit(D, W, W_err, rho.mean())
+    fixed = fit(D, W, W_err, rho.mean(), silo.exponent)
+    # n's range: k trades against n (a larger k, a smaller n fits as well), so the line's
+    # error at the best k understates it; the range is where the least chi^2 with n fixed
+    # (C and k fitted) is within 1 of the best
+    ns = np.arange(result["n"] - 1.0, result["n"] + 1.0, 0.005)
+    profile = np.array([fit(D, W, W_err, rho.mean(), n)["chi2"] for n in ns])
+    inside = ns[profile <= result["chi2"] + 1.0]
+    result["n_low"], result["n_high"] = float(inside.min()), float(inside.max())
     print(f"fit W = C rho sqrt(g) (D - k d)^n, rho = {rho.mean():.4f}: "
-          f"n = {result['n']:.3f} +- {result['n_err']:.3f} (Beverloo: {silo.exponent:g}), "
+          f"n = {result['n']:.3f} ({result['n_low']:.3f} to {result['n_high']:.3f}; "
+          f"+- {result['n_err']:.3f} at that k) (Beverloo: {silo.exponent:g}), "
           f"C = {result['C']:.3f} +- {result['C_err']:.3f}, "
           f"k = {result['k']:.2f} ({result['k_low']:.2f} to {result['k_high']:.2f}), "
           f"chi2 = {result['chi2']:.2f} for {result['dof']} degrees of freedom")
+    print(f"with n = {silo.exponent:g}: C = {fixed['C']:.3f} +- {fixed['C_err']:.3f}, "
+          f"k = {fixed['k']:.2f} ({fixed['k_low']:.2f} to {fixed['k_high']:.2f}), "
+          f"chi2 = {fixed['chi2']:.2f} for {fixed['dof']} degrees of freedom")
     name = os.path.join(base, f"beverloo{dimension}d")
     with open(name + ".json", "w") as f:
         json.dump({"dimension": dimension, "widths": D.tolist(), "W": W.tolist(),
                    "W_err": W_err.tolist(), "rho": rho.tolist(), "expected_n": silo.exponent,
-                   "fit": result}, f, indent=1)
-    plot(name + ".png", dimension, D, W, W_err, rho.mean(), result)
+                   "fit": result, "fit_fixed_n": fixed}, f, indent=1)
+    plot(name + ".png", dimension, D, W, W_err, rho.mean(), result, fixed)
     print(f"wrote {name}.png")
     return 0
 
