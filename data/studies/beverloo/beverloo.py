@@ -216,8 +216,15 @@ def main():
     dimension = args.dimension
     silo = SILOS[dimension]
     widths = args.widths or (silo.quick_widths if args.quick else silo.widths)
+    widest = 2.0 * silo.centre - 2.0  # a floor at least a diameter wide on either side
+    if (len(set(widths)) < max(3, len(widths)) or
+            any(not 1.0 < d < widest for d in widths)):
+        parser.error(f"--widths: at least three different widths between 1 and {widest:g}")
+    if args.jobs < 1:
+        parser.error("--jobs: at least 1")
     last = silo.quick_last if args.quick else silo.last
-    base = args.output or os.path.join(ROOT, "out", "studies", f"beverloo{dimension}d")
+    base = os.path.abspath(args.output or os.path.join(ROOT, "out", "studies",
+                                                       f"beverloo{dimension}d"))
     outs = {d: os.path.join(base, f"D{d:g}") for d in widths}
     print(f"{dimension}D: running widths {widths} ({args.jobs} at a time)", file=sys.stderr,
           flush=True)
