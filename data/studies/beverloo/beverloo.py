@@ -21,14 +21,16 @@ From each run:
 Then fits the law: for each k on a grid, a weighted straight line of log(W / rho sqrt g)
 against log(D - k d) gives n and C; the k of least chi^2 is kept, and its range is where
 chi^2 rises by 1; n's range is where the least chi^2 with n fixed (C and k fitted) is
-within 1 of the best. Then again with n fixed at Beverloo's, for C and k alone. Prints the table and the fit, writes OUTPUT/beverloo<d>d.json and draws
-W(D) with the fit (OUTPUT/beverloo<d>d.png).
+within 1 of the best. Then again with n fixed at Beverloo's, for C and k alone. Prints
+the table and the fits, writes OUTPUT/beverloo<d>d.json and draws W(D) with the fits
+(OUTPUT/beverloo<d>d.png).
 
 Usage: /usr/bin/python3 data/studies/beverloo/beverloo.py --dimension 2|3
            [--widths D ...] [--quick] [--jobs N] [--choc PATH] [--output DIR]
 (--quick: three widths and short windows, a few minutes, to check the chain; OUTPUT is
 out/studies/beverloo<d>d by default. A width whose directory holds a finished run of the
-length needed is not run again: the same command redoes only the fit and the figure.) Debian's python3-numpy and python3-matplotlib.
+length needed is not run again: the same command redoes only the fit and the figure.)
+Debian's python3-numpy and python3-matplotlib.
 """
 
 import argparse
