@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """H5MD trajectories of `choc run` (docs/REFERENCE.md, "H5MD trajectory"), read with Debian's
 h5py: the H5MD 1.1 structure, and every frame equal to the extended XYZ frame of the same
-run (same config and seed, format = "xyz") bit for bit; the time-series observables equal
+run (same config and seed, format = "xyz") bit for bit; the time-series observables (crossed among them) equal
 the CSV's; provenance equal to the summary's; a bad format is refused with exit 2.
 
 h5py must be importable (Debian's python3-h5py, for /usr/bin/python3): without it the test
@@ -38,12 +38,14 @@ def check(condition, message):
 
 
 # Two species of different radius and mass; one walled axis, so that the boundary
-# attribute has both kinds; frames every 0.5 and time-series rows every 0.25.
+# attribute has both kinds; frames every 0.5 and time-series rows every 0.25; a crossing
+# plane across the walled axis (the observable `crossed`).
 def config_text(dimension, trajectory, fmt):
     lattice = "fcc" if dimension == 3 else "hex"
     boundary = ('["periodic", "wall", "periodic"]' if dimension == 3
                 else '["wall", "periodic"]')
     count_a, count_b = (90, 60) if dimension == 3 else (120, 80)
+    crossing_normal = "[0.0, 1.0, 0.0]" if dimension == 3 else "[1.0, 0.0]"
     return f"""dimension = {dimension}
 [box]
 packing_fraction = 0.25
@@ -68,6 +70,7 @@ time = 2.0
 summary = "summary.json"
 trajectory = {{ path = "{trajectory}", every = 0.5, format = "{fmt}" }}
 timeseries = {{ path = "series.csv", every = 0.25 }}
+crossing = {{ point = {[2.0] * dimension}, normal = {crossing_normal} }}
 """
 
 
@@ -235,6 +238,14 @@ def case_against_xyz(choc, dimension):
                 for k, r in enumerate(rows):
                     check(same(values[k], float(r[name])),
                           f"{name} row {k}: {values[k]}, series {r[name]}")
+            crossed = obs["crossed/value"]
+            check(crossed.dtype == numpy.int64 and len(crossed) == len(rows),
+                  f"crossed: {crossed.dtype}, {len(crossed)} rows of {len(rows)}")
+            check(list(obs["crossed/time"][()]) == [float(r["time"]) for r in rows],
+                  "crossed times differ from the series")
+            check([int(c) for c in crossed[()]] == [int(r["crossed"]) for r in rows],
+                  f"crossed {list(crossed[()])}, series {[r['crossed'] for r in rows]}")
+            check(any(int(r["crossed"]) != 0 for r in rows), "nothing crossed: a weak test")
             species_t = obs["species_temperature/value"][()]
             check(species_t.shape == (len(rows), 2), f"species_temperature {species_t.shape}")
             for k, r in enumerate(rows):

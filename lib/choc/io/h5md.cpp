@@ -344,7 +344,9 @@ struct H5mdFile::State {
 
     Handle particles_group, observables_group, parameters_group;
     Element position_element, velocity_element, edges_element, collisions_element;
-    std::vector<Element> observables; // scalar_observables, then species_temperature
+    // scalar_observables, then species_temperature, then (with output.crossing) crossed
+    std::vector<Element> observables;
+    static constexpr std::size_t species_at = std::size(scalar_observables);
 
     void create_observables(std::size_t species) {
         for (const char* name : scalar_observables)
@@ -353,6 +355,12 @@ struct H5mdFile::State {
         observables.push_back(create_element(observables_group.get(), "species_temperature",
                                              {species}, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
     }
+    // The net crossings of output.crossing's plane: a whole number, stored as one.
+    void create_crossed() {
+        observables.push_back(create_element(observables_group.get(), "crossed", {}, H5T_STD_I64LE,
+                                             H5T_NATIVE_INT64));
+    }
+    bool has_crossed() const { return observables.size() > species_at + 1; }
 
     // File access: the 1.8 format, and closing the file closes everything in it.
     Handle access_properties() const {
@@ -537,6 +545,8 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
         for (const char* name : scalar_observables)
             s->observables.push_back(s->open_element(obs, name, H5T_NATIVE_DOUBLE));
         s->observables.push_back(s->open_element(obs, "species_temperature", H5T_NATIVE_DOUBLE));
+        if (H5Lexists(obs, "crossed", H5P_DEFAULT) > 0)
+            s->observables.push_back(s->open_element(obs, "crossed", H5T_NATIVE_INT64));
     }
     s->parameters_group = s->group(root, "parameters/choc", false);
 
@@ -740,13 +750,24 @@ void H5mdFile::write_observables(const TimeSeriesRow& row) {
                               row.velocities.ks_pvalue,
                               row.velocities.H,
                               row.msd};
+    if (row.crossed && !s.has_crossed()) {
+        if (s.rows > 0)
+            s.fail("the run counts output.crossing, but the file's rows have no crossed");
+        s.create_crossed();
+    }
+    if (!row.crossed && s.has_crossed())
+        s.fail("the file's rows have crossed, but the run has no output.crossing");
     const auto step = static_cast<std::int64_t>(s.rows);
     for (std::size_t k = 0; k < std::size(scalars); ++k)
         s.append(s.observables[k], &scalars[k], step, row.time);
-    auto& species = s.observables.back();
+    auto& species = s.observables[State::species_at];
     if (species.record != std::vector<hsize_t>{row.species_temperature.size()})
         s.fail("species_temperature has another number of species than the run");
     s.append(species, row.species_temperature.data(), step, row.time);
+    if (row.crossed) {
+        const auto crossed = static_cast<std::int64_t>(*row.crossed);
+        s.append(s.observables.back(), &crossed, step, row.time);
+    }
     ++s.rows;
 }
 

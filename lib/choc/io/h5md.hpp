@@ -9,7 +9,8 @@
 //   /particles/all/position, velocity      elements: value [frames][N][D], step, time
 //   /particles/all/species, mass, radius   fixed per particle
 //   /observables/collisions                pair collisions at each frame
-//   /observables/<quantity>                the time-series rows (output.timeseries)
+//   /observables/<quantity>                the time-series rows (output.timeseries;
+//                                          crossed with output.crossing)
 //   /parameters/choc                       provenance: commit, config, seed, command line, ...
 //
 // An element's `step` is the index of its sample: frames are taken at fixed simulated times
