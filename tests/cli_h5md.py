@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """H5MD trajectories of `choc run` (docs/REFERENCE.md, "H5MD trajectory"), read with Debian's
 h5py: the H5MD 1.1 structure, and every frame equal to the extended XYZ frame of the same
-run (same config and seed, format = "xyz") bit for bit; the time-series observables (crossed among them) equal
-the CSV's; provenance equal to the summary's; a bad format is refused with exit 2.
+run (same config and seed, format = "xyz") bit for bit; the time-series observables
+(crossed among them) equal the CSV's; provenance equal to the summary's; a bad format is
+refused with exit 2.
 
 h5py must be importable (Debian's python3-h5py, for /usr/bin/python3): without it the test
 fails, it does not skip.
