@@ -6,6 +6,8 @@
 Runs the study in 2D (six slot widths, 2400 discs) or 3D (five round orifices, 8000
 spheres) into OUTPUT_DIR, or a temporary directory; about half an hour on two cores each.
 Checks:
+- every run ends valid (the runtime invariants held) with no overlap beyond 1e-9 (the
+  runtime tolerance; round-off leaves about 1e-14);
 - the discharge rate rises with the opening, every step by more than three combined errors
   (a counter that misses grains, or a floor that leaks, breaks this first);
 - the fitted exponent n of W = C rho sqrt(g) (D - k d)^n is Beverloo's, 3/2 in 2D and 5/2
@@ -49,6 +51,11 @@ def main():
         with open(os.path.join(out, f"beverloo{dimension}d.json")) as f:
             study = json.load(f)
     c = Checks()
+    for r in study["runs"]:
+        c.true(f"the run at D = {r['width']:g} valid, no overlap beyond 1e-9",
+               r["valid"] and r["max_overlap"] <= 1e-9,
+               f"valid {r['valid']}, max_overlap {r['max_overlap']:.3g}, "
+               f"{r['collisions']} collisions")
     widths, W, err = study["widths"], study["W"], study["W_err"]
     for i in range(1, len(widths)):
         step = W[i] - W[i - 1]

@@ -234,8 +234,13 @@ def main():
         for future in [pool.submit(run, args.choc, silo, dimension, outs[d], d, last)
                        for d in widths]:
             future.result()
-    table = []
+    table, checks = [], []
     for d in widths:
+        with open(os.path.join(outs[d], "summary.json")) as f:
+            summary = json.load(f)
+        checks.append({"width": d, "valid": summary["valid"],
+                       "max_overlap": summary["max_overlap"],
+                       "collisions": summary["collisions"]})
         t, crossed = series(outs[d])
         W, W_err, t0, t1 = rate(silo, t, crossed, last)
         rho, rho_err = density(outs[d], silo.density_box, t0, t1)
@@ -265,7 +270,7 @@ def main():
     with open(name + ".json", "w") as f:
         json.dump({"dimension": dimension, "widths": D.tolist(), "W": W.tolist(),
                    "W_err": W_err.tolist(), "rho": rho.tolist(), "expected_n": silo.exponent,
-                   "fit": result, "fit_fixed_n": fixed}, f, indent=1)
+                   "fit": result, "fit_fixed_n": fixed, "runs": checks}, f, indent=1)
     plot(name + ".png", dimension, D, W, W_err, rho.mean(), result, fixed)
     print(f"wrote {name}.png")
     return 0
