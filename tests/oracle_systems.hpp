@@ -332,21 +332,27 @@ System<D> gravity(std::uint64_t seed, int n) {
 // 3D triangles: up to three loose ones (random vertices) and, at least when there is no
 // loose one, a strip of triangles sharing edges, zig-zagging along x and folded in z (a
 // mesh's ridges and valleys), one largest diameter clear of periodic faces as the config
-// demands; any boundary. A third of the time gravity (slightly tilted) along a walled last
-// axis, with drag half of those (stopped after 3 / drag), elastic; a third of the time
-// epsilon > 0, so that the contacts at a strip's shared edges go through the group rule;
-// else, half the time, inelastic with TC and lossy triangles.
+// demands; any boundary. One run in four: gravity (slightly tilted) along a walled last
+// axis, with drag half of those (stopped after 3 / drag), elastic; one in four: epsilon > 0,
+// so that contacts at a strip's shared edges go through the group rule; one in four:
+// gravity, inelastic with TC and epsilon > 0, a pile settling on the triangles in groups of
+// touching contacts (the touching rule); else, half the time, inelastic with TC and lossy
+// triangles.
 inline System<3> triangles(std::uint64_t seed, int n) {
     std::mt19937_64 rng(seed);
     choc::Config c;
     detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
     detail::choose_boundary<3>(c, rng, 0.5, 0);
-    const int variant = static_cast<int>(rng() % 3);
-    if (variant == 0) {
+    const int variant = static_cast<int>(rng() % 4);
+    if (variant == 0 || variant == 3) {
         c.periodic[2] = false;
         const double g = detail::uniform(rng, 0.2, 2.0);
         c.gravity = {g * detail::uniform(rng, -0.2, 0.2), g * detail::uniform(rng, -0.2, 0.2), -g};
-        if (detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
+        if (variant == 0 && detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
+        if (variant == 3) { // a pile settling on the triangles: groups of touching contacts
+            c.epsilon = 1e-10;
+            detail::inelastic(c, rng);
+        }
     } else if (variant == 1) {
         c.epsilon = 1e-10;
     } else if (detail::coin(rng)) {
