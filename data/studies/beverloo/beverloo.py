@@ -27,9 +27,9 @@ the table and the fits, writes OUTPUT/beverloo<d>d.json and draws W(D) with the 
 
 Usage: /usr/bin/python3 data/studies/beverloo/beverloo.py --dimension 2|3
            [--widths D ...] [--quick] [--jobs N] [--choc PATH] [--output DIR]
-(--quick: three widths and short windows, a few minutes, to check the chain; OUTPUT is
-out/studies/beverloo<d>d by default. A width whose directory holds a finished run of the
-length needed is not run again: the same command redoes only the fit and the figure.)
+(--quick: three widths and short windows, to check the chain: several minutes a width.
+OUTPUT is out/studies/beverloo<d>d by default. A width whose directory holds a finished run
+of the length needed is not run again: the same command redoes only the fit and the figure.)
 Debian's python3-numpy and python3-matplotlib.
 """
 
