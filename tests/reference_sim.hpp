@@ -253,21 +253,32 @@ class ReferenceSim {
         if (best.time < never) calendar_.insert({best.time, i});
     }
 
-    // Segment parts (obstacles walls.size() + 3k + part) through every periodic image of
-    // the particle; improves `wall`. `window` bounds the stepped end-point search.
-    void plan_segments(std::uint32_t i, const Vec<D>& x, const Vec<D>& v, double window,
-                       Planned& wall) const {
-        if (box_.segments.empty()) return;
-        const double a = radius(i);
-        int images = 1;
-        for (int ax = 0; ax < D; ++ax) images *= box_.periodic[ax] ? 3 : 1;
-        for (int image = 0; image < images; ++image) {
+    // Particle i at x with velocity v on its own clock from zero, and its images across
+    // every periodic face and edge (3^p states for p periodic axes, itself among them).
+    std::vector<choc::ParticleState<D>> images(std::uint32_t i, const Vec<D>& x,
+                                               const Vec<D>& v) const {
+        int count = 1;
+        for (int ax = 0; ax < D; ++ax) count *= box_.periodic[ax] ? 3 : 1;
+        std::vector<choc::ParticleState<D>> out;
+        for (int image = 0; image < count; ++image) {
             choc::ParticleState<D> q = p_[i];
             q.x = x;
             q.v = v;
             q.t = 0.0;
             for (int ax = 0, code = image; ax < D; ++ax)
                 if (box_.periodic[ax]) q.x[ax] += (code % 3 - 1) * box_.length[ax], code /= 3;
+            out.push_back(q);
+        }
+        return out;
+    }
+
+    // Segment parts (obstacles walls.size() + 3k + part) through every periodic image of
+    // the particle; improves `wall`. `window` bounds the stepped end-point search.
+    void plan_segments(std::uint32_t i, const Vec<D>& x, const Vec<D>& v, double window,
+                       Planned& wall) const {
+        if (box_.segments.empty()) return;
+        const double a = radius(i);
+        for (const choc::ParticleState<D>& q : images(i, x, v)) {
             for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
                 const auto& seg = box_.segments[k];
                 auto consider = [&](double dt, int part) {
@@ -290,18 +301,8 @@ class ReferenceSim {
                         Planned& wall) const {
         if constexpr (D == 3) {
             if (box_.triangles.empty()) return;
-            for (int image = 0; image < 27; ++image) {
-                choc::ParticleState<D> q = p_[i];
-                q.x = x;
-                q.v = v;
-                q.t = 0.0;
-                bool skip = false;
-                for (int ax = 0, code = image; ax < D; ++ax, code /= 3) {
-                    if (code % 3 != 1 && !box_.periodic[ax]) skip = true;
-                    q.x[ax] += (code % 3 - 1) * box_.length[ax];
-                }
-                if (skip) continue;
-                const double a = radius(i);
+            const double a = radius(i);
+            for (const choc::ParticleState<D>& q : images(i, x, v)) {
                 for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
                     const auto& tri = box_.triangles[k];
                     const double span = std::min(window, wall.time) - now_;

@@ -62,18 +62,19 @@ class Silo:
     quick_last: int
     window: float  # ... or after this long
     density_box: tuple  # (low, high) corners of the box where rho is measured
+    rate: tuple  # (c, k): about the rate seen in trials, c (D - k)^n, to size the runs
 
     def guess(self, d):
-        """About the rate seen in trials, to size the run (which runs 1.3 times as long as
-        this rate needs): (D - 1)^1.5 in 2D, 0.6 (D - 1.5)^2.5 in 3D."""
-        return (d - 1.0) ** 1.5 if self.exponent == 1.5 else 0.6 * (d - 1.5) ** 2.5
+        """The trials' rate at width d (a run lasts 1.3 times as long as it needs)."""
+        c, k = self.rate
+        return c * (d - k) ** self.exponent
 
 
 SILOS = {
     2: Silo("silo2d.toml", 22.15, 50.0, 1.5, [4, 5, 6, 8, 10, 12], [4, 5, 6], 25.0, 1400, 500,
-            math.inf, ((4.0, 52.0), (40.0, 64.0))),
+            math.inf, ((4.0, 52.0), (40.0, 64.0)), (1.0, 1.0)),
     3: Silo("silo3d.toml", 12.0, 10.0, 2.5, [5, 6, 7, 8, 9], [6, 7, 8], 15.0, 2500, 600,
-            120.0, ((3.0, 3.0, 12.0), (21.0, 21.0, 16.0))),
+            120.0, ((3.0, 3.0, 12.0), (21.0, 21.0, 16.0)), (0.6, 1.5)),
 }
 
 
