@@ -28,11 +28,16 @@
 
 namespace choc {
 
+// The search runs on sign F: with sign = +1 it finds the first entry into the solid
+// {d < a} (F falls through zero), with sign = −1 the first exit from it (−F falls through
+// zero, for a centre inside now: a sphere passing through a one-sided triangle). The bound
+// |F''| <= M holds for −F as well, so the steps are the same.
 // `nearest(x)` is the set's point nearest to x; `scale` the size of the set's coordinates
 // (distances within a few ulp of it are round-off).
-template <int D, class Motion, class Nearest>
+template <int Sign = 1, int D, class Motion, class Nearest>
 double convex_time_stepped(const Motion& motion, const Nearest& nearest, double scale,
                            const ParticleState<D>& q, double a, double window) {
+    static_assert(Sign == 1 || Sign == -1, "an entry (+1) or an exit (-1)");
     constexpr double eps = std::numeric_limits<double>::epsilon();
     // Distances within `slack` of contact are round-off: positions carry errors of a few
     // ulp of their size.
@@ -44,9 +49,9 @@ double convex_time_stepped(const Motion& motion, const Nearest& nearest, double 
         const Vec<D> x = motion.position(q, tau);
         const Vec<D> r = x - nearest(x);
         const Vec<D> w = motion.velocity(q, tau);
-        double f = norm2(r) - a * a;
-        const double df = 2.0 * dot(r, w);
-        if (f <= touch && df <= 0.0) return tau; // at contact and not separating
+        double f = Sign * (norm2(r) - a * a);
+        const double df = Sign * 2.0 * dot(r, w);
+        if (f <= touch && df <= 0.0) return tau; // at contact and not separating (exit: leaving)
         f = std::max(f, 0.0); // at contact and separating: the bound starts from contact
         const double h = std::min(trial, window - tau);
         if (!(h > 0.0)) return never;

@@ -1130,8 +1130,12 @@ class Engine {
                 if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
                 if (!(triangle_plane_bound(motion_, e->normal, e->offset, q, a) < window)) continue;
                 const Triangle<D>& tri = box_.triangles[e->index];
-                const double dt = faces ? triangle_face_time(motion_, tri, q, a)
-                                        : triangle_rim_time(motion_, tri, q, a, window);
+                // a one-sided triangle: its whole search in the first pass
+                if (tri.one_sided && !faces) continue;
+                const double dt = tri.one_sided
+                                      ? one_sided_triangle_time(motion_, tri, q, a, window)
+                                  : faces ? triangle_face_time(motion_, tri, q, a)
+                                          : triangle_rim_time(motion_, tri, q, a, window);
                 if (now_ + dt < s.wall_time)
                     s.wall_time = now_ + dt, s.wall = Obstacle::encode_triangle(
                                                  box_.walls.size(), box_.segments.size(), e->index);

@@ -12,14 +12,16 @@
 namespace choc {
 
 // n: the wall's unit normal; h: the centre's signed distance from its plane now;
-// over(x): whether x projects onto the wall.
+// over(x): whether x projects onto the wall; front_only: the face on n's side alone (a
+// one-sided triangle's).
 template <int D, class Motion, class Over>
 double flat_face_time(const Motion& motion, const Vec<D>& n, double h, const Over& over,
-                      const ParticleState<D>& q, double a) {
+                      const ParticleState<D>& q, double a, bool front_only = false) {
     const double u = dot(q.v, n), acc = motion.along(n);
     const bool over_now = over(q.x);
     double best = never;
     for (const double side : {1.0, -1.0}) {
+        if (front_only && side < 0.0) break;
         const double gap = side * h - a;
         // A gap at or below zero on the side the particle is on, over the wall, is a
         // round-off overlap: first_contact's rule (approaching: now). Below zero anywhere

@@ -160,9 +160,14 @@ class GroupStep {
         touching_.clear();
         const std::uint32_t cell = e.cells_.cell_of(b);
         for (const auto* k = e.triangle_cells_.begin(cell); k != e.triangle_cells_.end(cell); ++k) {
-            const auto near = box.triangles[k->index].nearest(pb.x);
+            const Triangle<D>& tri = box.triangles[k->index];
+            const auto near = tri.nearest(pb.x);
             const double d = norm(pb.x - near.point);
-            if (d <= reach) touching_.push_back({k->index, d, near.point});
+            if (d > reach) continue;
+            // a one-sided triangle touches from the front only, and not a sphere passing
+            // through it (inside by more than the gap allows on the outside)
+            if (tri.one_sided && (tri.height(pb.x) <= 0.0 || d < a - (reach - a))) continue;
+            touching_.push_back({k->index, d, near.point});
         }
         for (const TouchingTriangle& t : touching_) {
             const double shared = shared_point_tolerance * (norm(t.point) + a);

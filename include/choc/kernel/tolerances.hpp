@@ -114,6 +114,11 @@ inline constexpr std::size_t fallback_steps_base = 100;
 // one.
 inline constexpr int convex_search_steps = 4000;
 
+// The states a one-sided triangle's contact search (triangle_time.hpp) passes through in one
+// flight: behind, inside and in front change at most five times (h crosses 0 at most twice);
+// the rest is a margin for round-off at the boundaries.
+inline constexpr int one_sided_search_states = 32;
+
 // Contact under a field (motions.hpp, Field::first_contact): at most this many
 // safeguarded Newton steps. Bisection alone halves a double's bracket to its resolution
 // in ~60 steps; Newton takes fewer.

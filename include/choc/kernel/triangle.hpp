@@ -13,6 +13,8 @@
 // contact search (triangle_time.hpp) bounds its second derivative with that.
 //
 // Two-sided for the reason segments are (segment.hpp): thin plates are met from either side.
+// A one-sided triangle is a wall on its normal's side only: a sphere coming from behind
+// passes through it (triangle_time.hpp says how the search follows it).
 // Where triangles of a mesh share an edge, a sphere crossing the edge touches the edge of
 // the next triangle at the instant it leaves the face of the last, with the same normal
 // (the nearest point moves continuously): a flat mesh feels like a flat wall.
@@ -41,6 +43,9 @@ struct Triangle {
     Vec<D> centre;                  // of the vertices; every point of the triangle lies
     double radius = 0.0;            // within `radius` of it
     double restitution = 1.0;
+    // One-sided: a wall on the normal's side only; from behind, spheres pass through
+    // (triangle_time.hpp).
+    bool one_sided = false;
 
     static Triangle through(const Vec<D>& p0, const Vec<D>& p1, const Vec<D>& p2,
                             double restitution) {
@@ -105,6 +110,14 @@ struct Triangle {
     double distance(const Vec<D>& x) const {
         const Nearest n = nearest(x);
         return n.part == face ? std::abs(height(x)) : norm(x - n.point);
+    }
+    double distance_squared(const Vec<D>& x) const {
+        const Nearest n = nearest(x);
+        if (n.part == face) {
+            const double h = height(x);
+            return h * h;
+        }
+        return norm2(x - n.point);
     }
 
     // The plane tangent to the triangle's rim at the contact of a particle centred at x, as

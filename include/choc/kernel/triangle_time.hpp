@@ -26,14 +26,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace choc {
 
 template <int D, class Motion>
 double triangle_face_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
-                          double a) {
+                          double a, bool front_only = false) {
     return flat_face_time(
-        motion, tri.normal, tri.height(q.x), [&](const Vec<D>& x) { return tri.over(x); }, q, a);
+        motion, tri.normal, tri.height(q.x), [&](const Vec<D>& x) { return tri.over(x); }, q, a,
+        front_only);
 }
 
 // Edge k, the closed segment from p0 to p1 (unit tangent t, `length` long).
@@ -86,10 +88,79 @@ double triangle_rim_time(const Motion& motion, const Triangle<D>& tri, const Par
     return best;
 }
 
+// The first contact with a one-sided triangle (triangle.hpp): the first time the centre
+// enters the solid {d < a} while on the front (h > 0), within `window`. Entering from
+// behind, the sphere passes through: it is inside the solid until it leaves it, and only
+// a later entry from the front is a contact. Whether a centre inside the solid came in from
+// behind or missed a contact is not recorded: inside is passing (REFERENCE, one-sided
+// triangles). So the flight is followed through three states, each lasting until an
+// instant computed exactly:
+//   behind (h <= 0, outside): no contact until h rises through 0 (first_contact on the
+//     1D gap −h); the centre is then inside the solid, or in front;
+//   in front (h > 0, outside): the first contact with the front face or the rim is a
+//     contact, unless h falls through 0 first (the centre then went round the rim
+//     without touching it, behind the plane);
+//   inside: no contact until the centre leaves the solid (certified steps on a² − d²,
+//     convex_time.hpp); it is then behind or in front by the sign of h.
+// h has a monotone rate, so it crosses 0 at most twice a flight, and the centre is inside
+// only after crossing upwards: the states change a few times at most.
+template <int D, class Motion>
+double one_sided_triangle_time(const Motion& motion, const Triangle<D>& tri,
+                               const ParticleState<D>& q, double a, double window) {
+    constexpr double eps = std::numeric_limits<double>::epsilon();
+    const double scale = norm(tri.centre) + tri.radius;
+    // as in convex_time_stepped: within `touch` of d² = a² is round-off, on the boundary
+    const double slack = 8.0 * eps * (scale + a), touch = slack * (2.0 * a + slack);
+    const double acc = motion.along(tri.normal);
+    auto inside = [&](const Vec<D>& x) { return tri.distance_squared(x) - a * a < -touch; };
+    enum class State { behind, front, inside };
+    ParticleState<D> p = q; // the flight at tau, stamped 0
+    double tau = 0.0;
+    State state = inside(q.x)             ? State::inside
+                  : tri.height(q.x) > 0.0 ? State::front
+                                          : State::behind;
+    auto move_by = [&](double dt) {
+        tau += dt;
+        p.x = motion.position(q, tau), p.v = motion.velocity(q, tau);
+    };
+    for (int k = 0; k < one_sided_search_states; ++k) {
+        if (!(tau < window)) return never;
+        const double h = tri.height(p.x), u = dot(p.v, tri.normal);
+        switch (state) {
+        case State::behind: {
+            const double up = motion.first_contact(-h, -u, -acc);
+            if (up == never) return never;
+            move_by(up);
+            state = inside(p.x) ? State::inside : State::front;
+            break;
+        }
+        case State::front: {
+            const double contact = std::min(triangle_face_time(motion, tri, p, a, true),
+                                            triangle_rim_time(motion, tri, p, a, window - tau));
+            const double down = motion.first_contact(h, u, acc);
+            if (contact <= down) return contact == never ? never : tau + contact;
+            move_by(down);
+            state = State::behind;
+            break;
+        }
+        case State::inside: {
+            auto nearest = [&](const Vec<D>& x) { return tri.nearest(x).point; };
+            const double out = convex_time_stepped<-1>(motion, nearest, scale, p, a, window - tau);
+            if (out == never) return never;
+            move_by(out);
+            state = tri.height(p.x) > 0.0 ? State::front : State::behind;
+            break;
+        }
+        }
+    }
+    return tau; // not reached in practice; a time at or before the contact, never after
+}
+
 // The earliest contact with any part of the triangle.
 template <int D, class Motion>
 double triangle_time(const Motion& motion, const Triangle<D>& tri, const ParticleState<D>& q,
                      double a, double window) {
+    if (tri.one_sided) return one_sided_triangle_time(motion, tri, q, a, window);
     return std::min(triangle_face_time(motion, tri, q, a),
                     triangle_rim_time(motion, tri, q, a, window));
 }

@@ -29,7 +29,8 @@ struct WallConfig {
     std::vector<double> from, to; // a segment's end points
     // triangles (3D): one from `vertices`, or a mesh file's facets, scaled and translated
     std::vector<std::array<std::array<double, 3>, 3>> triangles;
-    std::string mesh; // the mesh file (resolved against the config's directory), or empty
+    std::string mesh;       // the mesh file (resolved against the config's directory), or empty
+    bool one_sided = false; // triangles: `sides = 1`, a wall on the normals' side only
     double restitution = 1.0;
     std::optional<double> temperature; // a thermal wall (planes only)
     std::vector<double> velocity;      // a thermal wall's own velocity, in its plane

@@ -510,6 +510,12 @@ void read_triangles(const Section& entry, const Config& config, WallConfig& wall
             if (!(s > 0.0)) entry.fail("scale", "must be > 0 (one factor, or one per axis)");
     }
     if (auto t = entry.numbers("translate", 3)) std::copy(t->begin(), t->end(), shift.begin());
+    if (const auto sides = entry.integer("sides", 1)) {
+        if (*sides > 2)
+            entry.fail("sides", "must be 1 (a wall on the side its normal points to, passed "
+                                "through from behind) or 2 (a wall on both sides, the default)");
+        wall.one_sided = *sides == 1;
+    }
     std::vector<MeshTriangle> given;
     const char* key = form;
     if (entry.has("vertices")) {
@@ -568,7 +574,7 @@ void read_triangles(const Section& entry, const Config& config, WallConfig& wall
 void read_walls(const Section& root, Config& config) {
     for (const Section& entry : root.tables("walls")) {
         entry.allow({"normal", "point", "from", "to", "vertices", "mesh", "scale", "translate",
-                     "restitution", "temperature", "velocity"});
+                     "sides", "restitution", "temperature", "velocity"});
         WallConfig wall;
         wall.restitution = entry.number("restitution", Range::unit_closed).value_or(1.0);
         wall.temperature = entry.number("temperature", Range::positive);
@@ -590,6 +596,9 @@ void read_walls(const Section& root, Config& config) {
             if (entry.has(transform))
                 entry.fail(transform, "only triangle walls (vertices, mesh) are scaled and "
                                       "translated");
+        if (entry.has("sides"))
+            entry.fail("sides", "only triangle walls (vertices, mesh) can be one-sided: a "
+                                "plane has one side to a particle, a segment is two-sided");
         if (entry.has("from") || entry.has("to")) {
             if (wall.temperature)
                 entry.fail("temperature", "only plane walls (normal and point) can be thermal");
