@@ -337,8 +337,10 @@ System<D> gravity(std::uint64_t seed, int n) {
 // so that contacts at a strip's shared edges go through the group rule; one in four:
 // gravity, inelastic with TC and epsilon > 0, a pile settling on the triangles in groups of
 // touching contacts (the touching rule); else, half the time, inelastic with TC and lossy
-// triangles.
-inline System<3> triangles(std::uint64_t seed, int n) {
+// triangles. OneSided: every wall one-sided, each facing either way (a coin flips its
+// triangles' vertex order), so that spheres pass through from behind between contacts.
+template <bool OneSided = false>
+System<3> triangles(std::uint64_t seed, int n) {
     std::mt19937_64 rng(seed);
     choc::Config c;
     detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
@@ -399,6 +401,12 @@ inline System<3> triangles(std::uint64_t seed, int n) {
         w.restitution = restitution();
         c.walls.push_back(w);
     }
+    if constexpr (OneSided)
+        for (auto& w : c.walls) {
+            w.one_sided = true;
+            if (detail::coin(rng))
+                for (auto& t : w.triangles) std::swap(t[1], t[2]);
+        }
     c.lattice = "random";
     System<3> s = detail::realise<3>(c, rng);
     if (c.drag > 0.0) s.time_limit = 3.0 / c.drag;

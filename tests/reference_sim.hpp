@@ -306,8 +306,8 @@ class ReferenceSim {
                 for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
                     const auto& tri = box_.triangles[k];
                     const double span = std::min(window, wall.time) - now_;
-                    const double dt = std::min(choc::triangle_face_time(motion_, tri, q, a),
-                                               choc::triangle_rim_time(motion_, tri, q, a, span));
+                    // (faces and rims, or a one-sided triangle's search)
+                    const double dt = choc::triangle_time(motion_, tri, q, a, span);
                     if (now_ + dt < wall.time)
                         wall = {now_ + dt, Kind::wall,
                                 choc::Obstacle::encode_triangle(box_.walls.size(),
@@ -522,8 +522,13 @@ class ReferenceSim {
             };
             std::vector<Touching> touching;
             for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
-                const Vec<D> q = box_.triangles[k].nearest(pb.x).point;
-                if (norm(pb.x - q) <= reach) touching.push_back({k, norm(pb.x - q), q});
+                const auto& tri = box_.triangles[k];
+                const Vec<D> q = tri.nearest(pb.x).point;
+                const double d = norm(pb.x - q);
+                if (d > reach) continue;
+                // one-sided: from the front only, and not a sphere passing through
+                if (tri.one_sided && (tri.height(pb.x) <= 0.0 || d < a - (reach - a))) continue;
+                touching.push_back({k, d, q});
             }
             for (const Touching& t : touching) {
                 bool covered = false;

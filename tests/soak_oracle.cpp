@@ -68,6 +68,7 @@ std::vector<Family> families() {
         family<2, walls<2>>("walls2d", 8, 150),
         family<2, segments>("segments2d", 8, 120),
         family<3, triangles>("triangles3d", 8, 120),
+        family<3, triangles<true>>("one_sided3d", 8, 120),
         family<3, gravity<3>>("gravity3d", 8, 120),
         family<2, gravity<2>>("gravity2d", 8, 120),
         family<3, drag<3>>("drag3d", 8, 120),
