@@ -46,7 +46,7 @@ The config file is TOML with these sections (every key: docs/REFERENCE.md):
                            thermal wall): a plane; or in 2D from, to, restitution: a
                            two-sided segment whose end points are hit too; or in 3D
                            vertices (a triangle) or mesh (an STL file), with scale,
-                           translate, restitution: two-sided triangles
+                           translate, restitution, sides (2, or 1: one-sided)
   [field]                  gravity, drag
   [init]                   lattice, velocities, temperature, seed, from,
                            region = { low, high } (where "random" places centres)

@@ -514,6 +514,35 @@ CASES = [
         ["walls[0].vertices: vertex 0 has 10.5 outside the box"],
     ),
     (
+        "triangle with three sides",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "sides = 3"),
+        [],
+        ["walls[0].sides: must be 1 (a wall on the side its normal points to"],
+    ),
+    (
+        "triangle with no sides",
+        config(**WALLED_3D, walls="vertices = [[1.0, 1.0, 1.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0]]\n"
+               "sides = 0"),
+        [],
+        ["walls[0].sides"],
+    ),
+    (
+        "one-sided plane",
+        config(**WALLED_3D, walls="normal = [0.0, 0.0, 1.0]\npoint = [0.0, 0.0, 1.0]\nsides = 1"),
+        [],
+        ["walls[0].sides: only triangle walls (vertices, mesh) can be one-sided"],
+    ),
+    (
+        "one-sided triangle through the fcc lattice",
+        config(
+            box='size = [6.0, 6.0, 6.0]\nboundary = "wall"',
+            walls="vertices = [[0.5, 0.5, 3.1], [5.5, 0.5, 2.9], [3.0, 5.5, 3.0]]\nsides = 1",
+        ),
+        [],
+        ["walls[0]: particle"],
+    ),
+    (
         "triangle through the fcc lattice",
         config(
             box='size = [6.0, 6.0, 6.0]\nboundary = "wall"',
