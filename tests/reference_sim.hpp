@@ -306,8 +306,15 @@ class ReferenceSim {
                 for (std::uint32_t k = 0; k < box_.triangles.size(); ++k) {
                     const auto& tri = box_.triangles[k];
                     const double span = std::min(window, wall.time) - now_;
-                    // (faces and rims, or a one-sided triangle's search)
-                    const double dt = choc::triangle_time(motion_, tri, q, a, span);
+                    // faces and rims, or a one-sided triangle's search with every other
+                    // one-sided triangle as a possible neighbour
+                    auto elsewhere = [&](const Vec<D>& y, const Vec<D>& point) {
+                        return passing_neighbour(k, y, point, a);
+                    };
+                    const double dt =
+                        tri.one_sided
+                            ? choc::one_sided_triangle_time(motion_, tri, q, a, span, elsewhere)
+                            : choc::triangle_time(motion_, tri, q, a, span);
                     if (now_ + dt < wall.time)
                         wall = {now_ + dt, Kind::wall,
                                 choc::Obstacle::encode_triangle(box_.walls.size(),
@@ -315,6 +322,19 @@ class ReferenceSim {
                 }
             }
         }
+    }
+
+    // Whether a centre at x is passing through a one-sided triangle other than k holding
+    // the point q (one_sided_triangle_time's rule), among all the triangles.
+    bool passing_neighbour(std::uint32_t k, const Vec<D>& x, const Vec<D>& q, double a) const {
+        for (std::uint32_t o = 0; o < box_.triangles.size(); ++o) {
+            const auto& other = box_.triangles[o];
+            if (o != k && other.one_sided &&
+                other.distance(q) <= choc::shared_point_tolerance * (norm(q) + a) &&
+                choc::passing_through(other, x, a))
+                return true;
+        }
+        return false;
     }
 
     void unplan(std::uint32_t i) {
@@ -526,8 +546,12 @@ class ReferenceSim {
                 const Vec<D> q = tri.nearest(pb.x).point;
                 const double d = norm(pb.x - q);
                 if (d > reach) continue;
-                // one-sided: from the front only, and not a sphere passing through
-                if (tri.one_sided && (tri.height(pb.x) <= 0.0 || d < a - (reach - a))) continue;
+                // one-sided: from the front only, and not a sphere passing through it or
+                // through a one-sided neighbour holding q
+                if (tri.one_sided &&
+                    (tri.height(pb.x) <= 0.0 || choc::passing_through(tri, pb.x, a) ||
+                     passing_neighbour(k, pb.x, q, a)))
+                    continue;
                 touching.push_back({k, d, q});
             }
             for (const Touching& t : touching) {

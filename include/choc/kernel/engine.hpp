@@ -1129,17 +1129,36 @@ class Engine {
                     window < never ? (speed + 0.5 * pull * window) * window : never;
                 if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
                 if (!(triangle_plane_bound(motion_, e->normal, e->offset, q, a) < window)) continue;
+                // a one-sided triangle: its whole search in the first pass (the flag is read
+                // from the entry: the triangle itself is another cache line)
+                if (e->one_sided && !faces) continue;
                 const Triangle<D>& tri = box_.triangles[e->index];
-                // a one-sided triangle: its whole search in the first pass
-                if (tri.one_sided && !faces) continue;
-                const double dt = tri.one_sided
-                                      ? one_sided_triangle_time(motion_, tri, q, a, window)
+                const double dt = e->one_sided
+                                      ? one_sided_triangle_time(motion_, tri, q, a, window,
+                                                                passing_elsewhere(cell, e, a))
                                   : faces ? triangle_face_time(motion_, tri, q, a)
                                           : triangle_rim_time(motion_, tri, q, a, window);
                 if (now_ + dt < s.wall_time)
                     s.wall_time = now_ + dt, s.wall = Obstacle::encode_triangle(
                                                  box_.walls.size(), box_.segments.size(), e->index);
             }
+    }
+
+    // For one_sided_triangle_time: whether a centre at x is passing through a one-sided
+    // triangle of the cell's list other than e that holds the point q (a mesh's shared edge
+    // or corner). Every triangle the centre can be inside is listed: the centre is in the
+    // cell, within a of it.
+    auto passing_elsewhere(std::uint32_t cell, const typename TriangleCells<D>::Entry* e,
+                           double a) const {
+        return [this, cell, e, a](const Vec<D>& x, const Vec<D>& q) {
+            const double shared = shared_point_tolerance * (norm(q) + a);
+            for (const auto* o = triangle_cells_.begin(cell); o != triangle_cells_.end(cell); ++o) {
+                if (o == e || !o->one_sided) continue;
+                const Triangle<D>& other = box_.triangles[o->index];
+                if (other.distance(q) <= shared && passing_through(other, x, a)) return true;
+            }
+            return false;
+        };
     }
 
     // Brings particle i to now along its flight. Under a field its kinetic energy changed

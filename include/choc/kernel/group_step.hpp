@@ -165,8 +165,11 @@ class GroupStep {
             const double d = norm(pb.x - near.point);
             if (d > reach) continue;
             // a one-sided triangle touches from the front only, and not a sphere passing
-            // through it (inside by more than the gap allows on the outside)
-            if (tri.one_sided && (tri.height(pb.x) <= 0.0 || d < a - (reach - a))) continue;
+            // through it or, at a shared edge or corner, through its neighbour
+            // (one_sided_triangle_time's rule)
+            if (k->one_sided && (tri.height(pb.x) <= 0.0 || passing_through(tri, pb.x, a) ||
+                                 e.passing_elsewhere(cell, k, a)(pb.x, near.point)))
+                continue;
             touching_.push_back({k->index, d, near.point});
         }
         for (const TouchingTriangle& t : touching_) {

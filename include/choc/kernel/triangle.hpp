@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 namespace choc {
 
@@ -46,6 +47,9 @@ struct Triangle {
     // One-sided: a wall on the normal's side only; from behind, spheres pass through
     // (triangle_time.hpp).
     bool one_sided = false;
+    // The flag's word filled: checkpoints copy triangles byte for byte, which must hold no
+    // undefined padding.
+    std::array<std::uint8_t, 7> unused{};
 
     static Triangle through(const Vec<D>& p0, const Vec<D>& p1, const Vec<D>& p2,
                             double restitution) {

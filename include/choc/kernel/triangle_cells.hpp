@@ -7,8 +7,9 @@
 // once: the triangles do not move. A triangle is listed in the cells of its bounding box
 // grown by the reach that pass the test, so building costs about the cells it covers.
 // Each entry carries what a prediction's first tests read (the sphere round the vertices,
-// the plane), so that the tests stream through one cell's entries instead of reaching
-// into a large mesh's triangles at random (a cache miss each, measured as most of the cost).
+// the plane, whether it is one-sided), so that the tests stream through one cell's entries
+// instead of reaching into a large mesh's triangles at random (a cache miss each, measured
+// as most of the cost).
 #pragma once
 
 #include "choc/kernel/cells.hpp"
@@ -37,9 +38,12 @@ class TriangleCells {
                     if (pass == 0)
                         ++first_[c + 1];
                     else
-                        index_[fill[c]++] = {triangles[k].centre, triangles[k].radius,
+                        index_[fill[c]++] = {triangles[k].centre,
+                                             triangles[k].radius,
                                              triangles[k].normal,
-                                             dot(triangles[k].vertex[0], triangles[k].normal), k};
+                                             dot(triangles[k].vertex[0], triangles[k].normal),
+                                             k,
+                                             triangles[k].one_sided};
                 });
             if (pass == 0) {
                 for (std::size_t c = 1; c < first_.size(); ++c) first_[c] += first_[c - 1];
@@ -56,7 +60,9 @@ class TriangleCells {
         Vec<D> normal; // its plane: height(x) = dot(x, normal) - offset
         double offset;
         std::uint32_t index; // in the box's triangles
+        bool one_sided;      // the triangle's (in the padding: the entry stays 72 bytes)
     };
+    static_assert(D != 3 || sizeof(Entry) == 72, "an entry of a 3D cell: nine doubles");
     const Entry* begin(std::uint32_t cell) const { return index_.data() + first_[cell]; }
     const Entry* end(std::uint32_t cell) const { return index_.data() + first_[cell + 1]; }
     // the listed (cell, triangle) pairs

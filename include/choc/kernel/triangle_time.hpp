@@ -88,13 +88,30 @@ double triangle_rim_time(const Motion& motion, const Triangle<D>& tri, const Par
     return best;
 }
 
-// The first contact with a one-sided triangle (triangle.hpp): the first time the centre
-// enters the solid {d < a} while on the front (h > 0), within `window`. Entering from
-// behind, the sphere passes through: it is inside the solid until it leaves it, and only
-// a later entry from the front is a contact. Whether a centre inside the solid came in from
-// behind or missed a contact is not recorded: inside is passing (REFERENCE, one-sided
-// triangles). So the flight is followed through three states, each lasting until an
-// instant computed exactly:
+// One-sided triangles (triangle.hpp). A centre passing through one is inside its solid
+// {d < a} by more than `one_sided_depth`: the depth the engine's contact checks allow a
+// contact (invariant_tolerance of the radius, and the round-off of the coordinates), to
+// which the groups and the TC model may press a sphere resting on the front. Less deep, it
+// is at the surface, outside.
+template <int D>
+double one_sided_depth(const Triangle<D>& tri, double a) {
+    return invariant_tolerance * a + contact_round_off_ulps *
+                                         std::numeric_limits<double>::epsilon() *
+                                         (norm(tri.centre) + tri.radius + a);
+}
+template <int D>
+bool passing_through(const Triangle<D>& tri, const Vec<D>& x, double a) {
+    const double below = a - one_sided_depth(tri, a);
+    return tri.distance_squared(x) < below * below;
+}
+
+// The first contact with a one-sided triangle: the first time the centre enters the solid
+// {d < a} while in front (h > 0), within `window` (`never` after it: the caller looks again
+// then). Entering from behind, the sphere passes through: it is inside the solid until it
+// leaves it, and only a later entry from the front is a contact. Whether a centre inside
+// the solid came in from behind or missed a contact is not recorded: inside is passing
+// (REFERENCE, one-sided triangles). So the flight is followed through three states, each
+// lasting until an instant computed exactly:
 //   behind (h <= 0, outside): no contact until h rises through 0 (first_contact on the
 //     1D gap −h); the centre is then inside the solid, or in front;
 //   in front (h > 0, outside): the first contact with the front face or the rim is a
@@ -104,21 +121,26 @@ double triangle_rim_time(const Motion& motion, const Triangle<D>& tri, const Par
 //     convex_time.hpp); it is then behind or in front by the sign of h.
 // h has a monotone rate, so it crosses 0 at most twice a flight, and the centre is inside
 // only after crossing upwards: the states change a few times at most.
-template <int D, class Motion>
+//
+// A mesh is one surface: a sphere passing through one triangle of it meets the next
+// triangle's rim, at their shared edge or corner, from inside the surface, and must pass
+// on. `passing_elsewhere(x, q)` says whether a centre at x is passing through another
+// one-sided triangle holding the point q; a front contact at q is then an entry from
+// inside, and the search goes on in the inside state.
+template <int D, class Motion, class Elsewhere>
 double one_sided_triangle_time(const Motion& motion, const Triangle<D>& tri,
-                               const ParticleState<D>& q, double a, double window) {
-    constexpr double eps = std::numeric_limits<double>::epsilon();
+                               const ParticleState<D>& q, double a, double window,
+                               const Elsewhere& passing_elsewhere) {
     const double scale = norm(tri.centre) + tri.radius;
-    // as in convex_time_stepped: within `touch` of d² = a² is round-off, on the boundary
-    const double slack = 8.0 * eps * (scale + a), touch = slack * (2.0 * a + slack);
     const double acc = motion.along(tri.normal);
-    auto inside = [&](const Vec<D>& x) { return tri.distance_squared(x) - a * a < -touch; };
-    enum class State { behind, front, inside };
+    auto inside = [&](const Vec<D>& x) { return passing_through(tri, x, a); };
+    auto side = [&](const Vec<D>& x) {
+        return inside(x) ? 2 : tri.height(x) > 0.0 ? 1 : 0; // inside, front, behind
+    };
+    enum State { behind = 0, front = 1, in = 2 };
     ParticleState<D> p = q; // the flight at tau, stamped 0
     double tau = 0.0;
-    State state = inside(q.x)             ? State::inside
-                  : tri.height(q.x) > 0.0 ? State::front
-                                          : State::behind;
+    int state = side(q.x);
     auto move_by = [&](double dt) {
         tau += dt;
         p.x = motion.position(q, tau), p.v = motion.velocity(q, tau);
@@ -127,33 +149,49 @@ double one_sided_triangle_time(const Motion& motion, const Triangle<D>& tri,
         if (!(tau < window)) return never;
         const double h = tri.height(p.x), u = dot(p.v, tri.normal);
         switch (state) {
-        case State::behind: {
+        case behind: {
             const double up = motion.first_contact(-h, -u, -acc);
             if (up == never) return never;
             move_by(up);
-            state = inside(p.x) ? State::inside : State::front;
+            state = inside(p.x) ? in : front;
             break;
         }
-        case State::front: {
+        case front: {
             const double contact = std::min(triangle_face_time(motion, tri, p, a, true),
                                             triangle_rim_time(motion, tri, p, a, window - tau));
             const double down = motion.first_contact(h, u, acc);
-            if (contact <= down) return contact == never ? never : tau + contact;
-            move_by(down);
-            state = State::behind;
+            if (contact > down) {
+                move_by(down);
+                state = behind;
+                break;
+            }
+            if (!(tau + contact <= window)) return never;
+            move_by(contact);
+            if (!passing_elsewhere(p.x, tri.nearest(p.x).point)) return tau;
+            state = in; // entering from inside the surface: passing on
             break;
         }
-        case State::inside: {
+        case in: {
+            // (at rest it never leaves: the steps would run to overflow)
+            if (norm2(p.v) == 0.0 && norm2(motion.acceleration(p.v)) == 0.0) return never;
             auto nearest = [&](const Vec<D>& x) { return tri.nearest(x).point; };
             const double out = convex_time_stepped<-1>(motion, nearest, scale, p, a, window - tau);
             if (out == never) return never;
             move_by(out);
-            state = tri.height(p.x) > 0.0 ? State::front : State::behind;
+            state = side(p.x);
             break;
         }
         }
     }
-    return tau; // not reached in practice; a time at or before the contact, never after
+    // Not reached in practice. The time returned is not a contact: the engine's check of
+    // the contact distance then stops the run as broken rather than let it go on.
+    return tau;
+}
+template <int D, class Motion>
+double one_sided_triangle_time(const Motion& motion, const Triangle<D>& tri,
+                               const ParticleState<D>& q, double a, double window) {
+    return one_sided_triangle_time(motion, tri, q, a, window,
+                                   [](const Vec<D>&, const Vec<D>&) { return false; });
 }
 
 // The earliest contact with any part of the triangle.

@@ -35,7 +35,8 @@ namespace choc {
 // 11: the engine keeps its shear moment's account, Z's block edges the moment and the time
 // 12: the box has triangles (3D finite walls), the measured phase the count of
 //     output.crossing
-inline constexpr std::uint32_t checkpoint_format = 12;
+// 13: a triangle holds whether it is one-sided
+inline constexpr std::uint32_t checkpoint_format = 13;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
