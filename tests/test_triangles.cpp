@@ -566,6 +566,22 @@ TEST_CASE(
         }
 }
 
+namespace {
+
+// A walled box 12 wide split at z = 6 by a flat one-sided mesh facing up (4 x 4 squares of
+// two triangles: shared edges every 3 along x and y, and their corners).
+Box<3> box_split_by_one_sided_floor() {
+    Box<3> box;
+    box.length = vec(12.0, 12.0, 12.0);
+    box.periodic = {false, false, false};
+    add_box_walls(box, 1.0);
+    add_quad(box, vec(0, 0, 6), vec(12, 0, 6), vec(12, 12, 6), vec(0, 12, 6), 1.0, 4);
+    for (auto& t : box.triangles) t.one_sided = true;
+    return box;
+}
+
+} // namespace
+
 TEST_CASE("a sphere passing slowly through a one-sided mesh feels none of its seams") {
     // A flat one-sided floor at z = 6 (4 x 4 squares, 32 triangles, seams every 3) and one
     // sphere rising through it from below at a shallow angle: while it passes it moves
@@ -575,12 +591,7 @@ TEST_CASE("a sphere passing slowly through a one-sided mesh feels none of its se
     // weak gravity (which may turn it back inside the floor: it then falls out below).
     for (const bool field : {false, true}) {
         CAPTURE(field);
-        Box<3> box;
-        box.length = vec(12.0, 12.0, 12.0);
-        box.periodic = {false, false, false};
-        add_box_walls(box, 1.0);
-        add_quad(box, vec(0, 0, 6), vec(12, 0, 6), vec(12, 12, 6), vec(0, 12, 6), 1.0, 4);
-        for (auto& t : box.triangles) t.one_sided = true;
+        const Box<3> box = box_split_by_one_sided_floor();
         std::mt19937_64 rng(41);
         std::uniform_real_distribution<double> pos(3.8, 8.2), angle(0.0, 2.0 * M_PI);
         const V g = field ? vec(0.0, 0.0, -0.01) : V{};
@@ -617,12 +628,7 @@ TEST_CASE("a one-sided floor is a valve: spheres pass up through it and never co
     // exchanges nothing).
     for (const bool field : {false, true}) {
         CAPTURE(field);
-        Box<3> box;
-        box.length = vec(12.0, 12.0, 12.0);
-        box.periodic = {false, false, false};
-        add_box_walls(box, 1.0);
-        add_quad(box, vec(0, 0, 6), vec(12, 0, 6), vec(12, 12, 6), vec(0, 12, 6), 1.0, 4);
-        for (auto& t : box.triangles) t.one_sided = true;
+        const Box<3> box = box_split_by_one_sided_floor();
         std::mt19937_64 rng(31);
         const Region<3> below{vec(0.0, 0.0, 0.0), vec(12.0, 12.0, 5.0)};
         const auto x = random_packing(box, std::vector<double>(100, 0.5), rng, &below);
