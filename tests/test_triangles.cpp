@@ -44,23 +44,29 @@ double sampled_distance(const Triangle<3>& t, const V& x, int n = 400) {
     return best;
 }
 
-// Brute force: the gap dist(x(τ), triangle) − a, stepped by span/steps; the first step
-// where it is <= 0 is bisected to 1e-14 of span. Returns never if no step closes it.
+// Brute force: the gap dist(x(τ), triangle) − a, stepped by span/steps, following whether
+// the centre is inside the solid {d < a}. Each entry (a step from d > a to d <= a) is
+// bisected to 1e-14 of span and returned; with front_only (a one-sided triangle), only if
+// the centre is then in front (h > 0), else the sphere passes and a later entry counts.
+// Starting inside, it passes too. Returns never if no step enters.
 template <class Motion>
 double brute(const Motion& m, const Triangle<3>& t, const ParticleState<3>& q, double a,
-             double span, int steps = 20000) {
+             double span, bool front_only = false, int steps = 20000) {
     auto gap = [&](double tau) { return t.distance(m.position(q, tau)) - a; };
     double prev = 0.0;
+    bool in = gap(0.0) < 0.0;
     for (int k = 1; k <= steps; ++k) {
         const double tau = span * k / steps;
-        if (gap(tau) <= 0.0) {
+        const bool now_in = gap(tau) <= 0.0;
+        if (now_in && !in) {
             double lo = prev, hi = tau;
             while (hi - lo > 1e-14 * span) {
                 const double mid = 0.5 * (lo + hi);
                 (gap(mid) > 0.0 ? lo : hi) = mid;
             }
-            return lo;
+            if (!front_only || t.height(m.position(q, lo)) > 0.0) return lo;
         }
+        in = now_in;
         prev = tau;
     }
     return never;
@@ -128,33 +134,6 @@ void against_brute_force(const Motion& m, unsigned seed) {
 
 const V gravity = vec(0.3, -0.2, -1.0);
 
-// Brute force for a one-sided triangle: the flight stepped by span/steps, following whether
-// the centre is inside the solid {d < a}. Each entry (a step from d > a to d <= a) is
-// bisected to 1e-14 of span; it is the contact if the centre is then in front (h > 0),
-// else the sphere passes and only a later entry counts. Starting inside, it passes too.
-template <class Motion>
-double brute_one_sided(const Motion& m, const Triangle<3>& t, const ParticleState<3>& q, double a,
-                       double span, int steps = 20000) {
-    auto gap = [&](double tau) { return t.distance(m.position(q, tau)) - a; };
-    double prev = 0.0;
-    bool in = gap(0.0) < 0.0;
-    for (int k = 1; k <= steps; ++k) {
-        const double tau = span * k / steps;
-        const bool now_in = gap(tau) <= 0.0;
-        if (now_in && !in) {
-            double lo = prev, hi = tau;
-            while (hi - lo > 1e-14 * span) {
-                const double mid = 0.5 * (lo + hi);
-                (gap(mid) > 0.0 ? lo : hi) = mid;
-            }
-            if (t.height(m.position(q, lo)) > 0.0) return lo;
-        }
-        in = now_in;
-        prev = tau;
-    }
-    return never;
-}
-
 // Random spheres near a one-sided copy of `plate` — in front, behind and inside its solid —
 // with random velocities: the predicted first contact from the front against brute force.
 template <class Motion>
@@ -184,7 +163,7 @@ void one_sided_against_brute_force(const Motion& m, unsigned seed) {
         }
         // keep clear of the solid's boundary by a little, inside or out
         if (std::abs(front.distance(q.x) - a) < 0.05) continue;
-        const double tb = brute_one_sided(m, front, q, a, span);
+        const double tb = brute(m, front, q, a, span, true);
         const double tp = one_sided_triangle_time(m, front, q, a, span);
         const double t_two = triangle_time(m, plate, q, a, span);
         CAPTURE(n);

@@ -1124,14 +1124,14 @@ class Engine {
         const double speed = norm(q.v), pull = norm(motion_.acceleration(Vec<D>{}));
         for (const bool faces : {true, false})
             for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+                // a one-sided triangle: its whole search in the first pass (the flag is read
+                // from the entry: the triangle itself is another cache line)
+                if (e->one_sided && !faces) continue;
                 const double window = std::min(s.crossing_time, s.wall_time) - now_;
                 const double travel =
                     window < never ? (speed + 0.5 * pull * window) * window : never;
                 if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
                 if (!(triangle_plane_bound(motion_, e->normal, e->offset, q, a) < window)) continue;
-                // a one-sided triangle: its whole search in the first pass (the flag is read
-                // from the entry: the triangle itself is another cache line)
-                if (e->one_sided && !faces) continue;
                 const Triangle<D>& tri = box_.triangles[e->index];
                 const double dt = e->one_sided
                                       ? one_sided_triangle_time(motion_, tri, q, a, window,

@@ -1,8 +1,8 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
 // over walls, segments and triangles of (a_i - h_i) / a_i (h the centre's distance to the
 // plane, or to the nearest point of the segment or triangle, its rim included; one-sided
-// triangles are passed through, not overlapped), 0 when nothing overlaps. Uses a cell grid, so it
-// costs O(N) (and, for triangles, the particles in the few cells near each).
+// triangles are passed through, not overlapped), 0 when nothing overlaps. Uses a cell
+// grid, so it costs O(N) (and, for triangles, the particles in the few cells near each).
 #pragma once
 
 #include "choc/kernel/box.hpp"
@@ -79,8 +79,9 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
     // A centre within the radius of a one-sided triangle is passing through it (from
     // behind), or touching its front to round-off: neither is an overlap.
     const double reach = 0.5 * particles.table.largest_diameter();
-    for (const auto& tri : box.triangles)
-        for (std::size_t l = 0; l < levels.size() && !tri.one_sided; ++l) {
+    for (const auto& tri : box.triangles) {
+        if (tri.one_sided) continue;
+        for (std::size_t l = 0; l < levels.size(); ++l) {
             const Cells<D>& g = grids.grid(l);
             std::array<int, D> from, to;
             for (int a = 0; a < D; ++a) {
@@ -106,6 +107,7 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
                 ++c[a];
             }
         }
+    }
     return worst;
 }
 

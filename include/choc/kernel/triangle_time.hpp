@@ -134,13 +134,13 @@ double one_sided_triangle_time(const Motion& motion, const Triangle<D>& tri,
     const double scale = norm(tri.centre) + tri.radius;
     const double acc = motion.along(tri.normal);
     auto inside = [&](const Vec<D>& x) { return passing_through(tri, x, a); };
+    enum State { behind, front, in };
     auto side = [&](const Vec<D>& x) {
-        return inside(x) ? 2 : tri.height(x) > 0.0 ? 1 : 0; // inside, front, behind
+        return inside(x) ? in : tri.height(x) > 0.0 ? front : behind;
     };
-    enum State { behind = 0, front = 1, in = 2 };
     ParticleState<D> p = q; // the flight at tau, stamped 0
     double tau = 0.0;
-    int state = side(q.x);
+    State state = side(q.x);
     auto move_by = [&](double dt) {
         tau += dt;
         p.x = motion.position(q, tau), p.v = motion.velocity(q, tau);
