@@ -234,10 +234,13 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
             o.part = choc::Segment<2>::face;
             return o.encode(planes, sys.box.segments.size());
         };
-        // Triangles that share a vertex (a mesh's neighbours) are one obstacle too: a sphere
-        // that meets their shared edge or vertex meets both at one instant, with one tangent
-        // plane, and either simulation may name either (triangles3d seed 3: the engine looks
-        // at every face before any rim, the reference at one triangle after another).
+        // Triangles that touch (a mesh's neighbours: a vertex of one on the other, as at a
+        // shared vertex or edge, or where a vertex of one lies on the other's edge) are one
+        // obstacle too: a sphere that meets them where they touch meets both at one
+        // instant, with one tangent plane, and either simulation may name either
+        // (triangles3d seed 3: the engine looks at every face before any rim, the
+        // reference at one triangle after another; flat3d seed 2: a sphere outside the
+        // lining rounds the edge where a floor of one triangle meets a wall of three).
         auto neighbours = [&sys](std::uint32_t e, std::uint32_t r) {
             if constexpr (D == 3) {
                 const choc::Obstacle oe =
@@ -245,9 +248,13 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
                 const choc::Obstacle orf =
                     choc::Obstacle::decode(r, sys.box.walls.size(), sys.box.segments.size());
                 if (!oe.triangle || !orf.triangle) return false;
-                for (const auto& u : sys.box.triangles[oe.index].vertex)
-                    for (const auto& w : sys.box.triangles[orf.index].vertex)
-                        if (u == w) return true;
+                const auto& te = sys.box.triangles[oe.index];
+                const auto& tr = sys.box.triangles[orf.index];
+                auto on = [](const choc::Triangle<D>& t, const Vec<D>& v) {
+                    return t.distance(v) <= choc::shared_point_tolerance * (norm(v) + t.radius);
+                };
+                for (int k = 0; k < 3; ++k)
+                    if (on(te, tr.vertex[k]) || on(tr, te.vertex[k])) return true;
             }
             return false;
         };

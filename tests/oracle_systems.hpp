@@ -415,6 +415,116 @@ System<3> triangles(std::uint64_t seed, int n) {
     return s;
 }
 
+// 3D flat meshes, which the engine takes as flat patches (triangle_cells.hpp: one plane for
+// all of a cell's coplanar triangles) where the reference looks at every triangle: some of
+// the faces of the cube [1.3, L - 1.3]³, each
+// tiled by m x m squares of two triangles (m from 1 to 3, either diagonal, either normal),
+// and one run in two a tiled square plate across the middle, met from both sides. Faces
+// left open let spheres round the lining's rims and meet it from behind. In a lossy run
+// the plate is two walls half the time, its halves of different restitution (no patch
+// may join them); one run in three has a hole, a triangle left out (the cells over it
+// must keep theirs loose). Variants as `triangles`: gravity (with drag half the time) along a
+// walled last axis, elastic; epsilon > 0; a pile settling on the floor under gravity,
+// inelastic with TC and epsilon > 0; else, half the time, inelastic with TC.
+inline System<3> flat_meshes(std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    choc::Config c;
+    detail::add_species(c, rng, n, 1 + static_cast<int>(rng() % 2), 2.0);
+    detail::choose_boundary<3>(c, rng, 0.5, 0);
+    const int variant = static_cast<int>(rng() % 4);
+    if (variant == 0 || variant == 2) {
+        c.periodic[2] = false;
+        const double g = detail::uniform(rng, 0.2, 2.0);
+        c.gravity = {g * detail::uniform(rng, -0.2, 0.2), g * detail::uniform(rng, -0.2, 0.2), -g};
+        if (variant == 0 && detail::coin(rng)) c.drag = detail::uniform(rng, 0.01, 0.1);
+        if (variant == 2) c.epsilon = 1e-10, detail::inelastic(c, rng);
+    } else if (variant == 1) {
+        c.epsilon = 1e-10;
+    } else if (detail::coin(rng)) {
+        detail::inelastic(c, rng);
+    }
+    // dilute (up to 0.12): a box many cells wide, so that most cells by a face see only it
+    const double top = std::min(0.12, detail::fitting_fraction<3>(c));
+    c.packing_fraction = detail::uniform(rng, std::min(0.02, top), top);
+    const double edge = detail::expected_edge<3>(c);
+    auto restitution = [&] {
+        return c.tc > 0.0 && detail::coin(rng) ? detail::uniform(rng, 0.5, 1.0) : 1.0;
+    };
+    using Point = std::array<double, 3>;
+    using Facet = std::array<Point, 3>;
+    // the square [lo, hi]² at `level` across `axis`, m x m squares of two triangles
+    auto tiles = [&](int axis, double level, double lo, double hi, int m) {
+        const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+        const bool other_diagonal = detail::coin(rng), flipped = detail::coin(rng);
+        std::vector<Facet> out;
+        auto at = [&](int i, int j) {
+            Point p{};
+            p[static_cast<std::size_t>(axis)] = level;
+            p[static_cast<std::size_t>(u)] = lo + (hi - lo) * i / m;
+            p[static_cast<std::size_t>(w)] = lo + (hi - lo) * j / m;
+            return p;
+        };
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < m; ++j) {
+                const Point a = at(i, j), b = at(i + 1, j), cc = at(i + 1, j + 1), d = at(i, j + 1);
+                const std::array<Facet, 2> two =
+                    other_diagonal ? std::array<Facet, 2>{Facet{a, b, d}, Facet{b, cc, d}}
+                                   : std::array<Facet, 2>{Facet{a, b, cc}, Facet{a, cc, d}};
+                for (Facet f : two) {
+                    if (flipped) std::swap(f[1], f[2]);
+                    out.push_back(f);
+                }
+            }
+        return out;
+    };
+    std::vector<std::vector<Facet>> walls;
+    std::vector<double> wall_restitution;
+    // one restitution for the whole lining: where two faces meet, a sphere rounding their
+    // edge from outside meets both at one instant, and which restitution applies is then
+    // a tie either simulation may break its own way
+    const double lining = restitution();
+    // 1.3 clear of the box's faces: clear of periodic faces by more than a diameter, and
+    // the slot left beside a plane wall wider than any particle (one exactly as wide
+    // holds a sphere that touches both, bouncing between them at round-off distance)
+    const double lo = 1.3, hi = edge - 1.3;
+    for (int axis = 0; axis < 3; ++axis)
+        for (const double level : {lo, hi}) {
+            if (!detail::coin(rng, 0.6)) continue;
+            walls.push_back(tiles(axis, level, lo, hi, 1 + static_cast<int>(rng() % 3)));
+            wall_restitution.push_back(lining);
+        }
+    if (walls.empty() || detail::coin(rng)) { // a plate across the middle
+        const double mid = 0.5 * edge, half = detail::uniform(rng, 0.15, 0.35) * edge;
+        const auto facets =
+            tiles(2, mid + detail::uniform(rng, -0.1, 0.1) * edge, std::max(lo, mid - half),
+                  std::min(hi, mid + half), 1 + static_cast<int>(rng() % 3));
+        if (facets.size() >= 4 && detail::coin(rng)) { // two walls, a half each
+            const auto split = static_cast<std::ptrdiff_t>(facets.size() / 2);
+            walls.emplace_back(facets.begin(), facets.begin() + split);
+            walls.emplace_back(facets.begin() + split, facets.end());
+            wall_restitution.push_back(restitution());
+            wall_restitution.push_back(restitution());
+        } else {
+            walls.push_back(facets);
+            wall_restitution.push_back(restitution());
+        }
+    }
+    if (detail::coin(rng, 1.0 / 3.0)) { // a hole
+        auto& w = walls[rng() % walls.size()];
+        if (w.size() > 1) w.erase(w.begin() + static_cast<std::ptrdiff_t>(rng() % w.size()));
+    }
+    for (std::size_t k = 0; k < walls.size(); ++k) {
+        choc::WallConfig w;
+        w.triangles = walls[k];
+        w.restitution = wall_restitution[k];
+        c.walls.push_back(w);
+    }
+    c.lattice = "random";
+    System<3> s = detail::realise<3>(c, rng);
+    if (c.drag > 0.0) s.time_limit = 3.0 / c.drag;
+    return s;
+}
+
 // Linear drag alone in a periodic (or partly walled) box: the gas slows down
 // exponentially; runs end once it has lost most of its energy.
 template <int D>

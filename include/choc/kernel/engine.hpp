@@ -401,10 +401,13 @@ class Engine {
         if (!box_.triangles.empty()) {
             // a centre in a cell meets the triangles within its radius of the cell
             const double a = 0.5 * particles_.table.largest_diameter();
-            double width = 0.0;
+            double width = 0.0, smallest = a;
             for (int k = 0; k < D; ++k) width = std::max(width, cells_.width()[k]);
+            for (const auto& sp : particles_.table.species)
+                smallest = std::min(smallest, sp.radius);
             triangle_cells_ =
-                TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width));
+                TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width),
+                                 typename TriangleCells<D>::PatchRadii{a, smallest});
         }
         contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
         emission_ = ThermalEmission<D>(settings_.thermal_seed);
@@ -1108,22 +1111,40 @@ class Engine {
     // Improves i's wall candidate with the triangles listed for its cell (triangle_cells.hpp,
     // triangle_time.hpp). Only a contact before the present candidate and before the cell
     // crossing matters: the crossing looks again (`cross`), with the next cell's triangles,
-    // at the contacts beyond it. So a triangle is skipped when the centre cannot reach it
-    // before then (the sphere round its vertices is farther than the flight can go), or
-    // cannot come within its radius of the triangle's plane (triangle_plane_bound); curved
-    // flights are searched no further. The faces go first: a sphere coming down on a mesh
-    // meets the face of one triangle, and that contact, the same time as every coplanar
-    // neighbour's plane bound, rules out their rims in the second pass.
+    // at the contacts beyond it.
+    //   - The cell's flat patches first: coplanar triangles covering all of their plane the
+    //     centre can come within a radius of while in the cell are met when the plane is
+    //     (first_contact on the height, from the side the centre is on), by the triangle
+    //     holding the contact; kept only before the crossing, where the cell's cover holds.
+    //   - Then the loose triangles: one is skipped when the centre cannot reach it before
+    //     then (the sphere round its vertices is farther than the flight can go), or cannot
+    //     come within its radius of the triangle's plane (triangle_plane_bound); curved
+    //     flights are searched no further. The faces go first: a sphere coming down on a mesh
+    //     meets the face of one triangle, and that contact, the same time as every coplanar
+    //     neighbour's plane bound, rules out their rims in the second pass.
     void predict_triangles(std::uint32_t i) {
         Schedule& s = schedule_[i];
         const ParticleState<D> q = flight_from_now(i);
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
+        for (const auto* p = triangle_cells_.patches_begin(cell);
+             p != triangle_cells_.patches_end(cell); ++p) {
+            const double h = dot(q.x, p->normal) - p->offset, side = h >= 0.0 ? 1.0 : -1.0;
+            const double dt = motion_.first_contact(side * h - a, side * dot(q.v, p->normal),
+                                                    side * motion_.along(p->normal));
+            if (now_ + dt < s.wall_time && now_ + dt <= s.crossing_time) {
+                const std::uint32_t k =
+                    triangle_cells_.holder(*p, motion_.position(q, dt), box_.triangles);
+                s.wall_time = now_ + dt,
+                s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), k);
+            }
+        }
         // how far the centre can go in time w: |v| w (+ |g| w²/2 with gravity; drag only
         // slows it)
         const double speed = norm(q.v), pull = norm(motion_.acceleration(Vec<D>{}));
         for (const bool faces : {true, false})
-            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.loose_end(cell);
+                 ++e) {
                 // a one-sided triangle: its whole search in the first pass (the flag is read
                 // from the entry: the triangle itself is another cache line)
                 if (e->one_sided && !faces) continue;
@@ -1152,7 +1173,9 @@ class Engine {
                            double a) const {
         return [this, cell, e, a](const Vec<D>& x, const Vec<D>& q) {
             const double shared = shared_point_tolerance * (norm(q) + a);
-            for (const auto* o = triangle_cells_.begin(cell); o != triangle_cells_.end(cell); ++o) {
+            // (one-sided triangles are loose: never in a patch)
+            for (const auto* o = triangle_cells_.begin(cell); o != triangle_cells_.loose_end(cell);
+                 ++o) {
                 if (o == e || !o->one_sided) continue;
                 const Triangle<D>& other = box_.triangles[o->index];
                 if (other.distance(q) <= shared && passing_through(other, x, a)) return true;

@@ -70,6 +70,19 @@ inline constexpr double same_plane_tolerance = 1e-12;
 // roundings each, ~1e-16 of the coordinates.
 inline constexpr double shared_point_tolerance = 1e-12;
 
+// Flat patches (triangle_cells.hpp): two triangles of a cell are coplanar when their
+// planes' heights agree to within this fraction of (|x| + cell size + radius) everywhere in
+// the cell. Heights carry round-off of a few eps |x|, so coplanar triangles of a mesh (an
+// axis-aligned wall, a flat floor) pass with room to spare, while a fold of 1e-12 of the
+// coordinates is below anything check_wall_contact's 1e-9 can see.
+inline constexpr double coplanar_tolerance = 1e-12;
+// ... and a patch's triangles cover the region they stand for when every point of it lies
+// within this fraction of the smallest radius a of a triangle: a centre a gap g beside them
+// is met at distance sqrt(h² + g²), not |h|, so the plane bounces it at most g²/2a early,
+// 5e-13 a (the invariants allow 1e-9 a), and never late. Round-off leaves slivers ~1e-16
+// wide along the edges two triangles share.
+inline constexpr double patch_gap_tolerance = 1e-6;
+
 // Segment and triangle predictions (Engine::predict_segments, triangle_cells.hpp): a cell's bounds
 // carry round-off relative to (radius + cell width); the reach of a particle in a cell is widened
 // by this fraction of it, so that a segment within round-off of the cell is never skipped.

@@ -10,15 +10,28 @@
 // the plane, whether it is one-sided), so that the tests stream through one cell's entries
 // instead of reaching into a large mesh's triangles at random (a cache miss each, measured
 // as most of the cost).
+//
+// Flat patches (the engine's lists, built with PatchRadii): where a cell's triangles
+// include coplanar two-sided ones of one restitution that cover all of their plane a
+// centre in the cell can come within a radius of (plane_cover.hpp), the distance from such
+// a centre to them is its distance to the plane, so they are met exactly when the plane is:
+// one plane test stands for all of them, their faces, edges and corners. A cell's entries
+// are its loose triangles first, then each patch's triangles (a patch names its range), so
+// that a prediction streams through the loose ones and the patches' planes alone. A finely
+// meshed flat wall, the commonest large mesh, then costs a cell one plane.
 #pragma once
 
 #include "choc/kernel/cells.hpp"
+#include "choc/kernel/plane_cover.hpp"
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <vector>
 
 namespace choc {
@@ -26,17 +39,25 @@ namespace choc {
 template <int D>
 class TriangleCells {
   public:
+    // What finding flat patches needs of the particles: the largest radius (the reach less
+    // its round-off margin: the slab about a plane a centre must enter to touch it) and the
+    // smallest (a patch's triangles may leave gaps of round-off, patch_gap_tolerance of it).
+    struct PatchRadii {
+        double largest = 0.0, smallest = 0.0;
+    };
+
     TriangleCells() = default;
-    TriangleCells(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles, double reach) {
+    TriangleCells(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles, double reach,
+                  std::optional<PatchRadii> patches = std::nullopt) {
         if (triangles.empty()) return;
-        first_.assign(cells.size() + 1, 0);
+        std::vector<std::uint32_t> first(cells.size() + 1, 0);
         std::vector<std::uint32_t> fill; // where each cell's next entry goes
         // twice over the same cells: count, then fill
         for (int pass = 0; pass < 2; ++pass) {
             for (std::uint32_t k = 0; k < triangles.size(); ++k)
                 for_each_cell(cells, triangles[k], reach, [&](std::uint32_t c) {
                     if (pass == 0)
-                        ++first_[c + 1];
+                        ++first[c + 1];
                     else
                         index_[fill[c]++] = {triangles[k].centre,
                                              triangles[k].radius,
@@ -46,14 +67,21 @@ class TriangleCells {
                                              triangles[k].one_sided};
                 });
             if (pass == 0) {
-                for (std::size_t c = 1; c < first_.size(); ++c) first_[c] += first_[c - 1];
-                index_.assign(first_.back(), Entry{});
-                fill.assign(first_.begin(), first_.end() - 1);
+                for (std::size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+                index_.assign(first.back(), Entry{});
+                fill.assign(first.begin(), first.end() - 1);
             }
         }
+        heads_.resize(first.size());
+        for (std::size_t c = 0; c < first.size(); ++c) { // every entry loose, no patch
+            const std::uint32_t end = c + 1 < first.size() ? first[c + 1] : first[c];
+            heads_[c] = {first[c], end, 0};
+        }
+        if constexpr (D == 3)
+            if (patches) find_patches(cells, triangles, reach, *patches);
     }
 
-    bool empty() const { return first_.empty(); }
+    bool empty() const { return heads_.empty(); }
     struct Entry {
         Vec<D> centre; // the triangle's (triangle.hpp): every point within
         double radius; // radius of centre
@@ -63,12 +91,62 @@ class TriangleCells {
         bool one_sided;      // the triangle's (in the padding: the entry stays 72 bytes)
     };
     static_assert(D != 3 || sizeof(Entry) == 72, "an entry of a 3D cell: nine doubles");
-    const Entry* begin(std::uint32_t cell) const { return index_.data() + first_[cell]; }
-    const Entry* end(std::uint32_t cell) const { return index_.data() + first_[cell + 1]; }
+    // A flat patch of the cell: coplanar triangles that are met where their plane is.
+    struct Patch {
+        Vec<D> normal; // the plane: height(x) = dot(x, normal) - offset
+        double offset;
+        std::uint32_t first, last; // its triangles' entries
+    };
+
+    // All of the cell's triangles (loose ones, then the patches')
+    const Entry* begin(std::uint32_t cell) const { return index_.data() + heads_[cell].first; }
+    const Entry* end(std::uint32_t cell) const { return index_.data() + heads_[cell + 1].first; }
+    // ... the loose ones alone: [begin, loose_end)
+    const Entry* loose_end(std::uint32_t cell) const { return index_.data() + heads_[cell].loose; }
+    // ... and its patches
+    const Patch* patches_begin(std::uint32_t cell) const {
+        return patches_.data() + heads_[cell].patches;
+    }
+    const Patch* patches_end(std::uint32_t cell) const {
+        return patches_.data() + heads_[cell + 1].patches;
+    }
+    [[gnu::always_inline]] void prefetch(std::uint32_t cell) const {
+        __builtin_prefetch(&heads_[cell]); // inlined: GCC would delete a call to it as pure
+    }
+
+    // The patch's triangle that holds the contact of a centre at x (met where the plane
+    // is): the one nearest to x, looked for among those whose sphere holds the point of
+    // the plane under x (all of them if round-off left it in none).
+    std::uint32_t holder(const Patch& p, const Vec<D>& x,
+                         const std::vector<Triangle<D>>& triangles) const {
+        const Vec<D> foot = x - p.normal * (dot(x, p.normal) - p.offset);
+        std::uint32_t best = index_[p.first].index;
+        double best_d2 = std::numeric_limits<double>::infinity();
+        for (const bool all : {false, true}) {
+            for (std::uint32_t k = p.first; k < p.last; ++k) {
+                const Entry& e = index_[k];
+                const double r = e.radius * (1.0 + 1e-9);
+                if (!all && norm2(foot - e.centre) > r * r) continue;
+                const double d2 = triangles[e.index].distance_squared(x);
+                if (d2 < best_d2) best = e.index, best_d2 = d2;
+            }
+            if (best_d2 < std::numeric_limits<double>::infinity()) break;
+        }
+        return best;
+    }
+
     // the listed (cell, triangle) pairs
     std::size_t listed() const { return index_.size(); }
+    // the flat patches over all cells, and the triangles they hold
+    std::size_t patches() const { return patches_.size(); }
+    std::size_t in_patches() const {
+        std::size_t n = 0;
+        for (const Patch& p : patches_) n += p.last - p.first;
+        return n;
+    }
     std::size_t bytes() const {
-        return first_.capacity() * sizeof(std::uint32_t) + index_.capacity() * sizeof(Entry);
+        return heads_.capacity() * sizeof(Head) + index_.capacity() * sizeof(Entry) +
+               patches_.capacity() * sizeof(Patch);
     }
 
   private:
@@ -102,8 +180,112 @@ class TriangleCells {
         }
     }
 
-    std::vector<std::uint32_t> first_; // cell c's triangles are index_[first_[c] .. first_[c+1])
+    // Sorts every cell's entries into loose ones and flat patches. A patch is grown from a
+    // two-sided entry by the other two-sided entries of its restitution whose plane agrees
+    // with the seed's everywhere in the cell (within coplanar_tolerance of the
+    // coordinates), and kept if they cover the shadow of the cell's part within the
+    // largest radius of the plane: every point of it within patch_gap_tolerance of the
+    // smallest radius of a triangle. (A centre a gap g beside the triangles is met by them
+    // at sqrt(h² + g²) rather than |h|: a sphere is bounced at most g²/2a early, 5e-13 a.)
+    // The cell's box is grown by the reach's round-off margin, as the listing's is.
+    void find_patches(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles,
+                      double reach, PatchRadii radii) {
+        namespace pc = plane_cover;
+        const double margin = reach - radii.largest;
+        const double close = patch_gap_tolerance * radii.smallest;
+        std::vector<Entry> sorted;
+        sorted.reserve(index_.size());
+        std::vector<char> tried, patched;
+        std::vector<std::uint32_t> group;
+        std::vector<std::array<pc::Point, 3>> flat;
+        std::vector<pc::Point> shadow;
+        for (std::uint32_t c = 0; c < cells.size(); ++c) {
+            const Entry* e = index_.data() + heads_[c].first;
+            const std::uint32_t n = heads_[c + 1].first - heads_[c].first;
+            const auto here = static_cast<std::uint32_t>(sorted.size());
+            heads_[c].patches = static_cast<std::uint32_t>(patches_.size());
+            if (n == 0) {
+                heads_[c].first = heads_[c].loose = here;
+                continue;
+            }
+            Vec<D> lo, hi, mid;
+            for (int a = 0; a < D; ++a) {
+                lo[a] = cells.bound(c, a, -1) - margin, hi[a] = cells.bound(c, a, 1) + margin;
+                mid[a] = 0.5 * (lo[a] + hi[a]);
+            }
+            const double tolerance = coplanar_tolerance * (norm(mid) + norm(hi - lo) + reach);
+            tried.assign(n, 0), patched.assign(n, 0);
+            std::vector<Patch> found;
+            std::vector<std::vector<std::uint32_t>> members;
+            for (std::uint32_t s = 0; s < n; ++s) {
+                if (tried[s] || e[s].one_sided) continue;
+                tried[s] = 1;
+                const auto slab = pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest);
+                if (slab.empty()) continue;
+                group.assign(1, s);
+                const double restitution = triangles[e[s].index].restitution;
+                for (std::uint32_t j = s + 1; j < n; ++j) {
+                    if (tried[j] || e[j].one_sided ||
+                        triangles[e[j].index].restitution != restitution)
+                        continue;
+                    if (same_plane(e[s], e[j], lo, hi, tolerance)) group.push_back(j), tried[j] = 1;
+                }
+                const pc::PlaneFrame frame(e[s].normal, mid);
+                shadow.clear();
+                for (const auto& x : slab) shadow.push_back(frame(x));
+                flat.clear();
+                for (const std::uint32_t j : group) {
+                    const auto& v = triangles[e[j].index].vertex;
+                    flat.push_back({frame(v[0]), frame(v[1]), frame(v[2])});
+                }
+                if (!(pc::farthest_uncovered(pc::convex_hull(shadow), flat, close) <= close))
+                    continue;
+                found.push_back({e[s].normal, e[s].offset, 0, 0});
+                members.push_back(group);
+                for (const std::uint32_t j : group) patched[j] = 1;
+            }
+            // the cell's entries anew: loose ones first, then each patch's
+            for (std::uint32_t j = 0; j < n; ++j)
+                if (!patched[j]) sorted.push_back(e[j]);
+            const std::uint32_t loose = static_cast<std::uint32_t>(sorted.size());
+            for (std::size_t p = 0; p < found.size(); ++p) {
+                found[p].first = static_cast<std::uint32_t>(sorted.size());
+                for (const std::uint32_t j : members[p]) sorted.push_back(e[j]);
+                found[p].last = static_cast<std::uint32_t>(sorted.size());
+            }
+            // (the next cell's first is still the old one: it is read before it changes)
+            heads_[c].first = here;
+            heads_[c].loose = loose;
+            patches_.insert(patches_.end(), found.begin(), found.end());
+        }
+        heads_.back() = {static_cast<std::uint32_t>(sorted.size()),
+                         static_cast<std::uint32_t>(sorted.size()),
+                         static_cast<std::uint32_t>(patches_.size())};
+        index_ = std::move(sorted);
+    }
+
+    // Whether two entries' planes agree (up to orientation) to within `tolerance` over the
+    // box [lo, hi]: their heights differ by an affine function, largest at a corner.
+    static bool same_plane(const Entry& s, const Entry& j, const Vec<D>& lo, const Vec<D>& hi,
+                           double tolerance) {
+        const double sign = dot(s.normal, j.normal) >= 0.0 ? 1.0 : -1.0;
+        for (int k = 0; k < (1 << D); ++k) {
+            Vec<D> x;
+            for (int a = 0; a < D; ++a) x[a] = (k >> a) & 1 ? hi[a] : lo[a];
+            const double hs = dot(x, s.normal) - s.offset, hj = dot(x, j.normal) - j.offset;
+            if (!(std::abs(hs - sign * hj) <= tolerance)) return false;
+        }
+        return true;
+    }
+
+    // A cell's entries are index_[first .. next cell's first), the loose ones before
+    // `loose`; its patches are patches_[patches .. next cell's patches).
+    struct Head {
+        std::uint32_t first = 0, loose = 0, patches = 0;
+    };
+    std::vector<Head> heads_; // one a cell and one more (their ends); none: no triangles
     std::vector<Entry> index_;
+    std::vector<Patch> patches_;
 };
 
 } // namespace choc
