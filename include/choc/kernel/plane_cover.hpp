@@ -65,14 +65,18 @@ inline Polygon convex_hull(std::vector<Point> p) {
 }
 
 // The part of the convex polygon p on the left of the directed line from a to b (left) or
-// on its right (!left): one pass of Sutherland-Hodgman.
-inline Polygon clip(const Polygon& p, const Point& a, const Point& b, bool left) {
+// on its right (!left), the line moved `slack` (a distance) to the other side: one pass of
+// Sutherland-Hodgman.
+inline Polygon clip(const Polygon& p, const Point& a, const Point& b, bool left,
+                    double slack = 0.0) {
     Polygon out;
     const double sign = left ? 1.0 : -1.0;
+    // turn() is the distance from the line times |b - a|
+    const double shift = slack * std::hypot(b[0] - a[0], b[1] - a[1]);
     for (std::size_t k = 0; k < p.size(); ++k) {
         const Point& x = p[k];
         const Point& y = p[(k + 1) % p.size()];
-        const double sx = sign * turn(a, b, x), sy = sign * turn(a, b, y);
+        const double sx = sign * turn(a, b, x) + shift, sy = sign * turn(a, b, y) + shift;
         if (sx >= 0.0) out.push_back(x);
         if ((sx > 0.0 && sy < 0.0) || (sx < 0.0 && sy > 0.0)) {
             const double f = sx / (sx - sy);
@@ -92,9 +96,10 @@ inline double distance(const Point& x, const std::array<Point, 3>& t) {
         const double ex = b[0] - a[0], ey = b[1] - a[1];
         const double s =
             std::clamp(((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / (ex * ex + ey * ey), 0.0, 1.0);
-        best = std::min(best, std::hypot(x[0] - a[0] - s * ex, x[1] - a[1] - s * ey));
+        const double dx = x[0] - a[0] - s * ex, dy = x[1] - a[1] - s * ey;
+        best = std::min(best, dx * dx + dy * dy);
     }
-    return best;
+    return std::sqrt(best);
 }
 
 // How far from a triangle a point of the convex piece can be: the distance to a convex set
@@ -102,6 +107,21 @@ inline double distance(const Point& x, const std::array<Point, 3>& t) {
 inline double farthest(const Polygon& piece, const std::array<Point, 3>& t) {
     double far = 0.0;
     for (const Point& x : piece) far = std::max(far, distance(x, t));
+    return far;
+}
+
+// The distance from the piece's farthest vertex to the nearest triangle if that is more
+// than `close`, else at most `close` (the search stops at a triangle within it).
+inline double farthest_vertex(const Polygon& piece,
+                              const std::vector<std::array<Point, 3>>& triangles, double close) {
+    double far = 0.0;
+    for (const Point& x : piece) {
+        double d = std::numeric_limits<double>::infinity();
+        for (const auto& t : triangles)
+            if ((d = std::min(d, distance(x, t))) <= close) break;
+        if (d > close) return d;
+        far = std::max(far, d);
+    }
     return far;
 }
 
@@ -129,11 +149,7 @@ inline std::array<Polygon, 2> halves(const Polygon& piece) {
 inline double farthest_by_halves(const Polygon& piece,
                                  const std::vector<std::array<Point, 3>>& triangles, double close,
                                  int& budget) {
-    for (const Point& x : piece) {
-        double d = std::numeric_limits<double>::infinity();
-        for (const auto& t : triangles) d = std::min(d, distance(x, t));
-        if (d > close) return d;
-    }
+    if (const double d = farthest_vertex(piece, triangles, close); d > close) return d;
     for (const auto& t : triangles)
         if (const double far = farthest(piece, t); far <= close) return far;
     if (--budget < 0) return std::numeric_limits<double>::infinity();
@@ -147,20 +163,41 @@ inline double farthest_by_halves(const Polygon& piece,
 // Whether the triangles (either orientation) cover `region`, up to gaps of `close`: an
 // answer r <= close means that every point of the region lies within r of a triangle; an
 // answer above `close` that some point lies farther than `close` (or that the region was
-// cut too finely to tell: +infinity). Each triangle that overlaps a piece cuts it along
-// its edges; a part cut off whose points all lie within `close` of the cutting triangle
-// (the sliver round-off leaves along an edge two triangles share) is dropped, as are the
-// parts inside it. What is left are the uncovered parts, and parts of no area along the
-// triangles' edges (a segment on an edge line that no one triangle holds), which
-// farthest_by_halves settles. Past `most_pieces` at once, or `most_halvings`, the answer
-// is +infinity: a region cut so finely is not one a patch should stand for.
+// cut too finely to tell, or has no area: +infinity).
+//
+// Each triangle that overlaps a piece cuts it along its edges: the part beyond an edge's
+// line goes on as a piece, the rest is cut by the next edge, and what is inside all three
+// is covered. A part is only ever dropped when its points all lie within `close` of the
+// triangle that cut it, by the true distance (convex: checked at its vertices): the part
+// inside, and the sliver round-off leaves beyond an edge two triangles share. Points
+// beyond a line by less than `snap` of the region's size (round-off of the cut points,
+// ~1e-16 of it) stay on the inside, so that round-off makes no sliver of no area that no
+// one triangle holds; they are still dropped only by that distance check. What is left
+// at the end is uncovered, or within `close` of the union but of no one triangle:
+// farthest_by_halves settles it. Past `most_pieces` at once, or `most_halvings`, the
+// answer is +infinity: a region cut so finely is not one a patch should stand for.
 inline double farthest_uncovered(const Polygon& region, std::vector<std::array<Point, 3>> triangles,
                                  double close, std::size_t most_pieces = 256,
-                                 int most_halvings = 4096) {
+                                 int most_halvings = 4096, double snap = 1e-12) {
+    if (region.size() < 3 || !(area(region) > 0.0)) return std::numeric_limits<double>::infinity();
     for (auto& t : triangles)
         if (turn(t[0], t[1], t[2]) < 0.0) std::swap(t[1], t[2]); // counter-clockwise
+    // a corner of the region beyond every triangle: not covered, and no cutting needed
+    if (const double d = farthest_vertex(region, triangles, close); d > close) return d;
+    double size = 0.0;
+    for (const Point& x : region)
+        for (const Point& y : region) size = std::max(size, std::hypot(x[0] - y[0], x[1] - y[1]));
+    const double slack = snap * size;
     std::vector<Polygon> pieces{region}, next;
     double worst = 0.0; // the farthest point of the parts dropped as close
+    auto settle = [&](Polygon part, const std::array<Point, 3>& t) {
+        if (part.empty()) return;
+        const double far = farthest(part, t);
+        if (far <= close)
+            worst = std::max(worst, far);
+        else
+            next.push_back(std::move(part));
+    };
     for (const auto& t : triangles) {
         next.clear();
         for (Polygon piece : pieces) {
@@ -174,16 +211,14 @@ inline double farthest_uncovered(const Polygon& region, std::vector<std::array<P
                 continue;
             }
             for (int k = 0; k < 3 && !piece.empty(); ++k) {
-                Polygon outside = clip(piece, t[k], t[(k + 1) % 3], false);
-                if (!outside.empty()) {
-                    const double far = farthest(outside, t);
-                    if (far <= close)
-                        worst = std::max(worst, far);
-                    else
-                        next.push_back(std::move(outside));
-                }
-                piece = clip(piece, t[k], t[(k + 1) % 3], true);
+                const Point &a = t[k], &b = t[(k + 1) % 3];
+                const double beyond = slack * std::hypot(b[0] - a[0], b[1] - a[1]);
+                if (std::any_of(piece.begin(), piece.end(),
+                                [&](const Point& x) { return turn(a, b, x) < -beyond; }))
+                    settle(clip(piece, a, b, false), t);
+                piece = clip(piece, a, b, true, slack);
             }
+            settle(std::move(piece), t); // inside the triangle, but for the snap
         }
         if (next.size() > most_pieces) return std::numeric_limits<double>::infinity();
         std::swap(pieces, next);

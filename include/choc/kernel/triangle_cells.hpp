@@ -187,49 +187,52 @@ class TriangleCells {
     // largest radius of the plane: every point of it within patch_gap_tolerance of the
     // smallest radius of a triangle. (A centre a gap g beside the triangles is met by them
     // at sqrt(h² + g²) rather than |h|: a sphere is bounced at most g²/2a early, 5e-13 a.)
-    // The cell's box is grown by the reach's round-off margin, as the listing's is.
+    //
+    // A centre may stray from its cell by the reach's round-off margin m (the listing
+    // grows the cell by it). The shadow is taken of the cell itself, in a slab 2m wider,
+    // and that margin is paid out of the gap allowed: a centre m beyond the cell on every
+    // axis is within sqrt(3) m of a point of the cell no more than sqrt(3) m farther from
+    // the plane, whose shadow the triangles cover to within the gap less 2m. (Growing the
+    // shadow instead would leave strips m wide beyond a patch's edge wherever a mesh's
+    // boundary falls on a cell's, as a box lined from wall to wall does everywhere.)
     void find_patches(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles,
                       double reach, PatchRadii radii) {
         namespace pc = plane_cover;
         const double margin = reach - radii.largest;
-        const double close = patch_gap_tolerance * radii.smallest;
-        std::vector<Entry> sorted;
-        sorted.reserve(index_.size());
+        const double close = patch_gap_tolerance * radii.smallest - 2.0 * margin;
         std::vector<char> tried, patched;
-        std::vector<std::uint32_t> group;
+        std::vector<std::uint32_t> group, members; // members: the patches' entries in turn
         std::vector<std::array<pc::Point, 3>> flat;
         std::vector<pc::Point> shadow;
+        std::vector<Patch> found;
+        std::vector<Entry> sorted;
         for (std::uint32_t c = 0; c < cells.size(); ++c) {
-            const Entry* e = index_.data() + heads_[c].first;
+            Entry* e = index_.data() + heads_[c].first;
             const std::uint32_t n = heads_[c + 1].first - heads_[c].first;
-            const auto here = static_cast<std::uint32_t>(sorted.size());
             heads_[c].patches = static_cast<std::uint32_t>(patches_.size());
-            if (n == 0) {
-                heads_[c].first = heads_[c].loose = here;
-                continue;
-            }
-            Vec<D> lo, hi, mid;
+            if (n == 0) continue;
+            Vec<D> lo, hi, mid, grown_lo, grown_hi;
             for (int a = 0; a < D; ++a) {
-                lo[a] = cells.bound(c, a, -1) - margin, hi[a] = cells.bound(c, a, 1) + margin;
+                lo[a] = cells.bound(c, a, -1), hi[a] = cells.bound(c, a, 1);
+                grown_lo[a] = lo[a] - margin, grown_hi[a] = hi[a] + margin;
                 mid[a] = 0.5 * (lo[a] + hi[a]);
             }
             const double tolerance = coplanar_tolerance * (norm(mid) + norm(hi - lo) + reach);
             tried.assign(n, 0), patched.assign(n, 0);
-            std::vector<Patch> found;
-            std::vector<std::vector<std::uint32_t>> members;
+            found.clear(), members.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
                 if (tried[s] || e[s].one_sided) continue;
                 tried[s] = 1;
-                const auto slab = pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest);
+                const auto slab =
+                    pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest + 2.0 * margin);
                 if (slab.empty()) continue;
                 group.assign(1, s);
                 const double restitution = triangles[e[s].index].restitution;
-                for (std::uint32_t j = s + 1; j < n; ++j) {
-                    if (tried[j] || e[j].one_sided ||
-                        triangles[e[j].index].restitution != restitution)
-                        continue;
-                    if (same_plane(e[s], e[j], lo, hi, tolerance)) group.push_back(j), tried[j] = 1;
-                }
+                for (std::uint32_t j = s + 1; j < n; ++j)
+                    if (!tried[j] && !e[j].one_sided &&
+                        same_plane(e[s], e[j], grown_lo, grown_hi, tolerance) &&
+                        triangles[e[j].index].restitution == restitution)
+                        group.push_back(j), tried[j] = 1;
                 const pc::PlaneFrame frame(e[s].normal, mid);
                 shadow.clear();
                 for (const auto& x : slab) shadow.push_back(frame(x));
@@ -240,28 +243,28 @@ class TriangleCells {
                 }
                 if (!(pc::farthest_uncovered(pc::convex_hull(shadow), flat, close) <= close))
                     continue;
-                found.push_back({e[s].normal, e[s].offset, 0, 0});
-                members.push_back(group);
+                found.push_back(
+                    {e[s].normal, e[s].offset, static_cast<std::uint32_t>(group.size()), 0});
+                members.insert(members.end(), group.begin(), group.end());
                 for (const std::uint32_t j : group) patched[j] = 1;
             }
-            // the cell's entries anew: loose ones first, then each patch's
+            if (found.empty()) continue; // every entry loose, as listed
+            // the cell's entries in their new order, in place: loose ones, then each patch's
+            sorted.clear();
             for (std::uint32_t j = 0; j < n; ++j)
                 if (!patched[j]) sorted.push_back(e[j]);
-            const std::uint32_t loose = static_cast<std::uint32_t>(sorted.size());
-            for (std::size_t p = 0; p < found.size(); ++p) {
-                found[p].first = static_cast<std::uint32_t>(sorted.size());
-                for (const std::uint32_t j : members[p]) sorted.push_back(e[j]);
-                found[p].last = static_cast<std::uint32_t>(sorted.size());
+            heads_[c].loose = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
+            std::size_t next = 0;
+            for (Patch& p : found) {
+                const std::uint32_t size = p.first; // (held there until now)
+                p.first = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
+                for (std::uint32_t k = 0; k < size; ++k) sorted.push_back(e[members[next++]]);
+                p.last = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
             }
-            // (the next cell's first is still the old one: it is read before it changes)
-            heads_[c].first = here;
-            heads_[c].loose = loose;
+            std::copy(sorted.begin(), sorted.end(), e);
             patches_.insert(patches_.end(), found.begin(), found.end());
         }
-        heads_.back() = {static_cast<std::uint32_t>(sorted.size()),
-                         static_cast<std::uint32_t>(sorted.size()),
-                         static_cast<std::uint32_t>(patches_.size())};
-        index_ = std::move(sorted);
+        heads_.back().patches = static_cast<std::uint32_t>(patches_.size());
     }
 
     // Whether two entries' planes agree (up to orientation) to within `tolerance` over the
