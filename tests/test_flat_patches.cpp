@@ -2,12 +2,13 @@
 // patches a cell finds (and those it must not: holes, folds, other restitutions, one-sided
 // triangles), and the engine with finely meshed flat walls against the same box with plane
 // walls in their place, event by event.
-#include <choc/init/random_packing.hpp>
 #include <choc/kernel/engine.hpp>
 #include <choc/kernel/plane_cover.hpp>
 #include <choc/kernel/triangle_cells.hpp>
 
 #include <doctest/doctest.h>
+
+#include "mesh_box.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -166,29 +167,13 @@ TEST_CASE("a box within a slab: its shadow holds every sampled point of it") {
 
 namespace {
 
-// The quadrilateral a, b, c, d (in order round it, planar) as n x n squares of two
-// triangles, restitution e, one-sided or not.
-void add_quad(std::vector<Triangle<3>>& out, const V& a, const V& b, const V& c, const V& d, int n,
-              double e = 1.0, bool one_sided = false) {
-    auto at = [&](int i, int j) {
-        const double s = double(i) / n, w = double(j) / n;
-        return a * ((1 - s) * (1 - w)) + b * (s * (1 - w)) + c * (s * w) + d * ((1 - s) * w);
-    };
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) {
-            out.push_back(Triangle<3>::through(at(i, j), at(i + 1, j), at(i + 1, j + 1), e));
-            out.push_back(Triangle<3>::through(at(i, j), at(i + 1, j + 1), at(i, j + 1), e));
-            out.back().one_sided = out[out.size() - 2].one_sided = one_sided;
-        }
-}
-
 // A walled box 10 x 10 x 6 with a floor at z = 2 over all of it, n x n squares.
 Box<3> floor_box(int n) {
     Box<3> box;
     box.length = vec(10.0, 10.0, 6.0);
     box.periodic = {false, false, false};
     add_box_walls(box, 1.0);
-    add_quad(box.triangles, vec(0, 0, 2), vec(10, 0, 2), vec(10, 10, 2), vec(0, 10, 2), n);
+    add_quad(box, vec(0, 0, 2), vec(10, 0, 2), vec(10, 10, 2), vec(0, 10, 2), 1.0, n);
     return box;
 }
 
@@ -308,7 +293,7 @@ TEST_CASE("cells over a hole, a fold, another restitution or a one-sided part ke
         Box<3> box;
         box.length = vec(10.0, 10.0, 6.0);
         box.periodic = {false, false, false};
-        add_quad(box.triangles, vec(0, 0, 2), vec(6, 0, 2), vec(6, 10, 2), vec(0, 10, 2), 12);
+        add_quad(box, vec(0, 0, 2), vec(6, 0, 2), vec(6, 10, 2), vec(0, 10, 2), 1.0, 12);
         // the cells reaching past x = 6 (their shadow is not all floor)
         CHECK(loose_cells(box) == cells_over(box, 6.0, 10.0, 0.0, 10.0));
     }
@@ -392,17 +377,6 @@ Box<3> cube_box(int n) {
     return box;
 }
 
-Particles<3> gas_in_cube(const Box<3>& box, std::size_t n, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    const Region<3> inside{vec(1.0, 1.0, 1.0), vec(11.0, 11.0, 11.0)};
-    const auto x = random_packing(box, std::vector<double>(n, 0.5), rng, &inside);
-    std::normal_distribution<double> gauss;
-    Particles<3> p;
-    p.table = SpeciesTable({{"A", 0.5, 1.0}});
-    for (const auto& xi : x) p.add(xi, vec(gauss(rng), gauss(rng), gauss(rng)), 0);
-    return p;
-}
-
 // The face of the cube a wall event names: 0..5 as (axis, low/high), from a plane wall's
 // number (after the box's own six) or a triangle's plane.
 int face_of(const Box<3>& box, std::uint32_t w) {
@@ -423,7 +397,7 @@ int face_of(const Box<3>& box, std::uint32_t w) {
 template <class Motion>
 void compare_with_planes(int n, const Motion& motion, unsigned seed, std::size_t count = 400) {
     const Box<3> planes = cube_box(0), mesh = cube_box(n);
-    const auto particles = gas_in_cube(mesh, 100, seed);
+    const auto particles = gas_in_mesh(mesh, 100, seed);
     Engine<3, DefaultCalendar, Motion, Logged> a(planes, particles, {}, motion),
         b(mesh, particles, {}, motion);
     while (a.event_log().events.size() < count) a.run(never, ~0ull, 100);

@@ -350,23 +350,9 @@ TEST_CASE("a degenerate triangle has no shape") {
 #include <choc/kernel/engine.hpp>
 #include <choc/kernel/overlap.hpp>
 
-namespace {
+#include "mesh_box.hpp"
 
-// The quadrilateral a, b, c, d (in order round it, planar) as n x n small ones, two
-// triangles each: a mesh whose shared edges and vertices a sphere meets all the time.
-void add_quad(Box<3>& box, const V& a, const V& b, const V& c, const V& d, double e, int n = 1) {
-    auto at = [&](int i, int j) { // bilinear in the quadrilateral
-        const double u = double(i) / n, w = double(j) / n;
-        return a * ((1 - u) * (1 - w)) + b * (u * (1 - w)) + c * (u * w) + d * ((1 - u) * w);
-    };
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) {
-            box.triangles.push_back(
-                Triangle<3>::through(at(i, j), at(i + 1, j), at(i + 1, j + 1), e));
-            box.triangles.push_back(
-                Triangle<3>::through(at(i, j), at(i + 1, j + 1), at(i, j + 1), e));
-        }
-}
+namespace {
 
 // A walled box 12 wide holding a closed cube of triangles, [1, 11]³, each face split into
 // n x n squares of two triangles, and a tilted triangular baffle and a small pyramid inside
@@ -393,18 +379,6 @@ Box<3> box_with_mesh(double e = 1.0, int n = 1) {
         box.triangles.push_back(Triangle<3>::through(base[k], base[(k + 1) % 3], apex, e));
     box.triangles.push_back(Triangle<3>::through(base[0], base[1], base[2], e));
     return box;
-}
-
-// N spheres of radius 0.5 inside the mesh cube, clear of every triangle, Gaussian velocities.
-Particles<3> gas_in_mesh(const Box<3>& box, std::size_t n, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    const Region<3> inside{vec(1.0, 1.0, 1.0), vec(11.0, 11.0, 11.0)};
-    const auto x = random_packing(box, std::vector<double>(n, 0.5), rng, &inside);
-    std::normal_distribution<double> gauss;
-    Particles<3> p;
-    p.table = SpeciesTable({{"A", 0.5, 1.0}});
-    for (const auto& xi : x) p.add(xi, vec(gauss(rng), gauss(rng), gauss(rng)), 0);
-    return p;
 }
 
 template <class Eng>
