@@ -71,10 +71,13 @@ inline constexpr double same_plane_tolerance = 1e-12;
 inline constexpr double shared_point_tolerance = 1e-12;
 
 // Flat patches (triangle_cells.hpp): two triangles of a cell are coplanar when their
-// planes' heights agree to within this fraction of (|x| + cell size + radius) everywhere in
-// the cell. Heights carry round-off of a few eps |x|, so coplanar triangles of a mesh (an
-// axis-aligned wall, a flat floor) pass with room to spare, while a fold of 1e-12 of the
-// coordinates is below anything check_wall_contact's 1e-9 can see.
+// planes' heights agree to within this fraction of the smallest radius a everywhere in the
+// cell. A fold that small moves a contact by less than 1e-12 a, a thousandth of what the
+// invariants check (1e-9 a). Heights carry round-off of a few eps |x|, so coplanar
+// triangles of a mesh (an axis-aligned wall, a flat floor) pass wherever |x| is below
+// about a thousand radii; farther out, and for a tilted mesh written in single precision,
+// they are met triangle by triangle, as exactly. (Relative to the coordinates instead, a
+// real fold of 1e-12 |x| would pass in a large box: more than 1e-9 a once |x| > 1e3 a.)
 inline constexpr double coplanar_tolerance = 1e-12;
 // ... and a patch's triangles cover the region they stand for when every point of it lies
 // within this fraction of the smallest radius a of a triangle: a centre a gap g beside them

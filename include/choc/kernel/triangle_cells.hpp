@@ -182,8 +182,8 @@ class TriangleCells {
 
     // Sorts every cell's entries into loose ones and flat patches. A patch is grown from a
     // two-sided entry by the other two-sided entries of its restitution whose plane agrees
-    // with the seed's everywhere in the cell (within coplanar_tolerance of the
-    // coordinates), and kept if they cover the shadow of the cell's part within the
+    // with the seed's everywhere in the cell (within coplanar_tolerance of the smallest
+    // radius), and kept if they cover the shadow of the cell's part within the
     // largest radius of the plane: every point of it within patch_gap_tolerance of the
     // smallest radius of a triangle. (A centre a gap g beside the triangles is met by them
     // at sqrt(h² + g²) rather than |h|: a sphere is bounced at most g²/2a early, 5e-13 a.)
@@ -217,7 +217,7 @@ class TriangleCells {
                 grown_lo[a] = lo[a] - margin, grown_hi[a] = hi[a] + margin;
                 mid[a] = 0.5 * (lo[a] + hi[a]);
             }
-            const double tolerance = coplanar_tolerance * (norm(mid) + norm(hi - lo) + reach);
+            const double tolerance = coplanar_tolerance * radii.smallest;
             tried.assign(n, 0), patched.assign(n, 0);
             found.clear(), members.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
