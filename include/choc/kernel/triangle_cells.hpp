@@ -110,10 +110,6 @@ class TriangleCells {
     const Patch* patches_end(std::uint32_t cell) const {
         return patches_.data() + heads_[cell + 1].patches;
     }
-    [[gnu::always_inline]] void prefetch(std::uint32_t cell) const {
-        __builtin_prefetch(&heads_[cell]); // inlined: GCC would delete a call to it as pure
-    }
-
     // The patch's triangle that holds the contact of a centre at x (met where the plane
     // is): the one nearest to x, looked for among those whose sphere holds the point of
     // the plane under x (all of them if round-off left it in none).
@@ -200,8 +196,10 @@ class TriangleCells {
         namespace pc = plane_cover;
         const double margin = reach - radii.largest;
         const double close = patch_gap_tolerance * radii.smallest - 2.0 * margin;
+        const double tolerance = coplanar_tolerance * radii.smallest;
         std::vector<char> tried, patched;
-        std::vector<std::uint32_t> group, members; // members: the patches' entries in turn
+        std::vector<std::uint32_t> group, members; // members: the patches' entries in turn,
+        std::vector<std::uint32_t> sizes;          // so many for each patch
         std::vector<std::array<pc::Point, 3>> flat;
         std::vector<pc::Point> shadow;
         std::vector<Patch> found;
@@ -217,9 +215,8 @@ class TriangleCells {
                 grown_lo[a] = lo[a] - margin, grown_hi[a] = hi[a] + margin;
                 mid[a] = 0.5 * (lo[a] + hi[a]);
             }
-            const double tolerance = coplanar_tolerance * radii.smallest;
             tried.assign(n, 0), patched.assign(n, 0);
-            found.clear(), members.clear();
+            found.clear(), members.clear(), sizes.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
                 if (tried[s] || e[s].one_sided) continue;
                 tried[s] = 1;
@@ -243,8 +240,8 @@ class TriangleCells {
                 }
                 if (!(pc::farthest_uncovered(pc::convex_hull(shadow), flat, close) <= close))
                     continue;
-                found.push_back(
-                    {e[s].normal, e[s].offset, static_cast<std::uint32_t>(group.size()), 0});
+                found.push_back({e[s].normal, e[s].offset, 0, 0}); // (its range: below)
+                sizes.push_back(static_cast<std::uint32_t>(group.size()));
                 members.insert(members.end(), group.begin(), group.end());
                 for (const std::uint32_t j : group) patched[j] = 1;
             }
@@ -255,11 +252,10 @@ class TriangleCells {
                 if (!patched[j]) sorted.push_back(e[j]);
             heads_[c].loose = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
             std::size_t next = 0;
-            for (Patch& p : found) {
-                const std::uint32_t size = p.first; // (held there until now)
-                p.first = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
-                for (std::uint32_t k = 0; k < size; ++k) sorted.push_back(e[members[next++]]);
-                p.last = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
+            for (std::size_t p = 0; p < found.size(); ++p) {
+                found[p].first = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
+                for (std::uint32_t k = 0; k < sizes[p]; ++k) sorted.push_back(e[members[next++]]);
+                found[p].last = heads_[c].first + static_cast<std::uint32_t>(sorted.size());
             }
             std::copy(sorted.begin(), sorted.end(), e);
             patches_.insert(patches_.end(), found.begin(), found.end());
