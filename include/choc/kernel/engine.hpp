@@ -83,84 +83,20 @@ class Engine {
         no_events,  // nothing will ever happen again (every particle at rest, say)
     };
 
-    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion = {})
-        : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
-        const auto n = static_cast<std::uint32_t>(particles_.size());
-        for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
-        for (std::uint32_t i = 0; i < n; ++i)
-            for (std::size_t l = 0; l <= level_of(i); ++l)
-                enter(l, i, grid(l).cell_at(particles_.state[i].x));
-        renumber();
-        for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-        reset_counts(0.0);
-        reset_fluxes();
-        ledger_ = ledger();
-    }
+    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion = {});
 
     // Processes events in time order while the next one is no later than `until` (an
     // absolute time), stopping once the measured phase has `collision_limit` pair
     // collisions or after `budget` events (so the caller can report progress).
     // After Stop::time every particle's state is valid at `until`.
-    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
-        if (retired_) throw std::logic_error("Engine::run after retire()");
-        stopped_at_.reset();
-        for (std::uint64_t k = 0; k < budget; ++k) {
-            const double local_until = until - origin_; // the origin moves at maintenance
-            if (tally_.collisions >= collision_limit) return Stop::collisions;
-            const double t = calendar_.top_time();
-            if (sheared_) [[unlikely]] {
-                // the sliding images pass a column width first: widen the windows
-                const double tick = le_.tick_time(tick_ + 1, tick_width_);
-                if (tick <= t && tick <= local_until) {
-                    now_ = std::max(now_, tick);
-                    ++tick_;
-                    slide();
-                    continue;
-                }
-                if (settings_.shear_temperature > 0.0 &&
-                    tally_.collisions - thermostat_from_ >= thermostat_every()) {
-                    thermostat();
-                    continue;
-                }
-            }
-            if (t > local_until || t == never) {
-                if (local_until == never) return Stop::no_events;
-                now_ = local_until;
-                stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
-                return Stop::time;
-            }
-            if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
-            // a run whose clock stands still for ever is stuck, not slow (audit.hpp)
-            if (t > now_)
-                events_at_now_ = 0;
-            else if (++events_at_now_ > stuck_limit_) [[unlikely]]
-                clock_stuck();
-            now_ = t;
-            prefetch_upcoming();
-            ++processed_;
-            process(calendar_.top());
-            if (++since_maintenance_ >= maintain_every_) maintain();
-        }
-        return Stop::budget;
-    }
+    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget);
 
     // Starts the measured phase: counts, virial and energy integrals from zero.
-    void reset_tally() {
-        thermostat_from_ = 0; // (the collision count restarts, and the thermostat's with it)
-        reset_counts(now_);
-        reset_fluxes();
-        ledger_ = ledger(); // the drag integral starts again from zero
-        collision_energy_since_check_ = 0.0;
-    }
+    void reset_tally();
 
     // The energy and momentum invariants (audit.hpp) now, against the last check; done at
     // every maintenance step, and by the caller at the end of a run. O(N).
-    void check_conservation() {
-        const Ledger<D> now = ledger();
-        check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
-        ledger_ = now;
-        collision_energy_since_check_ = 0.0;
-    }
+    void check_conservation();
 
     // Largest relative gap (or overlap) a contact may show from round-off (audit.hpp).
     double contact_tolerance() const { return contact_tolerance_; }
@@ -268,17 +204,7 @@ class Engine {
     // final outputs take theirs, so that the end of a run does not set its peak memory.
     // The particles, the clock and the tally stay: snapshot, visit, the kinetic integrals
     // and memory_bytes still answer. run() may not be called again.
-    void retire() {
-        if (retired_) return;
-        retired_bytes_ = memory_bytes();
-        retired_ = true;
-        calendar_ = Cal(0);
-        schedule_ = FastVector<Schedule>();
-        cells_.release();
-        for (auto& g : upper_) g.release();
-        triangle_cells_ = TriangleCells<D>();
-        last_partner_ = std::vector<std::uint32_t>();
-    }
+    void retire();
     Log& event_log() { return log_; }
     // Calendar entries processed since the engine was built (every event, stale ones
     // included): what a `budget` counts, so a caller can stop on a fixed grid of counts.
@@ -330,56 +256,11 @@ class Engine {
     // calendar, whose order is a function of its entries, (time, particle), and is
     // rebuilt from the candidates. A restored engine processes the same events in the same
     // order with the same arithmetic as the one saved: its run is the same to the bit.
-    void save(ArchiveWriter& out) const {
-        out.tag(archive_tag);
-        save_configuration(out, box_, particles_);
-        out.tag(archive_tag + 1);
-        cells_.save(out);
-        for (const auto& g : upper_) g.save(out);
-        out.put(schedule_);
-        out.put(last_partner_);
-        out.put(id_);
-        out.put(last_collision_);
-        out.put(tc_);
-        out.put(ledger_);
-        out.put(events_at_now_);
-        out.put(wrapped_potential_);
-        out.put(collision_energy_since_check_);
-        out.tag(archive_tag + 2);
-        save_tally(out, tally_);
-        flux_.save(out);
-        emission_.save(out);
-        out.put(now_);
-        out.put(stopped_at_);
-        out.put(origin_);
-        out.put(since_maintenance_);
-        out.put(processed_);
-        out.put(le_.origin);
-        out.put(le_.start_offset);
-        out.put(le_.start_column);
-        out.put(tick_);
-        out.put(le_crossed_);
-        out.put(le_y2_start_);
-        out.put(le_py_);
-        out.put(le_since_);
-        out.put(thermostat_from_);
-        out.put(drift_time_);
-        out.put(drift_since_);
-        out.put(mass_);
-        out.put(drift_);
-        out.tag(archive_tag + 3);
-    }
+    void save(ArchiveWriter& out) const;
 
     // The engine `save` wrote, with the settings and motion it was built with. Throws
     // ArchiveError when the state is damaged or does not fit the settings.
-    static Engine restore(ArchiveReader& in, Settings settings, Motion motion = {}) {
-        in.expect(archive_tag, "start");
-        auto [box, particles] = restore_configuration<D>(in);
-        in.expect(archive_tag + 1, "particles");
-        Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
-        e.restore_state(in);
-        return e;
-    }
+    static Engine restore(ArchiveReader& in, Settings settings, Motion motion = {});
 
   private:
     friend class GroupStep<D>; // the simultaneous step works on the engine's state
@@ -388,57 +269,7 @@ class Engine {
     // tables and the limits, with no particle in a cell and nothing scheduled yet (the
     // public constructor goes on to place and predict; `restore` reads them back).
     struct Unscheduled {};
-    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled)
-        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          // sliding boundaries look across the face from one grid (scan_sliding)
-          motion_(motion),
-          levels_(cell_levels_of(box_, particles_, box_.sheared() ? 0.0 : settings_.level_ratio)),
-          cells_(box_, levels_.min_width(0), levels_.listed(0), particles_.size()),
-          calendar_(particles_.size()), schedule_(particles_.size()),
-          last_partner_(particles_.size(), none), id_(particles_.size()) {
-        for (std::size_t l = 1; l < levels_.size(); ++l)
-            upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
-        if (!box_.triangles.empty()) {
-            // a centre in a cell meets the triangles within its radius of the cell
-            const double a = 0.5 * particles_.table.largest_diameter();
-            double width = 0.0, smallest = a;
-            for (int k = 0; k < D; ++k) width = std::max(width, cells_.width()[k]);
-            for (const auto& sp : particles_.table.species)
-                smallest = std::min(smallest, sp.radius);
-            triangle_cells_ =
-                TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width),
-                                 typename TriangleCells<D>::PatchRadii{a, smallest});
-        }
-        contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
-        emission_ = ThermalEmission<D>(settings_.thermal_seed);
-        // a group's linear system knows restitution, not re-emission
-        if (settings_.epsilon > 0.0 && std::any_of(box_.walls.begin(), box_.walls.end(),
-                                                   [](const Wall<D>& w) { return w.thermal(); }))
-            throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
-        // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
-        overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
-        if (settings_.tc > 0.0) {
-            last_collision_.assign(particles_.size(), -never);
-            if (settings_.tc_from_start) tc_ = settings_.tc;
-        }
-        const std::size_t species = particles_.table.size();
-        restitution_ = settings_.pair_restitution;
-        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
-        if (restitution_.size() != species * species)
-            throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
-        stuck_limit_ =
-            stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
-        momentum_conserved_ =
-            !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
-            box_.triangles.empty() &&
-            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-        fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
-        if (box_.sheared()) set_up_sliding();
-        maintain_every_ =
-            settings_.maintain_every > 0
-                ? settings_.maintain_every
-                : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
-    }
+    Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled);
 
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
@@ -1193,8 +1024,8 @@ class Engine {
     }
 
     // ∫ KE dt of particle i's flight from its stamp (or the start of the measured phase,
-    // if later) to now.
-    double open_flight_kinetic(std::uint32_t i) const {
+    // if later) to now. (Straight flights keep it in the tally instead.)
+    double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field {
         const auto& p = particles_.state[i];
         const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
         return to > from ? 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to) : 0.0;
@@ -1697,5 +1528,213 @@ class Engine {
     double drift_time_ = 0.0, drift_since_ = 0.0, mass_ = 0.0;
     Vec<D> drift_{};
 };
+
+// --- The entry points, defined outside the class ----------------------------------------
+//
+// Not inline, so that a program using one of the engines compiled in the library (below)
+// does not compile the event loop again: everything else is reached only through these.
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings settings,
+                                    Motion motion)
+    : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
+    const auto n = static_cast<std::uint32_t>(particles_.size());
+    for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::size_t l = 0; l <= level_of(i); ++l)
+            enter(l, i, grid(l).cell_at(particles_.state[i].x));
+    renumber();
+    for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
+    reset_counts(0.0);
+    reset_fluxes();
+    ledger_ = ledger();
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+auto Engine<D, Cal, Motion, Log>::run(double until, std::uint64_t collision_limit,
+                                      std::uint64_t budget) -> Stop {
+    if (retired_) throw std::logic_error("Engine::run after retire()");
+    stopped_at_.reset();
+    for (std::uint64_t k = 0; k < budget; ++k) {
+        const double local_until = until - origin_; // the origin moves at maintenance
+        if (tally_.collisions >= collision_limit) return Stop::collisions;
+        const double t = calendar_.top_time();
+        if (sheared_) [[unlikely]] {
+            // the sliding images pass a column width first: widen the windows
+            const double tick = le_.tick_time(tick_ + 1, tick_width_);
+            if (tick <= t && tick <= local_until) {
+                now_ = std::max(now_, tick);
+                ++tick_;
+                slide();
+                continue;
+            }
+            if (settings_.shear_temperature > 0.0 &&
+                tally_.collisions - thermostat_from_ >= thermostat_every()) {
+                thermostat();
+                continue;
+            }
+        }
+        if (t > local_until || t == never) {
+            if (local_until == never) return Stop::no_events;
+            now_ = local_until;
+            stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
+            return Stop::time;
+        }
+        if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
+        // a run whose clock stands still for ever is stuck, not slow (audit.hpp)
+        if (t > now_)
+            events_at_now_ = 0;
+        else if (++events_at_now_ > stuck_limit_) [[unlikely]]
+            clock_stuck();
+        now_ = t;
+        prefetch_upcoming();
+        ++processed_;
+        process(calendar_.top());
+        if (++since_maintenance_ >= maintain_every_) maintain();
+    }
+    return Stop::budget;
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+void Engine<D, Cal, Motion, Log>::reset_tally() {
+    thermostat_from_ = 0; // (the collision count restarts, and the thermostat's with it)
+    reset_counts(now_);
+    reset_fluxes();
+    ledger_ = ledger(); // the drag integral starts again from zero
+    collision_energy_since_check_ = 0.0;
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+void Engine<D, Cal, Motion, Log>::check_conservation() {
+    const Ledger<D> now = ledger();
+    check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
+    ledger_ = now;
+    collision_energy_since_check_ = 0.0;
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
+    out.tag(archive_tag);
+    save_configuration(out, box_, particles_);
+    out.tag(archive_tag + 1);
+    cells_.save(out);
+    for (const auto& g : upper_) g.save(out);
+    out.put(schedule_);
+    out.put(last_partner_);
+    out.put(id_);
+    out.put(last_collision_);
+    out.put(tc_);
+    out.put(ledger_);
+    out.put(events_at_now_);
+    out.put(wrapped_potential_);
+    out.put(collision_energy_since_check_);
+    out.tag(archive_tag + 2);
+    save_tally(out, tally_);
+    flux_.save(out);
+    emission_.save(out);
+    out.put(now_);
+    out.put(stopped_at_);
+    out.put(origin_);
+    out.put(since_maintenance_);
+    out.put(processed_);
+    out.put(le_.origin);
+    out.put(le_.start_offset);
+    out.put(le_.start_column);
+    out.put(tick_);
+    out.put(le_crossed_);
+    out.put(le_y2_start_);
+    out.put(le_py_);
+    out.put(le_since_);
+    out.put(thermostat_from_);
+    out.put(drift_time_);
+    out.put(drift_since_);
+    out.put(mass_);
+    out.put(drift_);
+    out.tag(archive_tag + 3);
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+auto Engine<D, Cal, Motion, Log>::restore(ArchiveReader& in, Settings settings, Motion motion)
+    -> Engine {
+    in.expect(archive_tag, "start");
+    auto [box, particles] = restore_configuration<D>(in);
+    in.expect(archive_tag + 1, "particles");
+    Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
+    e.restore_state(in);
+    return e;
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+void Engine<D, Cal, Motion, Log>::retire() {
+    if (retired_) return;
+    retired_bytes_ = memory_bytes();
+    retired_ = true;
+    calendar_ = Cal(0);
+    schedule_ = FastVector<Schedule>();
+    cells_.release();
+    for (auto& g : upper_) g.release();
+    triangle_cells_ = TriangleCells<D>();
+    last_partner_ = std::vector<std::uint32_t>();
+}
+
+template <int D, Calendar Cal, Motion<D> Motion, class Log>
+Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings settings,
+                                    Motion motion, Unscheduled)
+    : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
+      // sliding boundaries look across the face from one grid (scan_sliding)
+      motion_(motion),
+      levels_(cell_levels_of(box_, particles_, box_.sheared() ? 0.0 : settings_.level_ratio)),
+      cells_(box_, levels_.min_width(0), levels_.listed(0), particles_.size()),
+      calendar_(particles_.size()), schedule_(particles_.size()),
+      last_partner_(particles_.size(), none), id_(particles_.size()) {
+    for (std::size_t l = 1; l < levels_.size(); ++l)
+        upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
+    if (!box_.triangles.empty()) {
+        // a centre in a cell meets the triangles within its radius of the cell
+        const double a = 0.5 * particles_.table.largest_diameter();
+        double width = 0.0, smallest = a;
+        for (int k = 0; k < D; ++k) width = std::max(width, cells_.width()[k]);
+        for (const auto& sp : particles_.table.species) smallest = std::min(smallest, sp.radius);
+        triangle_cells_ =
+            TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width),
+                             typename TriangleCells<D>::PatchRadii{a, smallest});
+    }
+    contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+    emission_ = ThermalEmission<D>(settings_.thermal_seed);
+    // a group's linear system knows restitution, not re-emission
+    if (settings_.epsilon > 0.0 && std::any_of(box_.walls.begin(), box_.walls.end(),
+                                               [](const Wall<D>& w) { return w.thermal(); }))
+        throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
+    // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
+    overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
+    if (settings_.tc > 0.0) {
+        last_collision_.assign(particles_.size(), -never);
+        if (settings_.tc_from_start) tc_ = settings_.tc;
+    }
+    const std::size_t species = particles_.table.size();
+    restitution_ = settings_.pair_restitution;
+    if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
+    if (restitution_.size() != species * species)
+        throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
+    stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
+    momentum_conserved_ =
+        !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
+        box_.triangles.empty() &&
+        std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+    fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
+    if (box_.sheared()) set_up_sliding();
+    maintain_every_ = settings_.maintain_every > 0
+                          ? settings_.maintain_every
+                          : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
+}
+
+// The engines `choc run` uses (simulation.cpp: 2D or 3D, straight flights or a field, the
+// default calendar, no event log) are compiled once, in the library
+// (lib/choc/kernel/engine_*.cpp), and linked wherever they are used. An engine with another
+// calendar or an event log (tests, benchmarks) is compiled where it is used.
+extern template class Engine<2>;
+extern template class Engine<3>;
+extern template class Engine<2, DefaultCalendar, Field<2>>;
+extern template class Engine<3, DefaultCalendar, Field<3>>;
 
 } // namespace choc

@@ -39,15 +39,20 @@
 // (gauss_jordan.hpp): |A x - b| <= tolerance (max|b| + max|A| max|x|).
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/cuthill_mckee_ordering.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace choc {
+
+// The reverse Cuthill–McKee order of the graph on n vertices with the given edges (pairs
+// i != j; others ignored): order[p] is the vertex at position p. Boost.Graph's
+// cuthill_mckee_ordering, compiled in lib/choc/kernel/sparse_ldlt.cpp (its headers take
+// seconds to compile, so they stay out of every header).
+std::vector<std::size_t>
+reverse_cuthill_mckee(std::size_t n, const std::vector<std::pair<std::size_t, std::size_t>>& edges);
 
 class SparseLdlt {
   public:
@@ -56,18 +61,7 @@ class SparseLdlt {
     // the envelope; entries are then added with add(), all zero until then.
     void reset(std::size_t n, const std::vector<std::pair<std::size_t, std::size_t>>& pattern) {
         n_ = n;
-        using Graph =
-            boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                  boost::property<boost::vertex_color_t, boost::default_color_type,
-                                                  boost::property<boost::vertex_degree_t, int>>>;
-        Graph graph(n);
-        for (const auto& [i, j] : pattern)
-            if (i != j) boost::add_edge(i, j, graph);
-        // Boost writes the Cuthill–McKee order; filling it from the back reverses it
-        // (RCM: the same envelope size or smaller, George & Liu §4.3).
-        order_.assign(n, 0);
-        boost::cuthill_mckee_ordering(graph, order_.rbegin(), get(boost::vertex_color, graph),
-                                      boost::make_degree_map(graph));
+        order_ = reverse_cuthill_mckee(n, pattern);
         position_.assign(n, 0);
         for (std::size_t p = 0; p < n; ++p) position_[order_[p]] = p;
 

@@ -82,48 +82,14 @@ class StepEngine {
 
     enum class Stop { time, collisions, budget, no_events };
 
-    StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion = {})
-        : StepEngine(std::move(box), std::move(particles), settings, motion, Restored{}) {
-        // all particles at one time stamp: the start's
-        for (auto& p : particles_.state) motion_.advance(p, 0.0);
-        tally_.reset(0.0, kinetic_per_species());
-        ledger_ = ledger();
-        energy_at_reset_ = ledger_.energy;
-        energy_scale_at_reset_ = ledger_.energy_scale;
-    }
+    StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion = {});
 
     // Steps while the next step's end is no later than `until` (absolute), stopping once
     // the measured phase has `collision_limit` pair collisions (checked between steps) or
     // after about `budget` particle moves. After Stop::time the clock reads `until`.
-    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget) {
-        std::uint64_t used = 0;
-        // without a time limit, a state that can never change again would step for ever
-        if (until == never && at_rest_for_ever()) return Stop::no_events;
-        while (true) {
-            if (tally_.collisions >= collision_limit) return Stop::collisions;
-            const double next = step_end(steps_ + 1);
-            if (next > until) {
-                now_ = std::max(now_, until);
-                return Stop::time;
-            }
-            if (used >= budget) return Stop::budget;
-            step(next);
-            used += std::max<std::uint64_t>(particles_.size(), 1);
-        }
-    }
+    Stop run(double until, std::uint64_t collision_limit, std::uint64_t budget);
 
-    void reset_tally() {
-        floor_ = now_;
-        // the integrals run from now: take off the open flights' part up to now
-        for (std::uint32_t s = 0; s < kinetic_time_.size(); ++s)
-            kinetic_time_[s] = -open_kinetic_integral(s, stepped_to_, now_);
-        tally_.reset(now_, kinetic_per_species());
-        stepping_ = {};
-        ledger_ = ledger();
-        energy_at_reset_ = ledger_.energy;
-        energy_scale_at_reset_ = ledger_.energy_scale;
-        collision_energy_since_check_ = 0.0;
-    }
+    void reset_tally();
 
     void check_conservation() {
         const Ledger<D> now = ledger();
@@ -142,15 +108,7 @@ class StepEngine {
     }
 
     // Pairs that overlap now (at the last step's end), whether approaching or not.
-    std::uint64_t overlapping_pairs() const {
-        StepGrid<D> grid(box_, particles_.table.largest_diameter(), particles_.size());
-        grid.build(particles_);
-        std::uint64_t count = 0;
-        grid.each_pair([&](std::uint32_t i, std::uint32_t j, const Vec<D>& r) {
-            if (norm2(r) < sigma2(i, j)) ++count;
-        });
-        return count;
-    }
+    std::uint64_t overlapping_pairs() const;
 
     // No round-off rule to hold contacts to: overlaps are measured, not checked.
     double contact_tolerance() const { return never; }
@@ -212,90 +170,15 @@ class StepEngine {
 
     // --- Checkpoints: everything the future steps depend on. The grid is not stored: it
     // is rebuilt at every pass, and a pass sorts what it finds by (time, particles).
-    void save(ArchiveWriter& out) const {
-        out.tag(archive_tag);
-        save_configuration(out, box_, particles_);
-        out.tag(archive_tag + 1);
-        out.put(last_collision_);
-        out.put(tc_);
-        out.put(steps_);
-        out.put(now_);
-        out.put(stepped_to_);
-        out.put(floor_);
-        out.put(kinetic_time_);
-        save_tally(out, tally_);
-        out.put(stepping_.steps);
-        out.put(stepping_.passes);
-        out.put(stepping_.unresolved);
-        out.put(ledger_);
-        out.put(energy_at_reset_);
-        out.put(energy_scale_at_reset_);
-        out.put(wrapped_potential_);
-        out.put(collision_energy_since_check_);
-        out.put(processed_);
-        out.tag(archive_tag + 2);
-    }
+    void save(ArchiveWriter& out) const;
 
-    static StepEngine restore(ArchiveReader& in, Settings settings, M motion = {}) {
-        in.expect(archive_tag, "start");
-        auto [box, particles] = restore_configuration<D>(in);
-        in.expect(archive_tag + 1, "particles");
-        StepEngine e(std::move(box), std::move(particles), settings, motion, Restored{});
-        in.get(e.last_collision_);
-        if (e.last_collision_.size() != (settings.tc > 0.0 ? e.particles_.size() : 0))
-            throw ArchiveError("the state's TC clocks do not match the settings");
-        in.get(e.tc_);
-        in.get(e.steps_);
-        in.get(e.now_);
-        in.get(e.stepped_to_);
-        in.get(e.floor_);
-        in.get(e.kinetic_time_);
-        const std::size_t species = e.particles_.table.size();
-        restore_tally(in, e.tally_, species);
-        if (e.kinetic_time_.size() != species)
-            throw ArchiveError("the state's tally does not match its species");
-        in.get(e.stepping_.steps);
-        in.get(e.stepping_.passes);
-        in.get(e.stepping_.unresolved);
-        in.get(e.ledger_);
-        in.get(e.energy_at_reset_);
-        in.get(e.energy_scale_at_reset_);
-        in.get(e.wrapped_potential_);
-        in.get(e.collision_energy_since_check_);
-        in.get(e.processed_);
-        in.expect(archive_tag + 2, "clocks");
-        return e;
-    }
+    static StepEngine restore(ArchiveReader& in, Settings settings, M motion = {});
 
   private:
     // What follows from the box, the particles and the settings, the particles taken as
     // they are (a restored state's stand at their step's end already).
     struct Restored {};
-    StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion, Restored)
-        : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-          motion_(motion), grid_(box_, particles_.table.largest_diameter(), particles_.size()),
-          since_(particles_.size(), 0.0), mark_(particles_.size(), 0) {
-        if (!(settings_.dt > 0.0) || settings_.passes == 0)
-            throw std::invalid_argument("StepEngine: dt > 0 and passes >= 1 are needed");
-        const std::size_t species = particles_.table.size();
-        restitution_ = settings_.pair_restitution;
-        if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
-        if (restitution_.size() != species * species)
-            throw std::invalid_argument("StepEngine: pair_restitution needs one entry per pair");
-        for (const auto& w : box_.walls)
-            if (w.thermal())
-                throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
-        if (!box_.triangles.empty())
-            throw std::invalid_argument("StepEngine: triangles are event-driven only");
-        if (settings_.tc > 0.0) {
-            last_collision_.assign(particles_.size(), -never);
-            if (settings_.tc_from_start) tc_ = settings_.tc;
-        }
-        momentum_conserved_ =
-            !M::has_field && box_.walls.empty() && box_.segments.empty() &&
-            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-        kinetic_time_.assign(species, 0.0);
-    }
+    StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion, Restored);
 
     static constexpr std::uint32_t archive_tag = 0x50455453; // "STEP"
     static constexpr std::uint32_t no_partner = std::numeric_limits<std::uint32_t>::max();
@@ -611,5 +494,157 @@ class StepEngine {
     std::uint64_t processed_ = 0;
     bool momentum_conserved_ = false;
 };
+
+// --- The entry points, defined outside the class ----------------------------------------
+//
+// Not inline, so that a program using one of the engines compiled in the library (below)
+// does not compile the stepping again: everything else is reached only through these.
+
+template <int D, Motion<D> M>
+StepEngine<D, M>::StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion)
+    : StepEngine(std::move(box), std::move(particles), settings, motion, Restored{}) {
+    // all particles at one time stamp: the start's
+    for (auto& p : particles_.state) motion_.advance(p, 0.0);
+    tally_.reset(0.0, kinetic_per_species());
+    ledger_ = ledger();
+    energy_at_reset_ = ledger_.energy;
+    energy_scale_at_reset_ = ledger_.energy_scale;
+}
+
+template <int D, Motion<D> M>
+auto StepEngine<D, M>::run(double until, std::uint64_t collision_limit, std::uint64_t budget)
+    -> Stop {
+    std::uint64_t used = 0;
+    // without a time limit, a state that can never change again would step for ever
+    if (until == never && at_rest_for_ever()) return Stop::no_events;
+    while (true) {
+        if (tally_.collisions >= collision_limit) return Stop::collisions;
+        const double next = step_end(steps_ + 1);
+        if (next > until) {
+            now_ = std::max(now_, until);
+            return Stop::time;
+        }
+        if (used >= budget) return Stop::budget;
+        step(next);
+        used += std::max<std::uint64_t>(particles_.size(), 1);
+    }
+}
+
+template <int D, Motion<D> M>
+void StepEngine<D, M>::reset_tally() {
+    floor_ = now_;
+    // the integrals run from now: take off the open flights' part up to now
+    for (std::uint32_t s = 0; s < kinetic_time_.size(); ++s)
+        kinetic_time_[s] = -open_kinetic_integral(s, stepped_to_, now_);
+    tally_.reset(now_, kinetic_per_species());
+    stepping_ = {};
+    ledger_ = ledger();
+    energy_at_reset_ = ledger_.energy;
+    energy_scale_at_reset_ = ledger_.energy_scale;
+    collision_energy_since_check_ = 0.0;
+}
+
+template <int D, Motion<D> M>
+std::uint64_t StepEngine<D, M>::overlapping_pairs() const {
+    StepGrid<D> grid(box_, particles_.table.largest_diameter(), particles_.size());
+    grid.build(particles_);
+    std::uint64_t count = 0;
+    grid.each_pair([&](std::uint32_t i, std::uint32_t j, const Vec<D>& r) {
+        if (norm2(r) < sigma2(i, j)) ++count;
+    });
+    return count;
+}
+
+template <int D, Motion<D> M>
+void StepEngine<D, M>::save(ArchiveWriter& out) const {
+    out.tag(archive_tag);
+    save_configuration(out, box_, particles_);
+    out.tag(archive_tag + 1);
+    out.put(last_collision_);
+    out.put(tc_);
+    out.put(steps_);
+    out.put(now_);
+    out.put(stepped_to_);
+    out.put(floor_);
+    out.put(kinetic_time_);
+    save_tally(out, tally_);
+    out.put(stepping_.steps);
+    out.put(stepping_.passes);
+    out.put(stepping_.unresolved);
+    out.put(ledger_);
+    out.put(energy_at_reset_);
+    out.put(energy_scale_at_reset_);
+    out.put(wrapped_potential_);
+    out.put(collision_energy_since_check_);
+    out.put(processed_);
+    out.tag(archive_tag + 2);
+}
+
+template <int D, Motion<D> M>
+auto StepEngine<D, M>::restore(ArchiveReader& in, Settings settings, M motion) -> StepEngine {
+    in.expect(archive_tag, "start");
+    auto [box, particles] = restore_configuration<D>(in);
+    in.expect(archive_tag + 1, "particles");
+    StepEngine e(std::move(box), std::move(particles), settings, motion, Restored{});
+    in.get(e.last_collision_);
+    if (e.last_collision_.size() != (settings.tc > 0.0 ? e.particles_.size() : 0))
+        throw ArchiveError("the state's TC clocks do not match the settings");
+    in.get(e.tc_);
+    in.get(e.steps_);
+    in.get(e.now_);
+    in.get(e.stepped_to_);
+    in.get(e.floor_);
+    in.get(e.kinetic_time_);
+    const std::size_t species = e.particles_.table.size();
+    restore_tally(in, e.tally_, species);
+    if (e.kinetic_time_.size() != species)
+        throw ArchiveError("the state's tally does not match its species");
+    in.get(e.stepping_.steps);
+    in.get(e.stepping_.passes);
+    in.get(e.stepping_.unresolved);
+    in.get(e.ledger_);
+    in.get(e.energy_at_reset_);
+    in.get(e.energy_scale_at_reset_);
+    in.get(e.wrapped_potential_);
+    in.get(e.collision_energy_since_check_);
+    in.get(e.processed_);
+    in.expect(archive_tag + 2, "clocks");
+    return e;
+}
+
+template <int D, Motion<D> M>
+StepEngine<D, M>::StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion,
+                             Restored)
+    : box_(std::move(box)), particles_(std::move(particles)), settings_(settings), motion_(motion),
+      grid_(box_, particles_.table.largest_diameter(), particles_.size()),
+      since_(particles_.size(), 0.0), mark_(particles_.size(), 0) {
+    if (!(settings_.dt > 0.0) || settings_.passes == 0)
+        throw std::invalid_argument("StepEngine: dt > 0 and passes >= 1 are needed");
+    const std::size_t species = particles_.table.size();
+    restitution_ = settings_.pair_restitution;
+    if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
+    if (restitution_.size() != species * species)
+        throw std::invalid_argument("StepEngine: pair_restitution needs one entry per pair");
+    for (const auto& w : box_.walls)
+        if (w.thermal())
+            throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
+    if (!box_.triangles.empty())
+        throw std::invalid_argument("StepEngine: triangles are event-driven only");
+    if (settings_.tc > 0.0) {
+        last_collision_.assign(particles_.size(), -never);
+        if (settings_.tc_from_start) tc_ = settings_.tc;
+    }
+    momentum_conserved_ =
+        !M::has_field && box_.walls.empty() && box_.segments.empty() &&
+        std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
+    kinetic_time_.assign(species, 0.0);
+}
+
+// The stepped engines `choc run` uses (2D or 3D, straight flights or a field) are compiled
+// once, in the library (lib/choc/kernel/step_engines.cpp), and linked wherever they are used.
+extern template class StepEngine<2>;
+extern template class StepEngine<3>;
+extern template class StepEngine<2, Field<2>>;
+extern template class StepEngine<3, Field<3>>;
 
 } // namespace choc
