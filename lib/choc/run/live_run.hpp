@@ -28,6 +28,7 @@
 #include "choc/run/provenance.hpp"
 #include "choc/run/settings_from_config.hpp"
 #include "choc/run/simulation.hpp"
+#include "choc/run/simulation_impl.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -40,21 +41,6 @@
 #include <optional>
 
 namespace choc {
-
-// What Simulation forwards to, with the dimension and the Motion erased.
-class Simulation::Impl {
-  public:
-    virtual ~Impl() = default;
-    virtual StepEnd advance(const Advance& by) = 0;
-    virtual Summary summary() const = 0;
-    virtual ParticleArrays particles() const = 0;
-    virtual Measurements measurements() const = 0;
-    virtual double time() const = 0;
-    virtual Summary finish(const std::string& summary_path, const std::string& summary_key) = 0;
-    virtual const Config& config() const = 0;
-    virtual const std::optional<InelasticCollapse>& collapse() const = 0;
-    virtual const std::optional<InvariantViolation>& violation() const = 0;
-};
 
 namespace live {
 
@@ -985,6 +971,17 @@ class LiveRun final : public Simulation::Impl {
     double wall_ = 0.0;
     std::optional<std::chrono::steady_clock::time_point> since_;
 };
+
+// The run with the integrator the config asks for: event-driven, or time-stepped.
+template <int D, class M>
+std::unique_ptr<Simulation::Impl> live_run_for(const Config& config, const RunOptions& options,
+                                               const std::string& started, M motion,
+                                               const Checkpoint* resume) {
+    if (config.integrator == Integrator::timestep)
+        return std::make_unique<LiveRun<D, M, StepEngine<D, M>>>(config, options, started, motion,
+                                                                 resume);
+    return std::make_unique<LiveRun<D, M>>(config, options, started, motion, resume);
+}
 
 } // namespace live
 } // namespace choc

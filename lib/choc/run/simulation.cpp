@@ -1,8 +1,15 @@
-// Simulation: the run for the config's dimension and field (live_run.hpp), built from the
-// config's start or from the checkpoint to continue.
+// Simulation: the run for the config's dimension and field (live_run.hpp, compiled in
+// live_run_*.cpp), built from the config's start or from the checkpoint to continue.
 #include "choc/run/simulation.hpp"
 
-#include "choc/run/live_run.hpp"
+#include "choc/errors.hpp"
+#include "choc/kernel/archive.hpp"
+#include "choc/kernel/motions.hpp"
+#include "choc/run/checkpoint.hpp"
+#include "choc/run/provenance.hpp"
+#include "choc/run/simulation_impl.hpp"
+
+#include <cmath>
 
 namespace choc {
 namespace {
@@ -23,17 +30,6 @@ std::optional<Checkpoint> checkpoint_to_continue(const Config& config, const Run
     return c;
 }
 
-// The run with the integrator the config asks for: event-driven, or time-stepped.
-template <int D, class M>
-std::unique_ptr<Simulation::Impl> engine_for(const Config& config, const RunOptions& options,
-                                             const std::string& started, M motion,
-                                             const Checkpoint* resume) {
-    if (config.integrator == Integrator::timestep)
-        return std::make_unique<live::LiveRun<D, M, StepEngine<D, M>>>(config, options, started,
-                                                                       motion, resume);
-    return std::make_unique<live::LiveRun<D, M>>(config, options, started, motion, resume);
-}
-
 // The engine for the field: straight flights unless there is gravity or drag (the
 // field-free engine pays nothing for fields it does not have).
 template <int D>
@@ -42,8 +38,8 @@ std::unique_ptr<Simulation::Impl> live_run(const Config& config, const RunOption
     Vec<D> g;
     for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
     if (norm2(g) == 0.0 && config.drag == 0.0)
-        return engine_for<D>(config, options, started, Ballistic<D>{}, resume);
-    return engine_for<D>(config, options, started, Field<D>(g, config.drag), resume);
+        return live::live_run_for<D>(config, options, started, Ballistic<D>{}, resume);
+    return live::live_run_for<D>(config, options, started, Field<D>(g, config.drag), resume);
 }
 
 } // namespace

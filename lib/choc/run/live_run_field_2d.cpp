@@ -1,0 +1,10 @@
+// The run in 2D with gravity and drag (live_run.hpp), event-driven or time-stepped: one of
+// four sources that compile side by side (simulation_impl.hpp).
+#include "choc/run/live_run.hpp"
+
+namespace choc::live {
+template std::unique_ptr<Simulation::Impl> live_run_for<2, Field<2>>(const Config&,
+                                                                     const RunOptions&,
+                                                                     const std::string&, Field<2>,
+                                                                     const Checkpoint*);
+} // namespace choc::live
