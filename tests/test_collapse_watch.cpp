@@ -48,6 +48,43 @@ TEST_CASE("a Zeno sequence stops: chunk durations shrinking geometrically to not
     CHECK(stops([](int k) { return k < 5 ? 1.0 : 0.0; }, 20));
 }
 
+// Feeds chunks of 2^16 events from time t0, each moving the clock by `per_chunk`; true if
+// it stopped.
+bool stops_from(double t0, double per_chunk, int chunks) {
+    CollapseWatch watch(true);
+    double t = t0;
+    std::uint64_t events = 0;
+    watch.check(t, events);
+    try {
+        for (int k = 0; k < chunks; ++k) {
+            events += 1u << 16;
+            t += per_chunk;
+            watch.check(t, events);
+        }
+    } catch (const choc::InelasticCollapse&) {
+        return true;
+    }
+    return false;
+}
+
+TEST_CASE("a clock that creeps by round-off from the start is a stall (issue 40)") {
+    // The 60-disc pile of issue 40 (seed 2): stalled at t = 4.856 before the first chunk
+    // ended, 397 million events moving the clock by 4e-11, about 1e-19 per event against an
+    // ulp of 8.9e-16: the largest step is itself round-off, and the clock never stands still.
+    const double per_event = 1e-19, ulp = std::nextafter(4.856, 5.0) - 4.856;
+    CHECK(stops_from(4.856, per_event * 65536, 20));
+    // creeping by whole ulps: one per event, and one per 100 events
+    CHECK(stops_from(4.856, ulp * 65536, 20));
+    CHECK(stops_from(4.856, ulp * 655, 20));
+    // eight strikes, not fewer: seven chunks do not stop it
+    CHECK_FALSE(stops_from(4.856, per_event * 65536, 7));
+    CHECK(stops_from(4.856, per_event * 65536, 8));
+    // a healthy run of a million particles at t = 1e4 (1e-8 per event, 1e-12 per ulp)
+    CHECK_FALSE(stops_from(1e4, 1e-8 * 65536, 1000));
+    // two ulps per event is progress (slow, but not round-off)
+    CHECK_FALSE(stops_from(4.856, 2 * ulp * 65536, 1000));
+}
+
 TEST_CASE("inactive (elastic) watches never stop, and a restarted count starts afresh") {
     CHECK_FALSE(stops([](int k) { return k < 5 ? 1.0 : 0.0; }, 100, false));
     CollapseWatch watch(true);

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Granular piles that come to rest (issue 40), as `choc run` sees them.
+
+    python3 tests/cli_piles.py CHOC_EXECUTABLE
+
+A stall is always caught: the box of 60 discs of issue 40 under gravity with restitution
+0.5 and no TC model piles up and stops in a Zeno sequence at t ~ 5. Seeds 2 and 4 used to
+hang (the clock crept by round-off, about 1e-19 per event, so the collapse watch never saw
+it stop); every seed must now end with exit status 3 naming the collapse, and with
+`collisions.on_collapse = "tc"` the TC model must be switched on at it. Each run takes
+under a second in a release build; the time allowed, 60 s, is for a sanitized build, and a
+hang would never end.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BOX60 = """dimension = 2
+[box]
+size = [10.3, 30.0]
+boundary = "wall"
+[[species]]
+name = "a"
+count = 60
+[field]
+gravity = [0.0, -1.0]
+[collisions]
+restitution = 0.5
+[init]
+lattice = "random"
+seed = {seed}
+[run]
+time = 200.0
+"""
+
+TIMEOUT = 60
+
+
+class Failure(Exception):
+    """A broken promise; the message says which."""
+
+
+def run(choc, directory, text, args=()):
+    """Writes `text` to DIRECTORY/config.toml and runs `choc run` on it quietly."""
+    with open(os.path.join(directory, "config.toml"), "w") as f:
+        f.write(text)
+    try:
+        return subprocess.run([choc, "run", "config.toml", "--quiet"] + list(args),
+                              cwd=directory, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"did not end within {TIMEOUT} s (a stall not caught)")
+
+
+def expect_collapse(result, directory, phrase):
+    if result.returncode != 3:
+        raise Failure(f"exit status {result.returncode}, expected 3; stderr: {result.stderr!r}")
+    if "inelastic collapse" not in result.stderr or phrase not in result.stderr:
+        raise Failure(f"the message does not say {phrase!r}: {result.stderr!r}")
+    with open(os.path.join(directory, "summary.json")) as f:
+        summary = json.load(f)
+    if summary.get("collapsed") is not True:
+        raise Failure(f"the summary says collapsed = {summary.get('collapsed')!r}")
+    # the pile stalled as it settled, at t ~ 5, long before run.time
+    if not 1.0 < summary["sim_time"] < 50.0:
+        raise Failure(f"stopped at t = {summary['sim_time']}, not while settling")
+
+
+def case_stall_stops(choc, seed):
+    with tempfile.TemporaryDirectory() as d:
+        expect_collapse(run(choc, d, BOX60.format(seed=seed)), d, "collisions.restitution")
+
+
+def case_stall_switches_tc_on(choc, seed):
+    # The rescue is switched on; the discs at rest on the floor cannot bounce again even
+    # with TC, so the run then stops and says so.
+    with tempfile.TemporaryDirectory() as d:
+        result = run(choc, d, BOX60.format(seed=seed),
+                     ["--set", "collisions.on_collapse=tc", "--set", "collisions.tc=1e-3"])
+        expect_collapse(result, d, "switched on at the collapse")
+
+
+CASES = [(f"stall of the 60-disc box, seed {s}, exit 3", case_stall_stops, s)
+         for s in (1, 2, 3, 4)] + [
+    (f"stall of the 60-disc box, seed {s}, TC switched on", case_stall_switches_tc_on, s)
+    for s in (2, 4)]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    choc = os.path.abspath(sys.argv[1])
+    failed = 0
+    for name, case, seed in CASES:
+        try:
+            case(choc, seed)
+            print(f"ok {name}", flush=True)
+        except (Failure, KeyError, ValueError, OSError) as e:
+            print(f"FAIL {name}: {e}", flush=True)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
