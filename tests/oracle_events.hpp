@@ -48,7 +48,7 @@ inline std::string Collision::describe() const {
     return text;
 }
 
-// The engine's event log (Engine's Log parameter): keeps every collision.
+// Keeps every collision the engine's event log hands on (logged_engine.hpp).
 struct RecordingLog {
     std::vector<Collision> events;
     void pair(double t, std::uint32_t a, std::uint32_t b) {

@@ -12,6 +12,7 @@
 // particles involved by O(1) and the events that follow, far beyond them.
 #pragma once
 
+#include "logged_engine.hpp"
 #include "oracle_events.hpp"
 #include "oracle_systems.hpp"
 #include "reference_sim.hpp"
@@ -118,8 +119,10 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
     // of every max(4 N, 65536): thousands of times per run.
     std::mt19937_64 rng(spec.seed ^ 0x9e3779b97f4a7c15ull);
     settings.maintain_every = 50 + rng() % 451;
-    using Engine = choc::Engine<D, choc::DefaultCalendar, Motion, RecordingLog>;
+    using Engine = choc::LoggedEngine<D, Motion>;
     Engine engine(sys.box, sys.particles, settings, motion);
+    RecordingLog log;
+    choc::forward_events(engine, log);
     ReferenceSim<D, Motion> ref(sys.box, sys.particles.table, settings, motion);
     ref.restart(sys.particles, 0.0);
 
@@ -142,7 +145,7 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         // among segment ends can bounce many times while the others hardly collide. Every
         // event adds at most one collision to the log but a group, so a budget of the
         // collisions still missing never overshoots by more than a group.
-        auto& engine_events = engine.event_log().events;
+        auto& engine_events = log.events;
         const std::uint64_t before = engine.tally().events();
         const choc::Tally tally_before = engine.tally();
         const std::uint64_t most = 40 * per_sync + 1000; // events, crossings included

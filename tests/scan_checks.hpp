@@ -75,11 +75,11 @@ double obstacle_distance(const choc::Box<D>& box, std::uint32_t w, const choc::V
     return norm(x - s.end(o.part));
 }
 
-// Told of every collision by the engine (its Log parameter). Checks that collision times
-// never decrease, that both particles of a pair were brought to the collision time, and
-// that every collision happens at contact. Reads the engine's particles through the
-// pointers set after the engine is built; caller indices are mapped to the engine's order
-// through `id`, rebuilt whenever the engine has renumbered.
+// Told of every collision by the engine (through its log: logged_engine.hpp). Checks
+// that collision times never decrease, that both particles of a pair were brought to the
+// collision time, and that every collision happens at contact. Reads the engine's
+// particles through the pointers set after the engine is built; caller indices are mapped
+// to the engine's order through `id`, rebuilt whenever the engine has renumbered.
 template <int D>
 struct ScanLog {
     const choc::Particles<D>* particles = nullptr;

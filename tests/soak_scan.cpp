@@ -14,6 +14,7 @@
 //
 // A failure prints the case and the one command that reproduces it; the exit status is
 // then 1. The summary counts runs, collisions, events and failures per feature family.
+#include "logged_engine.hpp"
 #include "scan_case.hpp"
 #include "scan_checks.hpp"
 #include "scan_laws.hpp"
@@ -65,13 +66,14 @@ void align(const Params& p, choc::Particles<D>& particles) {
 template <int D, class Motion>
 void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
               Motion motion, const choc::Vec<D>& g, Outcome& out) {
-    using Engine = choc::Engine<D, choc::DefaultCalendar, Motion, ScanLog<D>>;
+    using Engine = choc::LoggedEngine<D, Motion>;
     using Stop = typename Engine::Stop;
     choc::EngineSettings settings = choc::engine_settings(config);
     settings.maintain_every = p.maintain_every;
     if (p.aligned != Aligned::none) align(p, start.particles);
     Engine engine(std::move(start.box), std::move(start.particles), settings, motion);
-    auto& log = engine.event_log();
+    ScanLog<D> log;
+    choc::forward_events(engine, log);
     log.particles = &engine.particles();
     log.box = &engine.box();
     log.id = [&engine](std::uint32_t i) { return engine.id(i); };

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include "logged_engine.hpp"
 #include "mesh_box.hpp"
 
 #include <algorithm>
@@ -398,14 +399,16 @@ template <class Motion>
 void compare_with_planes(int n, const Motion& motion, unsigned seed, std::size_t count = 400) {
     const Box<3> planes = cube_box(0), mesh = cube_box(n);
     const auto particles = gas_in_mesh(mesh, 100, seed);
-    Engine<3, DefaultCalendar, Motion, Logged> a(planes, particles, {}, motion),
-        b(mesh, particles, {}, motion);
-    while (a.event_log().events.size() < count) a.run(never, ~0ull, 100);
-    while (b.event_log().events.size() < count) b.run(never, ~0ull, 100);
+    LoggedEngine<3, Motion> a(planes, particles, {}, motion), b(mesh, particles, {}, motion);
+    Logged log_a, log_b;
+    forward_events(a, log_a);
+    forward_events(b, log_b);
+    while (log_a.events.size() < count) a.run(never, ~0ull, 100);
+    while (log_b.events.size() < count) b.run(never, ~0ull, 100);
     std::size_t walls = 0, differ = 0;
     for (std::size_t k = 0; k < count; ++k) {
-        const auto& x = a.event_log().events[k];
-        const auto& y = b.event_log().events[k];
+        const auto& x = log_a.events[k];
+        const auto& y = log_b.events[k];
         const bool same = x.wall == y.wall && x.a == y.a &&
                           (x.wall ? face_of(planes, x.b) == face_of(mesh, y.b) : x.b == y.b) &&
                           std::abs(x.time - y.time) <= 1e-9 * (1.0 + x.time);
