@@ -71,6 +71,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -115,6 +116,7 @@ class ReferenceSim {
         }
         // The clock starts again from zero at t (see origin_); the TC clocks move with it.
         for (double& c : last_collision_) c -= t - origin_;
+        rested_at_ -= t - origin_;
         origin_ = t;
         now_ = 0.0;
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -244,6 +246,14 @@ class ReferenceSim {
             // a pair that has just collided is at contact; with e = 0 it may look
             // approaching by round-off: skipped, as in the engine
             if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+            // ... and so is a contact the group rule left at rest at this instant, while
+            // neither velocity has changed since (resting_contacts.hpp)
+            if (dt == 0.0 && rested_at_ == now_) {
+                const auto found = rested_.find({std::min(i, j), std::max(i, j)});
+                if (found != rested_.end() &&
+                    found->second == std::pair{p_[std::min(i, j)].count, p_[std::max(i, j)].count})
+                    continue;
+            }
             if (now_ + dt < pair.time) pair = {now_ + dt, Kind::pair, j, p_[j].count};
         }
 
@@ -459,6 +469,8 @@ class ReferenceSim {
             ++p_[b].count;
             member_[b] = 0;
         }
+        for (const auto& [a, b] : pending_rested_) rested_[{a, b}] = {p_[a].count, p_[b].count};
+        pending_rested_.clear();
         for (const std::uint32_t b : bodies_) plan(b);
         for (const std::uint32_t k : put_back) calendar_.insert({plan_[k].time, k});
         bodies_.clear();
@@ -615,6 +627,13 @@ class ReferenceSim {
         for (const auto& c : contacts)
             speed.push_back(-dot(bodies[c.a].velocity - bodies[c.b].velocity, c.normal));
         ++groups_;
+        if (!result.unresolved) { // its pair contacts are at rest or separating now
+            if (rested_at_ != now_) rested_.clear(), rested_at_ = now_;
+            for (const std::uint32_t k : component.contacts)
+                if (!contacts_[k].wall)
+                    pending_rested_.emplace_back(std::min(contacts_[k].a, contacts_[k].b),
+                                                 std::max(contacts_[k].a, contacts_[k].b));
+        }
         for (std::size_t n = 0; n < component.bodies.size(); ++n) {
             p_[component.bodies[n]].v = result.velocities[n];
             last_partner_[component.bodies[n]] = none;
@@ -681,6 +700,12 @@ class ReferenceSim {
     std::vector<Planned> plan_;
     std::set<std::pair<double, std::uint32_t>> calendar_;
     std::vector<std::uint32_t> last_partner_;
+    // The pair contacts the group rule left at rest at rested_at_, with the two counts
+    // after that step: valid while both are unchanged. Pending until the counts are final.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint32_t, std::uint32_t>>
+        rested_;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pending_rested_;
+    double rested_at_ = -never;
     std::vector<double> last_collision_; // since origin_ (negative: before the restart)
     double origin_ = 0.0;                // absolute time of the clock's zero: the last restart
     double now_ = 0.0;                   // since origin_

@@ -1218,6 +1218,14 @@ class Engine {
             return xi;
     }
 
+    // i and j, at contact, have just been resolved at this instant: alone
+    // (last_partner_) or as a contact of a group left at rest (GroupStep::resting).
+    [[gnu::cold, gnu::noinline]] bool just_met(std::uint32_t i, std::uint32_t j) const {
+        if (last_partner_[i] == j && last_partner_[j] == i) return true;
+        return group_.resting().holds(now_, id_[i], id_[j], particles_.state[i].count,
+                                      particles_.state[j].count);
+    }
+
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
     // or the wall event's (after which i's velocity changes anyway). Relative to now.
     double pair_horizon(const Schedule& s) const {
@@ -1233,8 +1241,10 @@ class Engine {
             if (dt[m] >= next) continue;
             const std::uint32_t j = candidate[m];
             // A pair that has just collided is at contact, and with e = 0 it may look
-            // approaching by round-off; straight lines cannot meet twice, so skip it.
-            if (dt[m] == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+            // approaching by round-off; straight lines cannot meet twice, so skip it. So
+            // is a contact the group rule has just left at rest (resting_contacts.hpp).
+            if (dt[m] == 0.0 && just_met(i, j)) [[unlikely]]
+                continue;
             const PairCandidate c{now_ + dt[m], j, particles_.state[j].count};
             if (dt[m] < best) {
                 s.runner_up = s.pair, next = best;
@@ -1393,6 +1403,7 @@ class Engine {
         for (auto& t : tally_.since) t -= shift;
         flux_.shift(shift);
         for (auto& t : last_collision_) t -= shift;
+        group_.resting().shift(shift);
         tally_.start -= shift;
         calendar_.shift(shift);
         if (sheared_) { // ticks counted from the last one, on the new clock
@@ -1415,6 +1426,7 @@ class Engine {
             grid(l).restore(in, [&](std::uint32_t i) { return level_of(i) == l; });
         in.get(schedule_);
         in.get(last_partner_);
+        group_.resting().restore(in);
         in.get(id_);
         const bool tc_clocks = !last_collision_.empty();
         in.get(last_collision_);
@@ -1621,6 +1633,7 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     for (const auto& g : upper_) g.save(out);
     out.put(schedule_);
     out.put(last_partner_);
+    group_.resting().save(out);
     out.put(id_);
     out.put(last_collision_);
     out.put(tc_);

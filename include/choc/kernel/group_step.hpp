@@ -22,6 +22,7 @@
 #include "choc/kernel/group_rule.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/obstacle.hpp"
+#include "choc/kernel/resting_contacts.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 #include "choc/kernel/wall.hpp"
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace choc {
@@ -70,12 +72,20 @@ class GroupStep {
             ++e.particles_.state[b].count;
             member_[b] = 0;
         }
+        for (const auto& [a, b] : rested_)
+            resting_.record(e.now_, e.id_[a], e.id_[b], e.particles_.state[a].count,
+                            e.particles_.state[b].count);
+        rested_.clear();
         for (const std::uint32_t b : bodies_) e.predict_all(b);
         for (const std::uint32_t k : put_back_) e.reschedule(k);
         bodies_.clear();
         contacts_.clear();
         put_back_.clear();
     }
+
+    // The pair contacts the group rule left at rest at this instant (resting_contacts.hpp).
+    RestingContacts& resting() { return resting_; }
+    const RestingContacts& resting() const { return resting_; }
 
   private:
     void join(std::uint32_t b) {
@@ -251,6 +261,11 @@ class GroupStep {
             }
         }
         ++tally.groups;
+        // Every contact is now at rest or separating by the rule's standard, unless even
+        // the fallback gave up; the pairs are not to be predicted again at this instant.
+        if (!result.unresolved)
+            for (const std::uint32_t k : component.contacts)
+                if (!contacts_[k].wall) rested_.emplace_back(contacts_[k].a, contacts_[k].b);
         if (result.singular) ++tally.singular_groups;
         if (result.fallback || result.unresolved) ++tally.fallback_groups;
         for (std::size_t n = 0; n < component.bodies.size(); ++n) {
@@ -296,6 +311,10 @@ class GroupStep {
     std::vector<TouchingTriangle> touching_; // add_touching_triangles' workspace
     std::vector<std::uint32_t> put_back_;    // crossings met in the window
     GroupSolver<D> solver_;
+    // Pair contacts of the components the group rule resolved in this step, recorded in
+    // resting_ once the step's collision counts are final.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> rested_;
+    RestingContacts resting_;
 };
 
 } // namespace choc

@@ -36,7 +36,8 @@ namespace choc {
 // 12: the box has triangles (3D finite walls), the measured phase the count of
 //     output.crossing
 // 13: a triangle holds whether it is one-sided
-inline constexpr std::uint32_t checkpoint_format = 13;
+// 14: the engine keeps the contacts its group rule left at rest (resting_contacts.hpp)
+inline constexpr std::uint32_t checkpoint_format = 14;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
