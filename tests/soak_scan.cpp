@@ -274,6 +274,10 @@ constexpr std::array fixed_failures{
     FixedFailure{4077865634962854699ull,
                  "livelock: epsilon > 0 with restitution < 1, a contact the group rule left "
                  "at rest was predicted again at the same instant (issue 40)"},
+    FixedFailure{9647990790255583171ull,
+                 "contact distance: a disc in TC micro-bounces on a tilted plane under "
+                 "gravity sank by an ulp a bounce, each flight measured from contact "
+                 "instead of from its rounded overlap (issue 40)"},
 };
 
 struct Scan {

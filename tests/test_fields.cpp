@@ -50,8 +50,16 @@ TEST_CASE("a ball bouncing on a floor: bounce times and heights follow the geome
     // Launched from the floor at speed v0 under g, restitution e: bounce k leaves at
     // v_k = e^k v0 and lands 2 v_k / g later, so the k-th landing is at
     // t_k = (2 v0 / g) (1 - e^k) / (1 - e), approaching t_inf = 2 v0 / (g (1 - e)).
-    // The times are sums of exact roots, each a few ulp: 1e-12 relative.
+    // The times are sums of exact roots, each a few ulp: 1e-12 relative. Besides, each
+    // bounce happens where the computed height is within rounding, delta <= ulp(0.5), of
+    // contact, and the next flight is measured from that height (Field::first_contact): it
+    // ends at contact, delta/v_j early, and lands slower by g delta/v_j^2 relative. Those
+    // terms, summed over the flights so far, are allowed on top: they grow as 1/v and
+    // 1/v^2, and the last bounces, 1e-15 high and less, follow the series only to
+    // round-off (with the slack, bounces 23 to 40 pass; without it they fail).
     const double g = 2.0, v0 = 1.5, e = 0.6;
+    const double delta = std::nextafter(0.5, 1.0) - 0.5;
+    double time_slack = 0.0, speed_slack = 0.0;
     Particles<2> p;
     p.table = SpeciesTable({{"A", 0.5, 1.0}});
     p.add(Vec<2>{{5.0, 0.5}}, Vec<2>{{0.0, v0}}, 0); // touching the floor
@@ -63,10 +71,14 @@ TEST_CASE("a ball bouncing on a floor: bounce times and heights follow the geome
         while (engine.tally().wall_collisions < static_cast<std::uint64_t>(k))
             REQUIRE(engine.run(never, ~0ull, 1) == FieldEngine::Stop::budget);
         const double expected = t_inf * (1.0 - std::pow(e, k));
-        CHECK(engine.time() == doctest::Approx(expected).epsilon(1e-12));
+        const double v_before = std::pow(e, k - 1) * v0; // the flight just ended
+        time_slack += 2.0 * delta / v_before;
+        speed_slack += 2.0 * g * delta / (v_before * v_before);
+        CHECK(std::abs(engine.time() - expected) <= 1e-12 * expected + time_slack);
         // just after the bounce: speed e^k v0 upwards, so the next apex is v_k^2 / (2 g)
         const auto s = engine.snapshot(engine.time());
-        CHECK(s.state[0].v[1] == doctest::Approx(std::pow(e, k) * v0).epsilon(1e-10));
+        const double v_k = std::pow(e, k) * v0;
+        CHECK(std::abs(s.state[0].v[1] - v_k) <= (1e-10 + speed_slack) * v_k);
         CHECK(s.state[0].x[1] == doctest::Approx(0.5).epsilon(1e-12));
     }
     CHECK(engine.time() < t_inf);
