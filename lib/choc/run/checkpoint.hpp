@@ -36,7 +36,9 @@ namespace choc {
 // 12: the box has triangles (3D finite walls), the measured phase the count of
 //     output.crossing
 // 13: a triangle holds whether it is one-sided
-inline constexpr std::uint32_t checkpoint_format = 13;
+// 14: a streamed output's mark holds the CRC-32 of the whole file up to it, not of its
+//     last 4096 bytes
+inline constexpr std::uint32_t checkpoint_format = 14;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
