@@ -2,8 +2,9 @@
 """Outputs and signals of `choc run` (docs/REFERENCE.md, "Output files of a run" and exit status 130):
 special files, links and directories are refused; names too long for their temporary
 are refused up front; outputs are compared as files, not as text; temporaries left by a
-killed run are removed by the next one; the trajectory is bounded by the free space;
-a signal during start-up or equilibration gives status 130 and a summary.
+killed run are removed by the next one; the trajectory is bounded by the free space and
+by output.trajectory.max_bytes; a signal during start-up or equilibration gives status
+130 and a summary.
 
 Usage: python3 tests/cli_outputs.py CHOC_EXECUTABLE
 """
@@ -196,6 +197,27 @@ def case_full_disk(choc):
         os.rmdir(d)
 
 
+def case_trajectory_max_bytes(choc):
+    """output.trajectory.max_bytes: frames that cannot fit in it are refused before the
+    run; a run limited by collisions alone (XYZ, H5MD) stops when its trajectory passes
+    it. Exit 2 naming the key, and no output (no checkpoint: nothing is written in place)."""
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        # 1001 frames of 100 discs take at least 1001 * 100 * 32 = 3.2e6 bytes
+        traj = 'output.trajectory={ path = "t.xyz", every = 0.001, max_bytes = 1e6 }'
+        result = run(choc, d, "--set", traj)
+        refused(result, d, "output.trajectory.max_bytes", "take at least", "1e+06")
+        endless = SMALL.replace("time = 1.0", "collisions = 1000000000")
+        for fmt in ("xyz", "h5md"):
+            # an XYZ frame of 100 discs takes about 13 kB: 15 frames; H5MD frames this
+            # close compress to a few hundred bytes: about 570
+            traj = (f'output.trajectory={{ path = "t.{fmt}", every = 0.001, format = "{fmt}", '
+                    'max_bytes = 200000 }')
+            result = run(choc, d, "--set", traj, text=endless)
+            refused(result, d, "output.trajectory.max_bytes", "reached")
+        check(run(choc, d, "--set", 'output.trajectory={ path = "t.xyz", every = 0.5, '
+                  'max_bytes = 0.5 }').returncode == 2, "max_bytes = 0.5 was accepted")
+
+
 def interrupted_summary(d, process, what):
     try:
         _, err = process.communicate(timeout=60)
@@ -267,6 +289,7 @@ CASES = [
     ("name lengths and directories", case_names),
     ("outputs compared as files", case_same_file),
     ("temporaries of a killed run", case_stale_temporaries),
+    ("output.trajectory.max_bytes", case_trajectory_max_bytes),
     ("a small file system (root)", case_full_disk),
     ("a signal during equilibration", case_signal_equilibration),
     ("a signal during start-up", case_signal_start_up),
