@@ -1,7 +1,9 @@
 // Output files: temporary names, the checks of one path, outputs compared as files, the
-// removal of a dead writer's temporaries, and whole-or-nothing writing.
+// removal of a dead writer's temporaries, whole-or-nothing writing, the CRC-32 of a file
+// written in place, and the locks of a run's outputs.
 #include <choc/errors.hpp>
 #include <choc/io/atomic_file.hpp>
+#include <choc/io/output_lock.hpp>
 #include <choc/io/output_paths.hpp>
 
 #include <doctest/doctest.h>
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -175,4 +178,44 @@ TEST_CASE("a continuation notices a byte changed anywhere before the mark") {
         out.commit();
     }
     CHECK(fs::file_size(path) == mark.bytes + 4);
+}
+
+TEST_CASE("a run's outputs are locked: a second holder is refused, a dead one's lock taken over") {
+    Scratch s;
+    const std::vector<choc::NamedPath> outputs{{"output.summary", s / "s.json"},
+                                               {"output.trajectory.path", s / "t.xyz"}};
+    const std::string lock = choc::lock_name(s / "t.xyz");
+    CHECK(fs::path(lock).filename() == ".t.xyz.choc-lock");
+    {
+        const choc::OutputLocks held(outputs);
+        std::ifstream in(lock);
+        std::string pid;
+        std::getline(in, pid);
+        CHECK(pid == std::to_string(::getpid()));
+        // A flock belongs to the open file: another lock of this process is refused too,
+        // naming the first output held and the holder's pid.
+        const std::string error = message([&] { choc::OutputLocks again(outputs); });
+        CHECK(error.find("output.summary") == 0);
+        CHECK(error.find("pid " + std::to_string(::getpid())) != std::string::npos);
+        // Only the trajectory held elsewhere: the summary's lock, taken first, is given back.
+        const std::string partial = message([&] {
+            choc::OutputLocks other({{"output.summary", s / "other.json"}, outputs[1]});
+        });
+        CHECK(partial.find("output.trajectory.path") == 0);
+        CHECK(!fs::exists(choc::lock_name(s / "other.json")));
+    }
+    CHECK(entries(s.dir) == 0); // the lock files removed at the end
+    // A lock file left by a process killed outright (no one holds it): taken over.
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    std::ofstream(lock) << child << "\n";
+    {
+        const choc::OutputLocks held(outputs);
+        std::ifstream in(lock);
+        std::string pid;
+        std::getline(in, pid);
+        CHECK(pid == std::to_string(::getpid()));
+    }
+    CHECK(entries(s.dir) == 0);
 }
