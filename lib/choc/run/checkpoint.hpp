@@ -62,7 +62,8 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
 
 // The first key (dotted, in sorted order) at which two resolved configs differ in
 // anything but what a continuation may change: the run limits (run.time,
-// run.collisions) and the outputs' paths and checkpoint cadence. None if they agree.
+// run.collisions), the trajectory's size limit, and the outputs' paths and checkpoint
+// cadence. None if they agree.
 std::optional<std::string> config_difference(const std::string& checkpointed,
                                              const std::string& given);
 
