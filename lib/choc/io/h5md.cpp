@@ -615,7 +615,7 @@ void copy_attributes(const H5mdFile::State& s, hid_t from, hid_t to, const std::
     };
     hid_t target = to;
     s.check_status(H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, nullptr, each, &target),
-                   "cannot copy the attributes of " + what + " (the file is damaged)");
+                   "cannot copy the attributes of " + what);
 }
 
 } // namespace
@@ -658,7 +658,7 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
             for (const char* name : {"h5md", "particles", "observables"})
                 s->check_status(
                     H5Ocopy(old.file.get(), name, s->file.get(), name, H5P_DEFAULT, H5P_DEFAULT),
-                    std::string("cannot copy /") + name + " (the file is damaged)");
+                    std::string("cannot copy /") + name);
             const Handle parameters = s->group(s->file.get(), "parameters", true);
             const Handle choc = s->group(parameters.get(), "choc", true);
             copy_attributes(*s, old.parameters_group.get(), choc.get(), "/parameters/choc");
