@@ -21,7 +21,8 @@ checkpoint, and a cooling gas puts values outside the bins.
 Refused with exit 2 and nothing changed: a config that differs in anything but the run
 limits, output.checkpoint and the outputs' paths (naming the key); a damaged checkpoint
 (any changed byte, cut at any length); a file that is not a checkpoint; a checkpoint of
-another choc version; a trajectory that is not the one the checkpoint covers.
+another choc version; a trajectory that is not the one the checkpoint covers (cut short,
+or a byte changed anywhere before the mark).
 
 Usage: python3 tests/cli_checkpoint.py CHOC_EXECUTABLE
 """
@@ -571,6 +572,17 @@ def case_refusals(choc):
         open(path, "wb").write(whole[:len(whole) // 2])
         refused(choc, d, ["--continue", "state.chk"], "output.trajectory.path",
                 "a trajectory shorter than the checkpoint covers")
+        # one byte changed in the first frame's comment line, far more than 4 KiB before
+        # the mark (the whole file is checksummed, not its last 4096 bytes)
+        at = whole.index(b" Time=0") + len(b" Time=")
+        check(len(whole) - at > 3 * 4096, f"the trajectory is too short ({len(whole)} bytes)")
+        open(path, "wb").write(whole[:at] + b"1" + whole[at + 1:])
+        refused(choc, d, ["--continue", "state.chk"], "output.trajectory.path",
+                f"a byte changed {len(whole) - at} bytes before the mark")
+        open(path, "wb").write(whole)
+        r = choc_run(choc, d, "--continue", "state.chk")
+        check(r.returncode == 0, f"the trajectory put back: --continue exited {r.returncode}: "
+              f"{r.stderr}")
 
 
 CASES = [

@@ -419,10 +419,77 @@ def case_checkpoint(choc):
             check(r.returncode == 0, f"after SIGKILL: exit {r.returncode}: {r.stderr}")
             compare("continued after SIGKILL")
 
+KILLED = """dimension = 3
+[box]
+packing_fraction = 0.2
+[[species]]
+name = "A"
+count = 500
+[init]
+lattice = "fcc"
+seed = 3
+[run]
+time = 0.8
+[output]
+summary = "summary.json"
+trajectory = { path = "t.h5", every = 0.004, format = "h5md" }
+timeseries = { path = "series.csv", every = 0.05 }
+checkpoint = { path = "state.chk", every = 0.1 }
+"""
+
+
+def case_killed_mid_write(choc):
+    """SIGKILL at a random moment of a run that spends most of its time in HDF5 writes
+    (201 frames of 500 spheres): the continuation either ends with status 0 and every
+    dataset of the uninterrupted run, equal to the bit, or is refused (status 2) with the
+    file as the killed run left it. Never a failure part-way through (before the
+    continuation copied the file, 3 of 6 such continuations failed mid-run with "cannot
+    write position", each having changed the file)."""
+    import hashlib
+    import random
+    rng = random.Random(41)
+    with tempfile.TemporaryDirectory() as d:
+        start = time.monotonic()
+        r = run(choc, d, KILLED)
+        wall = time.monotonic() - start
+        check(r.returncode == 0, f"uninterrupted run: exit {r.returncode}: {r.stderr}")
+        expected = h5md_arrays(os.path.join(d, "t.h5"))
+        check(expected["particles/all/position/value"].shape[0] == 201, "expected 201 frames")
+        for trial in range(3):
+            for f in os.listdir(d):
+                if f != "config.toml":
+                    os.remove(os.path.join(d, f))
+            p = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            while p.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
+                time.sleep(0.002)
+            delay = rng.uniform(0.0, 0.6) * wall
+            time.sleep(delay)
+            p.kill()
+            p.wait()
+            what = f"killed {delay:.2f} s after the first checkpoint"
+            if p.returncode != -9:
+                continue  # it ended first
+            path = os.path.join(d, "t.h5")
+            before = hashlib.sha256(open(path, "rb").read()).hexdigest()
+            r = run(choc, d, KILLED, "--continue", "state.chk")
+            if r.returncode == 2:
+                check("output.trajectory.path" in r.stderr, f"{what}: refused: {r.stderr}")
+                check(hashlib.sha256(open(path, "rb").read()).hexdigest() == before,
+                      f"{what}: the refused continuation changed the file: {r.stderr}")
+                continue
+            check(r.returncode == 0, f"{what}: --continue: exit {r.returncode}: {r.stderr}")
+            got = h5md_arrays(path)
+            check(sorted(got) == sorted(expected), f"{what}: datasets {sorted(got)}")
+            for name, value in expected.items():
+                check(got[name].shape == value.shape and
+                      numpy.array_equal(got[name], value, equal_nan=True),
+                      f"{what}: {name} differs from the uninterrupted run")
+
 
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
-         ("init_from", case_init_from),
+         ("init_from", case_init_from), ("killed_mid_write", case_killed_mid_write),
          ("missing_directory", case_missing_directory), ("full_disk", case_full_disk)]
 
 

@@ -2,8 +2,10 @@
 """Outputs and signals of `choc run` (docs/REFERENCE.md, "Output files of a run" and exit status 130):
 special files, links and directories are refused; names too long for their temporary
 are refused up front; outputs are compared as files, not as text; temporaries left by a
-killed run are removed by the next one; the trajectory is bounded by the free space;
-a signal during start-up or equilibration gives status 130 and a summary.
+killed run are removed by the next one; the trajectory is bounded by the free space and
+by output.trajectory.max_bytes; a run owns its outputs (a second run given the same ones
+while the first goes on is refused and changes no file); a signal during start-up or
+equilibration gives status 130 and a summary.
 
 Usage: python3 tests/cli_outputs.py CHOC_EXECUTABLE
 """
@@ -196,6 +198,100 @@ def case_full_disk(choc):
         os.rmdir(d)
 
 
+def case_trajectory_max_bytes(choc):
+    """output.trajectory.max_bytes: frames that cannot fit in it are refused before the
+    run; a run limited by collisions alone (XYZ, H5MD) stops when its trajectory passes
+    it. Exit 2 naming the key, and no output (no checkpoint: nothing is written in place)."""
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        # 1001 frames of 100 discs take at least 1001 * 100 * 32 = 3.2e6 bytes
+        traj = 'output.trajectory={ path = "t.xyz", every = 0.001, max_bytes = 1e6 }'
+        result = run(choc, d, "--set", traj)
+        refused(result, d, "output.trajectory.max_bytes", "take at least", "1e+06")
+        endless = SMALL.replace("time = 1.0", "collisions = 1000000000")
+        for fmt in ("xyz", "h5md"):
+            # an XYZ frame of 100 discs takes about 13 kB: 15 frames; H5MD frames this
+            # close compress to a few hundred bytes: about 570
+            traj = (f'output.trajectory={{ path = "t.{fmt}", every = 0.001, format = "{fmt}", '
+                    'max_bytes = 200000 }')
+            result = run(choc, d, "--set", traj, text=endless)
+            refused(result, d, "output.trajectory.max_bytes", "reached")
+        check(run(choc, d, "--set", 'output.trajectory={ path = "t.xyz", every = 0.5, '
+                  'max_bytes = 0.5 }').returncode == 2, "max_bytes = 0.5 was accepted")
+
+
+OWNED = """dimension = 2
+[box]
+packing_fraction = 0.3
+[[species]]
+name = "A"
+count = 400
+[init]
+lattice = "hex"
+[run]
+time = 2.0
+[output]
+summary = "summary.json"
+trajectory = {{ path = "{trajectory}", every = 0.05, format = "{fmt}" }}
+timeseries = {{ path = "series.csv", every = 0.1 }}
+checkpoint = {{ path = "state.chk", every = 0.2 }}
+"""
+
+
+def xyz_times(path):
+    with open(path) as f:
+        return [float(m.group(1)) for m in (re.search(r" Time=(\S+)", line) for line in f) if m]
+
+
+def case_outputs_owned(choc):
+    """The same checkpointed config started twice in one directory: the second run, started
+    while the first goes on (stopped with SIGSTOP once its first checkpoint exists, so that
+    its files hold still), exits 2 naming the output and the first run's pid and changes no
+    file; the first ends with status 0, its trajectory whole, and a continuation from its
+    checkpoint works. XYZ and H5MD."""
+    for fmt, trajectory in (("xyz", "t.xyz"), ("h5md", "t.h5")):
+        with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+            text = OWNED.format(trajectory=trajectory, fmt=fmt)
+            with open(os.path.join(d, "config.toml"), "w") as f:
+                f.write(text)
+            first = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                while first.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
+                    time.sleep(0.001)
+                os.kill(first.pid, signal.SIGSTOP)
+                check(first.poll() is None, f"{fmt}: the first run ended before its checkpoint")
+                before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+                second = run(choc, d, text=text)
+                after = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+            finally:
+                os.kill(first.pid, signal.SIGCONT)
+            _, err = first.communicate(timeout=120)
+            lines = second.stderr.splitlines()
+            check(second.returncode == 2, f"{fmt}: the second run: exit {second.returncode}, "
+                  f"expected 2; {second.stderr!r}")
+            check(len(lines) == 1 and "another choc run" in lines[0] and
+                  f"pid {first.pid}" in lines[0] and "summary.json" in lines[0],
+                  f"{fmt}: the second run's message does not name the file and pid "
+                  f"{first.pid}: {second.stderr!r}")
+            check(before == after, f"{fmt}: files changed by the refused run: "
+                  f"{sorted(f for f in set(before) | set(after) if before.get(f) != after.get(f))}")
+            check(first.returncode == 0, f"{fmt}: the first run: exit {first.returncode}: {err!r}")
+            left = [f for f in os.listdir(d) if f.endswith(".choc-lock")]
+            check(not left, f"{fmt}: lock files left by runs that ended: {left}")
+            if fmt == "xyz":
+                times = xyz_times(os.path.join(d, trajectory))
+                # each frame once, in order (a time printed to 17 digits: 1e-12 is ample)
+                check(len(times) == 41 and all(abs(t - k * 0.05) < 1e-12
+                                               for k, t in enumerate(times)),
+                      f"xyz: {len(times)} frames at {times[:4]}..., not 0, 0.05, ..., 2")
+            r = run(choc, d, "--continue", "state.chk", "--set", "run.time=2.5", text=text)
+            check(r.returncode == 0, f"{fmt}: --continue: exit {r.returncode}: {r.stderr!r}")
+            if fmt == "xyz":
+                times = xyz_times(os.path.join(d, trajectory))
+                check(len(times) == 51, f"xyz: {len(times)} frames after the continuation, "
+                      "expected 51")
+
+
 def interrupted_summary(d, process, what):
     try:
         _, err = process.communicate(timeout=60)
@@ -267,6 +363,8 @@ CASES = [
     ("name lengths and directories", case_names),
     ("outputs compared as files", case_same_file),
     ("temporaries of a killed run", case_stale_temporaries),
+    ("output.trajectory.max_bytes", case_trajectory_max_bytes),
+    ("a run owns its outputs", case_outputs_owned),
     ("a small file system (root)", case_full_disk),
     ("a signal during equilibration", case_signal_equilibration),
     ("a signal during start-up", case_signal_start_up),

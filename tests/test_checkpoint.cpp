@@ -75,6 +75,8 @@ checkpoint = { path = "a.chk", every = 2.0 }
     CHECK(changed("\"a.json\"", "\"b.json\"") == std::nullopt);
     CHECK(changed("path = \"a.xyz\"", "path = \"b.xyz\"") == std::nullopt);
     CHECK(changed("checkpoint = { path = \"a.chk\", every = 2.0 }", "") == std::nullopt);
+    // the trajectory's size limit, added or changed (a run stopped by it goes on with more)
+    CHECK(changed("every = 1.0 }", "every = 1.0, max_bytes = 1e6 }") == std::nullopt);
     CHECK(changed("equilibrate = 1.0", "equilibrate = 2.0") == "run.equilibrate");
     CHECK(changed("count = 100", "count = 101") == "species[0].count");
     CHECK(changed("every = 1.0 }", "every = 0.5 }") == "output.trajectory.every");

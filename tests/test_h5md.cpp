@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -222,6 +223,44 @@ void check_write_reopen_append() {
             "D trajectory");
     // The refusals left the file as it was.
     CHECK(read(path, "/particles/all/position/value").shape[0] == 3);
+
+    // A kept frame damaged (a byte of its compressed chunk changed, as a run killed in the
+    // middle of a write can leave it): refused, the file unchanged, no copy left beside it.
+    {
+        haddr_t address = 0;
+        hsize_t size = 0;
+        {
+            const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+            const hid_t set = H5Dopen2(file, "/particles/all/position/value", H5P_DEFAULT);
+            const hid_t space = H5Dget_space(set);
+            hsize_t offset[3] = {};
+            unsigned mask = 0;
+            const herr_t found = H5Dget_chunk_info(set, space, 1, offset, &mask, &address, &size);
+            H5Sclose(space);
+            H5Dclose(set);
+            H5Fclose(file);
+            REQUIRE(found >= 0);
+            CHECK(offset[0] == 1); // the second frame's chunk
+        }
+        const auto bytes = [&] {
+            std::ifstream in(path, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        std::string damaged = bytes();
+        REQUIRE(address + size <= damaged.size());
+        damaged[address + size / 2] ^= 0x55;
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << damaged;
+        refused([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), 2, 2); },
+                "the file is left as it was");
+        CHECK(bytes() == damaged);
+        int beside = 0;
+        for (const auto& entry :
+             std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
+            beside += entry.path().filename().string().find(
+                          std::filesystem::path(path).filename().string() + ".choc-") !=
+                      std::string::npos;
+        CHECK(beside == 0);
+    }
     check_nothing_open();
     std::filesystem::remove(path);
 }

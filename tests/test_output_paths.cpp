@@ -1,14 +1,18 @@
 // Output files: temporary names, the checks of one path, outputs compared as files, the
-// removal of a dead writer's temporaries, and whole-or-nothing writing.
+// removal of a dead writer's temporaries, whole-or-nothing writing, the CRC-32 of a file
+// written in place, and the locks of a run's outputs.
 #include <choc/errors.hpp>
 #include <choc/io/atomic_file.hpp>
+#include <choc/io/output_lock.hpp>
 #include <choc/io/output_paths.hpp>
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -122,4 +126,96 @@ TEST_CASE("an output appears only when published; unpublished leaves nothing") {
     std::getline(in, line);
     CHECK(line == "done");
     CHECK(entries(s.dir) == 1);
+}
+
+TEST_CASE("a CRC-32 carried forward equals the CRC-32 of the whole") {
+    const std::string text = "Lattice=\"10 0 0 0 10 0 0 0 10\" Time=0.5\nA 1 2 3\n";
+    const std::uint32_t whole = choc::extend_crc32(0, text.data(), text.size());
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+        const std::uint32_t first = choc::extend_crc32(0, text.data(), cut);
+        CHECK(choc::extend_crc32(first, text.data() + cut, text.size() - cut) == whole);
+    }
+    // The standard check value of CRC-32 (ISO-HDLC): "123456789" gives cbf43926.
+    CHECK(choc::extend_crc32(0, "123456789", 9) == 0xcbf43926u);
+}
+
+// A file written in place over three marks, 20000 bytes: a continuation from the last mark
+// refuses it after any byte before the mark is changed (the first, one more than 4096
+// bytes before the mark, the last), and accepts it unchanged.
+TEST_CASE("a continuation notices a byte changed anywhere before the mark") {
+    Scratch s;
+    const std::string path = s / "traj.xyz";
+    choc::OutputMark mark;
+    {
+        choc::AtomicOutput out(path, "output.trajectory.path", choc::InPlace{});
+        for (int k = 0; k < 3; ++k) {
+            out.stream() << std::string(6000 + 1000 * k, static_cast<char>('a' + k));
+            mark = out.mark();
+        }
+        out.stream() << "after the mark";
+        out.commit();
+    }
+    REQUIRE(mark.bytes == 21000);
+    const std::string good = [&] {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    for (std::uint64_t at : {std::uint64_t{0}, mark.bytes - 4097, mark.bytes - 1}) {
+        std::string bad = good;
+        bad[at] ^= 0x20;
+        std::ofstream(path, std::ios::binary) << bad;
+        const std::string error = message(
+            [&] { choc::AtomicOutput out(path, "output.trajectory.path", choc::InPlace{mark}); });
+        CAPTURE(at);
+        CHECK(error.find("output.trajectory.path") == 0);
+        CHECK(error.find("not what the run to continue wrote") != std::string::npos);
+    }
+    std::ofstream(path, std::ios::binary) << good;
+    {
+        choc::AtomicOutput out(path, "output.trajectory.path", choc::InPlace{mark});
+        out.stream() << "more";
+        CHECK(out.mark().bytes == mark.bytes + 4);
+        out.commit();
+    }
+    CHECK(fs::file_size(path) == mark.bytes + 4);
+}
+
+TEST_CASE("a run's outputs are locked: a second holder is refused, a dead one's lock taken over") {
+    Scratch s;
+    const std::vector<choc::NamedPath> outputs{{"output.summary", s / "s.json"},
+                                               {"output.trajectory.path", s / "t.xyz"}};
+    const std::string lock = choc::lock_name(s / "t.xyz");
+    CHECK(fs::path(lock).filename() == ".t.xyz.choc-lock");
+    {
+        const choc::OutputLocks held(outputs);
+        std::ifstream in(lock);
+        std::string pid;
+        std::getline(in, pid);
+        CHECK(pid == std::to_string(::getpid()));
+        // A flock belongs to the open file: another lock of this process is refused too,
+        // naming the first output held and the holder's pid.
+        const std::string error = message([&] { choc::OutputLocks again(outputs); });
+        CHECK(error.find("output.summary") == 0);
+        CHECK(error.find("pid " + std::to_string(::getpid())) != std::string::npos);
+        // Only the trajectory held elsewhere: the summary's lock, taken first, is given back.
+        const std::string partial = message([&] {
+            choc::OutputLocks other({{"output.summary", s / "other.json"}, outputs[1]});
+        });
+        CHECK(partial.find("output.trajectory.path") == 0);
+        CHECK(!fs::exists(choc::lock_name(s / "other.json")));
+    }
+    CHECK(entries(s.dir) == 0); // the lock files removed at the end
+    // A lock file left by a process killed outright (no one holds it): taken over.
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    std::ofstream(lock) << child << "\n";
+    {
+        const choc::OutputLocks held(outputs);
+        std::ifstream in(lock);
+        std::string pid;
+        std::getline(in, pid);
+        CHECK(pid == std::to_string(::getpid()));
+    }
+    CHECK(entries(s.dir) == 0);
 }

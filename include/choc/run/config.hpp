@@ -61,10 +61,16 @@ struct CrossingPlane {
     std::vector<double> point, normal;
 };
 
+// output.trajectory.max_bytes unless given: 10 GB, ample for long runs of 10^4 to 10^5
+// particles (a 3D XYZ line takes about 130 bytes), and a bound on what a tiny `every` in a
+// collision-limited run writes (about 100 MB a second).
+inline constexpr double default_trajectory_max_bytes = 1e10;
+
 struct PeriodicOutput {
     std::string path;
     double every = 0.0;
     TrajectoryFormat format = TrajectoryFormat::xyz; // output.trajectory only
+    double max_bytes = default_trajectory_max_bytes; // output.trajectory only
 };
 
 // output.checkpoint: the run's complete state, every `every` of simulated time (if given),

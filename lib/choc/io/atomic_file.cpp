@@ -9,8 +9,9 @@
 
 #include "choc/errors.hpp"
 
-#include <boost/crc.hpp>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -84,20 +85,36 @@ void sync_path(const std::string& path, const std::string& key, const std::strin
     ::close(fd);
 }
 
-// CRC-32 of the bytes of `path` in [end - tail_bytes, end) (from 0 if shorter).
-std::uint32_t tail_crc(const std::string& path, std::uint64_t end) {
-    const std::uint64_t begin = end > OutputMark::tail_bytes ? end - OutputMark::tail_bytes : 0;
-    std::string bytes(end - begin, '\0');
+// extend_crc32 over the bytes of `path` in [begin, end), read in blocks; none if they
+// cannot all be read.
+std::optional<std::uint32_t> extend_crc32_from(const std::string& path, std::uint32_t crc,
+                                               std::uint64_t begin, std::uint64_t end) {
     std::ifstream in(path, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(begin));
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!in) return ~std::uint32_t{0} ^ 0x5a5a5a5au; // unreadable: matches no real mark
-    boost::crc_32_type crc;
-    crc.process_bytes(bytes.data(), bytes.size());
-    return crc.checksum();
+    std::string block(std::size_t{1} << 20, '\0');
+    for (std::uint64_t at = begin; at < end;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), end - at));
+        in.read(block.data(), static_cast<std::streamsize>(n));
+        if (!in) return std::nullopt;
+        crc = extend_crc32(crc, block.data(), n);
+        at += n;
+    }
+    return crc;
 }
 
 } // namespace
+
+std::uint32_t extend_crc32(std::uint32_t crc, const char* data, std::size_t size) {
+    // zlib's crc32 goes on from a checksum as it is (the standard CRC-32, "123456789" gives
+    // cbf43926), at about 1.5 GB/s here, ten times Boost's crc_32_type.
+    uLong sum = crc;
+    for (std::size_t at = 0; at < size;) {
+        const auto n = static_cast<uInt>(std::min<std::size_t>(size - at, std::size_t{1} << 30));
+        sum = ::crc32(sum, reinterpret_cast<const Bytef*>(data + at), n);
+        at += n;
+    }
+    return static_cast<std::uint32_t>(sum);
+}
 
 std::string temporary_name(const std::string& path, std::uint32_t random) {
     char tail[64];
@@ -220,8 +237,15 @@ AtomicOutput::AtomicOutput(std::string path, std::string key, std::optional<InPl
              std::to_string(at.bytes) +
              " the checkpoint covers: it is not the file of the run "
              "to continue");
-    if (tail_crc(path_, at.bytes) != at.tail_crc)
-        fail("its content up to the checkpoint is not what the run to continue wrote");
+    // The whole of it up to the mark: one read of the file per continuation.
+    const auto crc = extend_crc32_from(path_, 0, 0, at.bytes);
+    if (!crc) fail("it cannot be read back (" + std::string(std::strerror(errno)) + ")");
+    if (*crc != at.crc)
+        fail("its content up to the checkpoint is not what the run to continue wrote (its "
+             "CRC-32 over the " +
+             std::to_string(at.bytes) + " bytes the checkpoint covers differs)");
+    crc_ = at.crc;
+    summed_ = at.bytes;
     if (::truncate(path_.c_str(), static_cast<off_t>(at.bytes)) != 0) fail(std::strerror(errno));
     // (in | out: no truncation, and tellp() counts from the start, as mark() needs)
     out_.open(path_, std::ios::binary | std::ios::in | std::ios::out);
@@ -235,7 +259,12 @@ OutputMark AtomicOutput::mark() {
     sync_path(path_, key_, path_);
     OutputMark m;
     m.bytes = static_cast<std::uint64_t>(out_.tellp());
-    m.tail_crc = tail_crc(path_, m.bytes);
+    // Only what was written since the last mark is read back (from the page cache, just
+    // written): the checksum costs one more pass over each byte, once.
+    const auto crc = extend_crc32_from(path_, crc_, summed_, m.bytes);
+    if (!crc) fail("it cannot be read back (" + std::string(std::strerror(errno)) + ")");
+    crc_ = m.crc = *crc;
+    summed_ = m.bytes;
     return m;
 }
 

@@ -21,6 +21,9 @@ void write_file_atomically(const std::string& path, const std::string& content,
 // replace it by a regular file). Throws InputError naming `key`.
 void check_writable(const std::string& path, const std::string& key);
 
+// The CRC-32 of a + b from the CRC-32 `crc` of a and the bytes of b (OutputMark).
+std::uint32_t extend_crc32(std::uint32_t crc, const char* data, std::size_t size);
+
 // The temporary name this process uses for `path` (tests; the random part is fixed to
 // `random`).
 std::string temporary_name(const std::string& path, std::uint32_t random);
@@ -41,12 +44,12 @@ int remove_stale_temporaries(const std::string& path);
 void write_file_durably(const std::string& path, const std::string& content,
                         const std::string& key = "");
 
-// Where a file written in place stood at a checkpoint: its length, and a CRC-32 of its
-// last bytes (up to `tail_bytes`), enough to tell that a file found later is the same one.
+// Where a file written in place stood at a checkpoint: its length, and the CRC-32 of all
+// its bytes up to there, carried forward from mark to mark (each mark reads back only what
+// was written since the last), so that any byte changed before the mark is noticed.
 struct OutputMark {
-    static constexpr std::uint64_t tail_bytes = 4096;
     std::uint64_t bytes = 0;
-    std::uint32_t tail_crc = 0;
+    std::uint32_t crc = 0;
     // An H5MD trajectory is marked by its sample counts instead (io/trajectory.hpp).
     std::uint64_t frames = 0, rows = 0;
 };
@@ -90,6 +93,9 @@ class AtomicOutput {
     [[noreturn]] void fail(const std::string& reason);
     std::string path_, key_, temporary_;
     std::ofstream out_;
+    // In place: the CRC-32 of the file's first `summed_` bytes (OutputMark).
+    std::uint32_t crc_ = 0;
+    std::uint64_t summed_ = 0;
     bool finished_ = false, published_ = false, in_place_ = false;
 };
 

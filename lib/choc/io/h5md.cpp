@@ -13,6 +13,7 @@
 #include "choc/io/h5md.hpp"
 
 #include "choc/errors.hpp"
+#include "choc/io/atomic_file.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/message_text.hpp"
 #include "choc_commit.hpp"
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -487,6 +489,137 @@ H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, con
     return H5mdFile(std::move(s));
 }
 
+namespace {
+
+// Opens the H5MD layout of the file open in `s` (written by create()) and checks it: H5MD
+// 1.1 by choc, `dimension` and `particles` as the run's, at least `keep_frames` complete
+// frames and `keep_rows` time-series rows.
+void open_layout(H5mdFile::State& s, int dimension, std::uint64_t particles,
+                 std::uint64_t keep_frames, std::uint64_t keep_rows) {
+    const hid_t root = s.file.get();
+    auto expect = [&](bool ok, const std::string& what) {
+        if (!ok) s.fail("not an H5MD trajectory written by choc: " + what);
+    };
+    expect(H5Lexists(root, "h5md", H5P_DEFAULT) > 0, "no /h5md group");
+    {
+        const Handle h5md = s.group(root, "h5md", false);
+        expect(s.read_integers(h5md.get(), "version") == std::vector<long long>{1, 1},
+               "/h5md version is not [1, 1]");
+        expect(H5Lexists(h5md.get(), "creator", H5P_DEFAULT) > 0, "no /h5md/creator");
+        const Handle creator = s.group(h5md.get(), "creator", false);
+        expect(s.read_text(creator.get(), "name") == "choc", "/h5md/creator name is not choc");
+    }
+    expect(H5Lexists(root, "particles", H5P_DEFAULT) > 0 &&
+               H5Lexists(root, "particles/all", H5P_DEFAULT) > 0,
+           "no /particles/all");
+    s.particles_group = s.group(root, "particles/all", false);
+    const hid_t all = s.particles_group.get();
+    const Handle box = s.group(all, "box", false);
+    const auto stored_dimension = s.read_integers(box.get(), "dimension");
+    if (stored_dimension != std::vector<long long>{dimension})
+        s.fail("the file holds a " + std::to_string(stored_dimension[0]) +
+               "D trajectory, the run is " + std::to_string(dimension) + "D");
+    s.position_element = s.open_element(all, "position", H5T_NATIVE_DOUBLE);
+    s.velocity_element = s.open_element(all, "velocity", H5T_NATIVE_DOUBLE);
+    s.edges_element = s.open_element(box.get(), "edges", H5T_NATIVE_DOUBLE);
+    const auto& record = s.position_element.record;
+    if (record.size() != 2 || record[1] != static_cast<hsize_t>(dimension))
+        s.fail("position/value is not [frames][N][" + std::to_string(dimension) + "]");
+    if (record[0] != particles)
+        s.fail("the file holds " + std::to_string(record[0]) + " particles, the run has " +
+               std::to_string(particles));
+    s.observables_group = s.group(root, "observables", false);
+    s.collisions_element =
+        s.open_element(s.observables_group.get(), "collisions", H5T_NATIVE_INT64);
+    const hid_t obs = s.observables_group.get();
+    if (H5Lexists(obs, "temperature", H5P_DEFAULT) > 0) {
+        for (const char* name : scalar_observables)
+            s.observables.push_back(s.open_element(obs, name, H5T_NATIVE_DOUBLE));
+        s.observables.push_back(s.open_element(obs, "species_temperature", H5T_NATIVE_DOUBLE));
+        if (H5Lexists(obs, "crossed", H5P_DEFAULT) > 0)
+            s.observables.push_back(s.open_element(obs, "crossed", H5T_NATIVE_INT64));
+    }
+    s.parameters_group = s.group(root, "parameters/choc", false);
+
+    std::uint64_t frames = ~std::uint64_t{0}, rows = s.observables.empty() ? 0 : frames;
+    for (auto* e : s.frame_elements()) frames = std::min<std::uint64_t>(frames, e->length);
+    for (const auto& e : s.observables) rows = std::min<std::uint64_t>(rows, e.length);
+    if (frames < keep_frames)
+        s.fail("it holds " + std::to_string(frames) + " complete frames, fewer than the " +
+               std::to_string(keep_frames) + " to keep");
+    if (rows < keep_rows)
+        s.fail("it holds " + std::to_string(rows) + " complete time-series rows, fewer than the " +
+               std::to_string(keep_rows) + " to keep");
+}
+
+// Reads the first `length` samples of every dataset of `e`, a block at a time: HDF5 inflates
+// each chunk (and zlib checks its Adler-32), so a chunk left half written is found here.
+void read_back(const H5mdFile::State& s, const H5mdFile::State::Element& e, hsize_t length) {
+    hsize_t record = 1;
+    for (hsize_t n : e.record) record *= n;
+    const hsize_t block = std::max<hsize_t>(1, (hsize_t{1} << 20) / std::max<hsize_t>(record, 1));
+    std::vector<double> buffer; // 8-byte values: doubles or int64
+    auto read = [&](const Handle& set, hid_t type, const std::vector<hsize_t>& shape, hsize_t from,
+                    hsize_t count) {
+        std::vector<hsize_t> start(shape.size() + 1, 0), counts{count};
+        start[0] = from;
+        counts.insert(counts.end(), shape.begin(), shape.end());
+        hsize_t values = 1;
+        for (hsize_t n : counts) values *= n;
+        buffer.resize(values);
+        Handle file_space(s.check(H5Dget_space(set.get()), e.name), H5Sclose);
+        s.check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                           counts.data(), nullptr),
+                       e.name);
+        Handle memory_space(
+            s.check(H5Screate_simple(static_cast<int>(counts.size()), counts.data(), nullptr),
+                    e.name),
+            H5Sclose);
+        s.check_status(H5Dread(set.get(), type, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                               buffer.data()),
+                       "cannot read back " + e.name + " (the file is damaged)");
+    };
+    for (hsize_t from = 0; from < length; from += block) {
+        const hsize_t count = std::min(block, length - from);
+        read(e.value, e.memory_type, e.record, from, count);
+        read(e.step, H5T_NATIVE_INT64, {}, from, count);
+        read(e.time, H5T_NATIVE_DOUBLE, {}, from, count);
+    }
+}
+
+// Copies every attribute of `from` to `to`. (Not H5Ocopy: HDF5 1.10.8 crashes, SIGSEGV in
+// H5A__dense_post_copy_file_all, copying an object whose attributes are stored densely, as
+// /parameters/choc's are: more than 8 of them.)
+void copy_attributes(const H5mdFile::State& s, hid_t from, hid_t to, const std::string& what) {
+    auto each = [](hid_t object, const char* name, const H5A_info_t*, void* target) -> herr_t {
+        const hid_t to = *static_cast<hid_t*>(target);
+        Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+        if (!attr.valid()) return -1;
+        Handle type(H5Aget_type(attr.get()), H5Tclose), space(H5Aget_space(attr.get()), H5Sclose);
+        if (!type.valid() || !space.valid()) return -1;
+        Handle memory(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose);
+        const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+        const std::size_t size = memory.valid() ? H5Tget_size(memory.get()) : 0;
+        if (n < 0 || size == 0) return -1;
+        std::vector<unsigned char> buffer(static_cast<std::size_t>(std::max<hssize_t>(n, 1)) *
+                                          size);
+        if (H5Aread(attr.get(), memory.get(), buffer.data()) < 0) return -1;
+        Handle copy(H5Acreate2(to, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    H5Aclose);
+        const herr_t written =
+            copy.valid() ? H5Awrite(copy.get(), memory.get(), buffer.data()) : -1;
+        // (variable-length strings were read as pointers HDF5 allocated)
+        if (H5Tis_variable_str(memory.get()) > 0 || H5Tdetect_class(memory.get(), H5T_VLEN) > 0)
+            H5Dvlen_reclaim(memory.get(), space.get(), H5P_DEFAULT, buffer.data());
+        return written < 0 ? -1 : 0;
+    };
+    hid_t target = to;
+    s.check_status(H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, nullptr, each, &target),
+                   "cannot copy the attributes of " + what);
+}
+
+} // namespace
+
 H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int dimension,
                           std::uint64_t particles, std::uint64_t keep_frames,
                           std::uint64_t keep_rows) {
@@ -499,71 +632,62 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
         H5Eclear2(H5E_DEFAULT);
         s->fail("not an HDF5 file (or it cannot be read)");
     }
-    {
-        const Handle fapl = s->access_properties();
-        s->file = Handle(s->check(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()),
-                                  "cannot open the file for writing"),
-                         H5Fclose);
+    // HDF5 1.10 keeps no journal: a run killed in the middle of an HDF5 write can leave the
+    // file's metadata half updated, and writing on into it failed mid-run. So the file is
+    // only read: its objects are copied into a new file beside it (HDF5 walks every chunk
+    // index to copy them), cut back to the frames and rows to keep and read back whole;
+    // only then is the copy renamed over the file and written on. A file that fails any
+    // step is refused and left as it was. Cost: one copy of the trajectory per continuation.
+    std::string temporary;
+    try {
+        {
+            State old;
+            old.shown = shown;
+            old.dimension = dimension;
+            old.particles = particles;
+            const Handle fapl = old.access_properties();
+            old.file = Handle(old.check(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.get()),
+                                        "cannot open the file"),
+                              H5Fclose);
+            open_layout(old, dimension, particles, keep_frames, keep_rows);
+            temporary = create_temporary(file, key);
+            s->file = Handle(
+                s->check(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                         "cannot create its copy"),
+                H5Fclose);
+            for (const char* name : {"h5md", "particles", "observables"})
+                s->check_status(
+                    H5Ocopy(old.file.get(), name, s->file.get(), name, H5P_DEFAULT, H5P_DEFAULT),
+                    std::string("cannot copy /") + name);
+            const Handle parameters = s->group(s->file.get(), "parameters", true);
+            const Handle choc = s->group(parameters.get(), "choc", true);
+            copy_attributes(*s, old.parameters_group.get(), choc.get(), "/parameters/choc");
+        }
+        open_layout(*s, dimension, particles, keep_frames, keep_rows);
+        for (auto* e : s->frame_elements()) s->resize(*e, keep_frames);
+        for (auto& e : s->observables) s->resize(e, keep_rows);
+        for (auto* e : s->frame_elements()) read_back(*s, *e, keep_frames);
+        for (const auto& e : s->observables) read_back(*s, e, keep_rows);
+        s->frames = keep_frames;
+        s->rows = keep_rows;
+        H5mdFile copy(std::move(s));
+        copy.flush();
+        if (std::rename(temporary.c_str(), file.c_str()) != 0)
+            copy.state_->fail(std::string("cannot replace it by its copy: ") +
+                              std::strerror(errno));
+        temporary.clear();
+        return copy;
+    } catch (const InputError& e) {
+        if (s) s.reset(); // closed before it is removed
+        if (!temporary.empty()) ::unlink(temporary.c_str());
+        throw InputError(std::string(e.what()) +
+                         "; the file is left as it was (a continuation given another "
+                         "output.trajectory.path starts a new trajectory there)");
+    } catch (...) {
+        if (s) s.reset();
+        if (!temporary.empty()) ::unlink(temporary.c_str());
+        throw;
     }
-    const hid_t root = s->file.get();
-    auto expect = [&](bool ok, const std::string& what) {
-        if (!ok) s->fail("not an H5MD trajectory written by choc: " + what);
-    };
-    expect(H5Lexists(root, "h5md", H5P_DEFAULT) > 0, "no /h5md group");
-    {
-        const Handle h5md = s->group(root, "h5md", false);
-        expect(s->read_integers(h5md.get(), "version") == std::vector<long long>{1, 1},
-               "/h5md version is not [1, 1]");
-        expect(H5Lexists(h5md.get(), "creator", H5P_DEFAULT) > 0, "no /h5md/creator");
-        const Handle creator = s->group(h5md.get(), "creator", false);
-        expect(s->read_text(creator.get(), "name") == "choc", "/h5md/creator name is not choc");
-    }
-    expect(H5Lexists(root, "particles", H5P_DEFAULT) > 0 &&
-               H5Lexists(root, "particles/all", H5P_DEFAULT) > 0,
-           "no /particles/all");
-    s->particles_group = s->group(root, "particles/all", false);
-    const hid_t all = s->particles_group.get();
-    const Handle box = s->group(all, "box", false);
-    const auto stored_dimension = s->read_integers(box.get(), "dimension");
-    if (stored_dimension != std::vector<long long>{dimension})
-        s->fail("the file holds a " + std::to_string(stored_dimension[0]) +
-                "D trajectory, the run is " + std::to_string(dimension) + "D");
-    s->position_element = s->open_element(all, "position", H5T_NATIVE_DOUBLE);
-    s->velocity_element = s->open_element(all, "velocity", H5T_NATIVE_DOUBLE);
-    s->edges_element = s->open_element(box.get(), "edges", H5T_NATIVE_DOUBLE);
-    const auto& record = s->position_element.record;
-    if (record.size() != 2 || record[1] != static_cast<hsize_t>(dimension))
-        s->fail("position/value is not [frames][N][" + std::to_string(dimension) + "]");
-    if (record[0] != particles)
-        s->fail("the file holds " + std::to_string(record[0]) + " particles, the run has " +
-                std::to_string(particles));
-    s->observables_group = s->group(root, "observables", false);
-    s->collisions_element =
-        s->open_element(s->observables_group.get(), "collisions", H5T_NATIVE_INT64);
-    const hid_t obs = s->observables_group.get();
-    if (H5Lexists(obs, "temperature", H5P_DEFAULT) > 0) {
-        for (const char* name : scalar_observables)
-            s->observables.push_back(s->open_element(obs, name, H5T_NATIVE_DOUBLE));
-        s->observables.push_back(s->open_element(obs, "species_temperature", H5T_NATIVE_DOUBLE));
-        if (H5Lexists(obs, "crossed", H5P_DEFAULT) > 0)
-            s->observables.push_back(s->open_element(obs, "crossed", H5T_NATIVE_INT64));
-    }
-    s->parameters_group = s->group(root, "parameters/choc", false);
-
-    std::uint64_t frames = ~std::uint64_t{0}, rows = s->observables.empty() ? 0 : frames;
-    for (auto* e : s->frame_elements()) frames = std::min<std::uint64_t>(frames, e->length);
-    for (const auto& e : s->observables) rows = std::min<std::uint64_t>(rows, e.length);
-    if (frames < keep_frames)
-        s->fail("it holds " + std::to_string(frames) + " complete frames, fewer than the " +
-                std::to_string(keep_frames) + " to keep");
-    if (rows < keep_rows)
-        s->fail("it holds " + std::to_string(rows) + " complete time-series rows, fewer than the " +
-                std::to_string(keep_rows) + " to keep");
-    for (auto* e : s->frame_elements()) s->resize(*e, keep_frames);
-    for (auto& e : s->observables) s->resize(e, keep_rows);
-    s->frames = keep_frames;
-    s->rows = keep_rows;
-    return H5mdFile(std::move(s));
 }
 
 XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key) {

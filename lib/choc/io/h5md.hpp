@@ -55,7 +55,9 @@ class H5mdFile {
     // is an H5MD 1.1 file by choc with `particles` particles in `dimension` dimensions,
     // keeps its first `keep_frames` frames and `keep_rows` time-series rows, drops the rest
     // of every time-dependent dataset, and appends after them. A file with fewer frames or
-    // rows than asked for is refused.
+    // rows than asked for is refused. The file itself is only read: a copy of it, checked by
+    // reading back what is kept, replaces it before anything is written (h5md.cpp says why),
+    // so a refused file is left as it was.
     static H5mdFile reopen(const std::string& file, const std::string& shown, int dimension,
                            std::uint64_t particles, std::uint64_t keep_frames,
                            std::uint64_t keep_rows);
@@ -88,8 +90,9 @@ class H5mdFile {
     // file; nothing may be written after it.
     void close(const std::string& finished);
 
+    struct State; // the open file and its objects (h5md.cpp)
+
   private:
-    struct State;
     explicit H5mdFile(std::unique_ptr<State> state);
     std::unique_ptr<State> state_;
 };

@@ -51,10 +51,12 @@ void flatten(const toml::node& node, const std::string& key,
     out[key] = text.str();
 }
 
-// What a continuation may change: the run limits and the checkpoints (any value, present or
-// not), and where the outputs go (a different path for an output that both have).
+// What a continuation may change: the run limits, the trajectory's size limit and the
+// checkpoints (any value, present or not), and where the outputs go (a different path for an output
+// that both have).
 bool may_differ(const std::string& key, bool in_both) {
-    if (key == "run.time" || key == "run.collisions" || key.rfind("output.checkpoint", 0) == 0)
+    if (key == "run.time" || key == "run.collisions" || key.rfind("output.checkpoint", 0) == 0 ||
+        key == "output.trajectory.max_bytes")
         return true;
     if (!in_both || key.rfind("output.", 0) != 0) return false;
     return key == "output.summary" || key == "output.histogram" ||

@@ -37,7 +37,9 @@ namespace choc {
 //     output.crossing
 // 13: a triangle holds whether it is one-sided
 // 14: the engine keeps the contacts its group rule left at rest (resting_contacts.hpp)
-inline constexpr std::uint32_t checkpoint_format = 14;
+// 15: a streamed output's mark holds the CRC-32 of the whole file up to it, not of its
+//     last 4096 bytes
+inline constexpr std::uint32_t checkpoint_format = 15;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
@@ -61,7 +63,8 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
 
 // The first key (dotted, in sorted order) at which two resolved configs differ in
 // anything but what a continuation may change: the run limits (run.time,
-// run.collisions) and the outputs' paths and checkpoint cadence. None if they agree.
+// run.collisions), the trajectory's size limit, and the outputs' paths and checkpoint
+// cadence. None if they agree.
 std::optional<std::string> config_difference(const std::string& checkpointed,
                                              const std::string& given);
 

@@ -178,13 +178,14 @@ void check_readable(const KeySource& source, const std::string& key, const std::
         source.fail(key, "cannot read file \"" + escaped(path) + "\": " + std::strerror(errno));
 }
 
-// output.trajectory and output.timeseries: path and every; the trajectory also a format.
+// output.trajectory and output.timeseries: path and every; the trajectory also a format
+// and the most bytes it may take.
 std::optional<PeriodicOutput> periodic_output(const Section& output, std::string_view name) {
     if (!output.has(name)) return std::nullopt;
     Section table = output.table(name);
     const bool trajectory = name == "trajectory";
     if (trajectory)
-        table.allow({"path", "every", "format"});
+        table.allow({"path", "every", "format", "max_bytes"});
     else
         table.allow({"path", "every"});
     PeriodicOutput result;
@@ -195,6 +196,11 @@ std::optional<PeriodicOutput> periodic_output(const Section& output, std::string
             else if (*format != "xyz")
                 table.fail("format",
                            "must be \"xyz\" or \"h5md\", got \"" + escaped(*format) + "\"");
+        }
+    if (trajectory)
+        if (const auto most = table.number("max_bytes", Range::positive)) {
+            if (*most < 1.0) table.fail("max_bytes", "must be >= 1 (bytes), got " + show(*most));
+            result.max_bytes = *most;
         }
     result.path = table.required_string("path");
     auto every = table.number("every", Range::positive);

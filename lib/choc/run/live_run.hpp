@@ -117,23 +117,22 @@ void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedu
 }
 
 // A time-limited run knows its frame count: refuse, before the first event, a trajectory
-// that cannot fit in its share of the free space (a collision-limited one is stopped when
-// it reaches that share, MeasuredPhase::write_frame). An H5MD frame is compressed and has
-// no useful lower bound on its size (a 2D frame took 27 bytes per particle, one at rest
-// far less): it is only stopped at that share.
+// that cannot fit in its budget (output.trajectory.max_bytes, or its share of the free
+// space if less; a collision-limited one is stopped when it reaches it,
+// MeasuredPhase::write_frame). An H5MD frame is compressed and has no useful lower bound on
+// its size (a 2D frame took 27 bytes per particle, one at rest far less): it is only
+// stopped.
 inline void check_trajectory_size(const Config& config, std::size_t particles) {
     if (!config.trajectory || !config.run_time ||
         config.trajectory->format == TrajectoryFormat::h5md)
         return;
     const double frames = std::floor(*config.run_time / config.trajectory->every) + 1.0;
     const double least = frames * static_cast<double>(particles) * least_line_bytes;
-    const double allowed = trajectory_bytes_allowed(config.trajectory->path);
-    if (least > allowed)
-        throw InputError(fmt::format(
-            "output.trajectory.every: {:.0f} frames of {} particles take at least {:.3g} bytes, "
-            "more than half the {:.3g} bytes free on the trajectory's file system; use a "
-            "larger every or a file system with more space",
-            frames, particles, least, allowed / trajectory_share));
+    const TrajectoryBudget budget = trajectory_budget(*config.trajectory);
+    if (least > budget.bytes)
+        throw InputError(fmt::format("{}: {:.0f} frames of {} particles take at least {:.3g} "
+                                     "bytes, more than {}",
+                                     budget.key(), frames, particles, least, over_budget(budget)));
 }
 
 // The part of a checkpoint's state written around the engine, the watch and the

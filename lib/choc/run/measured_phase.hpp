@@ -74,10 +74,29 @@ inline constexpr double trajectory_share = 0.5;
 // a real 3D line is about 130), for the up-front bound of a time-limited run.
 inline constexpr double least_line_bytes = 32.0;
 
-// The most bytes the trajectory may take: a share of the space free where it goes.
-inline double trajectory_bytes_allowed(const std::string& path) {
-    const auto free = free_bytes(path);
-    return free ? trajectory_share * static_cast<double>(*free) : never;
+// The most bytes the trajectory may take, and the key that sets it: its own limit
+// (output.trajectory.max_bytes), or a share of the space free where it goes if less
+// (output.trajectory.every names that one: fewer frames is the way to fit).
+struct TrajectoryBudget {
+    double bytes = never;
+    bool by_free_space = false;
+    const char* key() const {
+        return by_free_space ? "output.trajectory.every" : "output.trajectory.max_bytes";
+    }
+};
+inline TrajectoryBudget trajectory_budget(const PeriodicOutput& trajectory) {
+    const auto free = free_bytes(trajectory.path);
+    const double share = free ? trajectory_share * static_cast<double>(*free) : never;
+    return share < trajectory.max_bytes ? TrajectoryBudget{share, true}
+                                        : TrajectoryBudget{trajectory.max_bytes, false};
+}
+// Why a trajectory of `bytes` does not fit `budget`.
+inline std::string over_budget(const TrajectoryBudget& budget) {
+    return budget.by_free_space
+               ? fmt::format("half the {:.3g} bytes free on the trajectory's file system when the "
+                             "run started; use a larger every or a file system with more space",
+                             budget.bytes / trajectory_share)
+               : fmt::format("max_bytes = {:.3g}; raise it, or use a larger every", budget.bytes);
 }
 
 // The events to the next multiple of `chunk` processed by the engine.
@@ -234,7 +253,7 @@ class MeasuredPhase {
                                 origin, config.timeseries.has_value(),
                                 placement(streams, streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(origin);
-            trajectory_budget_ = trajectory_bytes_allowed(config.trajectory->path);
+            trajectory_budget_ = trajectory_budget(*config.trajectory);
         }
         std::vector<std::string> names;
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
@@ -753,14 +772,13 @@ class MeasuredPhase {
         if (trajectory_) {
             trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
                                      frame_keys_.keys(frames_.done));
+            // Checked after each frame: the file ends at most one frame past the limit.
             const double written = trajectory_->bytes();
-            if (written > trajectory_budget_)
-                throw InputError(fmt::format(
-                    "output.trajectory.every: the trajectory reached {:.3g} bytes after {} "
-                    "frames, half the space that was free on its file system when the run "
-                    "started; use a larger every, fewer particles or a file system with more "
-                    "space",
-                    written, frames_.done + 1));
+            if (written > trajectory_budget_.bytes)
+                throw InputError(fmt::format("{}: the trajectory reached {:.3g} bytes after {} "
+                                             "frames, more than {}",
+                                             trajectory_budget_.key(), written, frames_.done + 1,
+                                             over_budget(trajectory_budget_)));
         }
         frame_overlap_ = std::max(frame_overlap_, max_overlap(engine_.box(), frame, t));
         ++frames_.done;
@@ -827,7 +845,7 @@ class MeasuredPhase {
     std::uint64_t collision_limit_ = 0;
     std::optional<TrajectoryOutput<D>> trajectory_;
     XyzProvenance frame_keys_;
-    double trajectory_budget_ = never;
+    TrajectoryBudget trajectory_budget_;
     std::optional<TimeSeries> series_;
     std::vector<TimeSeriesRow> kept_rows_; // without files
     std::optional<CrossingCount<D>> crossing_;

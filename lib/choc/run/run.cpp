@@ -1,9 +1,11 @@
-// One `choc run`: check the outputs can be written, then a Simulation (simulation.hpp)
-// built, advanced to the config's limits and finished (the outputs and the summary).
+// One `choc run`: check the outputs can be written and lock them, then a Simulation
+// (simulation.hpp) built, advanced to the config's limits and finished (the outputs and the
+// summary).
 #include "choc/run/run.hpp"
 
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/output_lock.hpp"
 #include "choc/io/output_paths.hpp"
 #include "choc/kernel/archive.hpp"
 #include "choc/run/interrupt.hpp"
@@ -34,6 +36,9 @@ Summary run_simulation(const Config& config, const RunOptions& options) {
             if (o.key != "output.checkpoint.path") others.push_back(o);
         check_outputs(others, {{"--continue", *options.continue_from}});
     }
+    // The run owns its outputs from here to its end: a second run given any of them is
+    // refused here, before either changes a file.
+    const OutputLocks locks(outputs);
     remove_stale_temporaries(outputs);
 
     try {

@@ -23,7 +23,8 @@ std::optional<Checkpoint> checkpoint_to_continue(const Config& config, const Run
         throw InputError("--continue \"" + path + "\": " + *key +
                          ": the config differs from the one the checkpoint was written with "
                          "(a continuation may change only run.time, run.collisions, "
-                         "output.checkpoint and the outputs' paths)");
+                         "output.checkpoint, output.trajectory.max_bytes and the outputs' "
+                         "paths)");
     // (the dimension and the field follow from the config, which matched)
     if (c.dimension != config.dimension)
         throw InputError("--continue \"" + path + "\": the checkpoint is damaged");
