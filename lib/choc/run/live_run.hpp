@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -367,6 +368,7 @@ class LiveRun final : public Simulation::Impl {
             phase_->run_to(until, limit);
             phase_broken_ = false;
             engine_->check_conservation(); // the stretch since the last maintenance step
+            injected_violation();
         });
         time_asked_ = phase_->reached() && asked && engine_->time() == until
                           ? asked
@@ -406,6 +408,20 @@ class LiveRun final : public Simulation::Impl {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     }
     double wall_seconds() const { return wall_ + (since_ ? seconds_since(*since_) : 0.0); }
+
+    // The test hook of DEVELOPING ("Testing how a violation is reported"): with
+    // CHOC_TEST_VIOLATION=NAME in the environment, every run step ends in a violation of
+    // invariant NAME, so that the tests can follow the path from the engine's throw to the
+    // command line's exit status 1, the summary and the Python module's exception without
+    // an engine bug to trigger it. Read after each step (a lookup, nothing beside a step's
+    // millions of events), never in the event loop.
+    void injected_violation() const {
+        const char* const name = std::getenv("CHOC_TEST_VIOLATION");
+        if (name && *name)
+            invariant_violated(name, engine_->time(),
+                               "injected by CHOC_TEST_VIOLATION (a test of how a violation is "
+                               "reported, not a fault of the run)");
+    }
 
     // A broken runtime invariant (audit.hpp) stops the run; the summary is still
     // available, marked invalid with the reason.
