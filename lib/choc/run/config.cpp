@@ -960,9 +960,14 @@ Config parse_config(const std::string& toml_text, const std::string& source,
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    return load_config_text(read_text_file(path), path, overrides);
+}
+
+Config load_config_text(const std::string& toml_text, const std::string& path,
+                        const std::vector<std::string>& overrides) {
     // "" for a config in the working directory: its relative paths need no prefix.
     const std::string directory = std::filesystem::path(path).parent_path().string();
-    return parse(read_text_file(path), path, overrides, directory);
+    return parse(toml_text, path, overrides, directory);
 }
 
 } // namespace choc
