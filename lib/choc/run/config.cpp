@@ -3,6 +3,8 @@
 // tree validated, so an override is checked exactly like a key written in the file.
 #include "choc/run/config.hpp"
 
+#include "choc/run/config_scales.hpp"
+
 #include "choc/errors.hpp"
 #include "choc/init/ball_volume.hpp"
 #include "choc/io/stl_mesh.hpp"
@@ -946,6 +948,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     check_triangle_walls(root, config);
     read_output(root, config);
     check_sliding(root, config);
+    check_time_scales(root, config);
     std::ostringstream text;
     text << document;
     config.resolved = text.str();
