@@ -369,7 +369,9 @@ def case_large_sweep_checked_cheaply(choc):
 
 def case_large_sweep_interrupted(choc):
     """SIGTERM while the runs of a 100,000-point sweep are checked (5 s of CPU in a release
-    build): exit 130 within a second, nothing written (it waited 90 s, issue 41)."""
+    build): exit 130 at the next point, nothing written (the check went on to its end, 90 s
+    in issue 41, and only then stopped). Alone it exits 0.04 s after the signal; the bound
+    is 3 s, as beside the other tests on a loaded 2-core machine it once took 1.4 s."""
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "base.toml"), "w") as f:
             f.write(LARGE_BASE)
@@ -393,7 +395,8 @@ def case_large_sweep_interrupted(choc):
         waited = time.monotonic() - sent
         check(process.returncode == 130 and "interrupted" in err,
               f"exit {process.returncode} after SIGTERM: {err.strip()[-300:]}")
-        check(waited < 1.0, f"exit 130 only {waited:.2f} s after SIGTERM")
+        print(f"exit 130 {waited:.2f} s after SIGTERM", flush=True)
+        check(waited < 3.0, f"exit 130 only {waited:.2f} s after SIGTERM")
         check(not os.path.exists(os.path.join(d, "large")), "the interrupted sweep wrote files")
 
 
