@@ -342,8 +342,8 @@ time = 1.0
 
 def case_large_sweep_checked_cheaply(choc):
     """Every run of a sweep is built and its start checked before anything runs: 5001
-    points of 20 discs cost about 0.05 ms of CPU each (release), where reading the config
-    four times a point, each read zeroing a 16 MiB buffer, cost 1.4 ms (issue 41: 100,000
+    points of 20 discs cost about 0.07 ms of CPU each (release), where reading the config
+    four times a point, each read zeroing a 16 MiB buffer, cost 1.3 ms (issue 41: 100,000
     points took 140 s). The last point's start is impossible (0.9 is too dense for random
     placement), so the sweep ends, refused, once every point has been checked. The bound,
     0.75 ms a point, is half the old cost and 14 times the new one: room for a sanitized
