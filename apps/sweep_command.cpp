@@ -88,6 +88,12 @@ int sweep_command(const SweepArguments& args, int& argc, char**& argv,
         SweepPlan plan;
         try {
             plan = load_sweep(args.sweep_path, {args.sets, args.output});
+        } catch (const SweepInterrupted& e) {
+            // (the ranks agree to stop, as for a refused file below)
+            const int first = transport->first_failing(true);
+            release_log();
+            if (first == transport->rank()) spdlog::warn("{}; nothing was written", e.what());
+            return 130;
         } catch (const InputError& e) {
             // The ranks agree before anything runs (run_sweep's first_failing is the same
             // collective call): a file one node cannot read stops them all, and the first

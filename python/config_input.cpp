@@ -126,6 +126,10 @@ std::vector<std::string> override_list(const py::handle& overrides) {
     if (py::isinstance<py::str>(overrides))
         throw InputError("overrides: a dict or a list of \"dotted.key=value\" strings, not one "
                          "string");
+    // (iterating over anything else, 5 say, would raise a bare TypeError)
+    if (!py::isinstance<py::iterable>(overrides))
+        throw InputError("overrides: a dict or a list of \"dotted.key=value\" strings, not " +
+                         py::repr(py::type::of(overrides)).cast<std::string>());
     for (const auto& item : overrides) {
         if (!py::isinstance<py::str>(item))
             throw InputError("overrides: every entry must be a \"dotted.key=value\" string, got " +

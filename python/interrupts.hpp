@@ -11,15 +11,22 @@
 
 namespace choc::python {
 
+// Made and destroyed with the GIL held, so `alive_` needs no lock. Only the outermost one
+// saves and restores Python's handlers: runs of independent Simulations in several threads
+// overlap, and an inner one would save choc's handler as "Python's" and leave it in place
+// once the last run ends (Ctrl-C would then never raise KeyboardInterrupt again).
 class PythonInterrupts {
   public:
     PythonInterrupts() {
-        sigaction(SIGINT, nullptr, &int_);
-        sigaction(SIGTERM, nullptr, &term_);
+        if (alive_++ == 0) {
+            sigaction(SIGINT, nullptr, &int_);
+            sigaction(SIGTERM, nullptr, &term_);
+        }
         guard_.emplace();
     }
     ~PythonInterrupts() {
         guard_.reset();
+        if (--alive_ > 0) return;
         sigaction(SIGINT, &int_, nullptr);
         sigaction(SIGTERM, &term_, nullptr);
     }
@@ -29,8 +36,9 @@ class PythonInterrupts {
     static bool requested() { return InterruptGuard::requested(); }
 
   private:
-    struct sigaction int_ {};
-    struct sigaction term_ {};
+    static inline int alive_ = 0;
+    static inline struct sigaction int_ {};
+    static inline struct sigaction term_ {};
     std::optional<InterruptGuard> guard_;
 };
 

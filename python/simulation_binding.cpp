@@ -12,6 +12,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
+#include <limits>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -38,34 +41,69 @@ class PySimulation {
         : sim_(build(read_config(config, overrides))) {}
 
     void run(std::optional<double> time, std::optional<py::int_> collisions) {
+        idle("run()");
         Advance by;
         by.time = time;
         if (collisions) {
-            if (*collisions < py::int_(0))
-                throw InputError("run: collisions must be an integer >= 0");
+            // (a cast of 2**64 or more would raise pybind11's RuntimeError)
+            if (*collisions < py::int_(0) ||
+                *collisions > py::int_(std::numeric_limits<std::uint64_t>::max()))
+                throw InputError("run: collisions must be an integer within [0, 2^64 - 1], "
+                                 "got " +
+                                 py::str(*collisions).cast<std::string>());
             by.collisions = collisions->cast<std::uint64_t>();
         }
         StepEnd end;
-        {
+        // Set and cleared with the GIL held (the release has ended before either line
+        // after the block runs), so the GIL is the lock.
+        running_ = true;
+        try {
             PythonInterrupts interrupts;
             py::gil_scoped_release release;
             end = sim_->advance(by);
+        } catch (...) {
+            running_ = false;
+            throw;
         }
+        running_ = false;
         if (end == StepEnd::violated) throw *sim_->violation();
         if (end == StepEnd::collapsed) throw *sim_->collapse();
         if (end == StepEnd::interrupted) raise_interrupt();
     }
 
     py::object summary() const {
+        idle("summary()");
         return py::module_::import("json").attr("loads")(summary_json(sim_->summary()));
     }
 
-    ParticleArrays particles() const { return sim_->particles(); }
-    double time() const { return sim_->time(); }
-    Measurements measurements() const { return sim_->measurements(); }
-    const Config& config() const { return sim_->config(); }
+    ParticleArrays particles() const {
+        idle("an array of the particles");
+        return sim_->particles();
+    }
+    double time() const {
+        idle("time");
+        return sim_->time();
+    }
+    Measurements measurements() const {
+        idle("a measurement");
+        return sim_->measurements();
+    }
+    const Config& config() const { return sim_->config(); } // (fixed at the start)
 
   private:
+    // run() advances the engine with the GIL released, so another Python thread could
+    // call into the same Simulation meanwhile: two advances at once corrupted the heap
+    // (a segfault, "double free or corruption", a bogus InvariantViolation; issue 41),
+    // and a read would see a half-moved state. Such a call is refused instead; it runs
+    // with the GIL held, as run() sets and clears `running_`, so the flag needs no lock.
+    void idle(const char* what) const {
+        if (running_)
+            throw InputError(std::string("Simulation: ") + what +
+                             " while run() is running in another thread: one Simulation "
+                             "runs in one thread at a time (wait for run() to return; "
+                             "independent Simulations may run in threads at once)");
+    }
+
     // The start built and equilibrated with the GIL released; Ctrl-C there raises
     // KeyboardInterrupt and no Simulation is made.
     static std::optional<Simulation> build(const Config& config) {
@@ -74,17 +112,36 @@ class PySimulation {
         options.files = false;
         std::optional<Simulation> sim;
         bool interrupted = false;
-        {
+        try {
             PythonInterrupts interrupts;
             py::gil_scoped_release release;
             sim.emplace(config, options);
             interrupted = PythonInterrupts::requested();
+        } catch (const std::bad_alloc&) {
+            // (pybind11 would raise a bare MemoryError) Too many particles for this
+            // machine is bad input, as for `choc run`: the message names the count.
+            throw InputError(too_large(config));
         }
         if (interrupted) raise_interrupt();
         return sim;
     }
 
+    // "CONFIG: species[k].count: not enough memory for ..." naming the largest species.
+    static std::string too_large(const Config& config) {
+        std::uint64_t n = 0;
+        std::size_t largest = 0;
+        for (std::size_t k = 0; k < config.species.size(); ++k) {
+            n += config.species[k].count;
+            if (config.species[k].count > config.species[largest].count) largest = k;
+        }
+        return config.source + ": species[" + std::to_string(largest) +
+               "].count: not enough memory for this system (N = " + std::to_string(n) +
+               " particles, " + std::to_string(config.species[largest].count) +
+               " of them in species[" + std::to_string(largest) + "]); use fewer particles";
+    }
+
     std::optional<Simulation> sim_;
+    bool running_ = false;
 };
 
 py::array_t<double> matrix(std::vector<double>&& values, const ParticleArrays& p) {

@@ -53,8 +53,18 @@ py::object sweep(const py::handle& file, const py::handle& overrides,
     const SweepFileOptions file_options{override_list(overrides), output};
     // A sweep given as text or a dict names its base config relative to the working
     // directory.
-    const SweepPlan plan = in.path ? load_sweep(*in.path, file_options)
-                                   : parse_sweep(in.text, in.source, "", file_options);
+    // Checking every run of a large sweep takes a while: without the GIL, and Ctrl-C
+    // stops it (nothing is written yet).
+    SweepPlan plan;
+    try {
+        PythonInterrupts interrupts;
+        py::gil_scoped_release release;
+        plan = in.path ? load_sweep(*in.path, file_options)
+                       : parse_sweep(in.text, in.source, "", file_options);
+    } catch (const SweepInterrupted&) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        throw py::error_already_set();
+    }
     if (jobs && *jobs == 0) throw InputError("jobs: give the number of runs at once, 1 or more");
     SweepRunOptions options;
     options.jobs = jobs.value_or(std::max(1u, std::thread::hardware_concurrency()));

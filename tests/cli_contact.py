@@ -211,6 +211,24 @@ def check_outputs(choc, root):
     return failures
 
 
+def check_large_plot(choc, root):
+    """plot_steps = 100000 (up to 1000000 is allowed): --plot draws at most 2000 points of
+    each method (1 step in 51 here) and says so in the panel's heading, so the figure is as
+    large as any other. Every step drawn made Cairo peak at 4 GB for 1000000 steps (issue
+    41), and the SVG held every point: 40 MB here. The bound, 1 MB, is four times the SVG
+    of plot_steps = 1000000 now (250 kB; 100 kB at the default 10 steps, with markers)."""
+    with tempfile.TemporaryDirectory(prefix="choc-contact-") as directory:
+        result = run(choc, "[integration]\nplot_steps = 100000\n", ["--plot", "plot.svg"],
+                     directory)
+        path = os.path.join(directory, "plot.svg")
+        size = os.path.getsize(path) if os.path.exists(path) else None
+    if result.returncode != 0 or result.stderr or size is None:
+        return [f"status {result.returncode}, plot {size} bytes, stderr {result.stderr!r}"]
+    if size > 1 << 20:
+        return [f"the SVG of plot_steps = 100000 has {size} bytes"]
+    return []
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -221,7 +239,7 @@ def main():
         why = check_bad(choc, text, args, names)
         print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
         failed += why is not None
-    for check in (check_json, check_outputs):
+    for check in (check_json, check_outputs, check_large_plot):
         try:
             failures = check(choc, root)
         except (AssertionError, ValueError, KeyError) as e:

@@ -107,6 +107,27 @@ CASES = [
     ("mass 1e-162 (reduced mass 0)", config(), ["--set", "species.0.mass=1e-162"],
      ["species[0].mass: must be of magnitude"]),
     ("gravity 1e60", config(), ["--set", "field.gravity=[0, 0, 1e60]"], ["field.gravity[2]"]),
+    # Fields the clock cannot resolve at the run's end t = 10 (ulp 1.8e-15; issue 41: they
+    # crawled for ever, or stopped with a collapse blamed on the restitution or on TC). Fall
+    # time over a radius 0.5: sqrt(1 / g), 1e-25 at 1e50 and 3.2e-16 at 1e31. The same
+    # fields over a run short enough are accepted and run (check_strong_field_short_run).
+    ("gravity 1e50 with TC (crawled)", config(**WALLED_2D), [
+        "--set", "field.gravity=[0, -1e50]", "--set", "collisions.tc=1e-3",
+        "--set", "collisions.restitution=0.9", "--set", "run.time=10"],
+     ["--set: field.gravity: a particle of radius 0.5 falls its radius in 9.99"]),
+    ("gravity 1e31", config(**WALLED_2D), [
+        "--set", "field.gravity=[0, -1e31]", "--set", "run.time=9", "--set", "run.equilibrate=1"],
+     ["field.gravity: a particle of radius 0.5 falls its radius in 3.16"]),
+    ("drag 1e40 with gravity 1e40 (crawled)", config(**WALLED_2D), [
+        "--set", "field.drag=1e40", "--set", "field.gravity=[0, -1e40]", "--set", "run.time=10"],
+     ["--set: field.drag: velocities relax in 1 / drag = 1e-40, less than the clock's"]),
+    ("thermostat 1e50 above the start (contact distance, exit 1)",
+     config(box="packing_fraction = 0.3\nshear_rate = 0.05\nshear_temperature = 1e50"), [],
+     ["box.shear_temperature: 1e+50 is 1e+50 times the start temperature 1"]),
+    ("thermostat 1e7 above a species' start",
+     config(box="packing_fraction = 0.3\nshear_rate = 0.05\nshear_temperature = 1.0",
+            species='name = "A"\ncount = 108\ntemperature = 1e-7'), [],
+     ["box.shear_temperature: 1 is 10000000 times the start temperature 1e-07"]),
     ("packing fraction giving a huge box", config(),
      ["--set", "species.0.radius=1e45", "--set", "box.packing_fraction=1e-40"],
      ["box.packing_fraction: gives a box edge of"]),
@@ -862,6 +883,27 @@ def check_touching_start(choc):
     return None if "summary.json" in files else f"no summary.json: {sorted(files)}"
 
 
+def check_strong_field_short_run(choc):
+    """Gravity 1e40 and drag 1e19 over run.time = 1e-19: a fall over a radius takes 1e-20
+    and the velocities relax in 1e-19, both far above the clock's resolution there (1.5e-35),
+    so the run is accepted and ends (392 collisions), as the same physics in other units."""
+    text = config(**WALLED_2D).replace("[run]\ntime = 1.0",
+                                       "[field]\ngravity = [0.0, -1e40]\ndrag = 1e19\n\n"
+                                       "[run]\ntime = 1e-19")
+    with tempfile.TemporaryDirectory() as directory:
+        with open(os.path.join(directory, "config.toml"), "w") as f:
+            f.write(text)
+        result = subprocess.run([choc, "run", "config.toml", "--quiet"], cwd=directory,
+                                capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            return f"exit {result.returncode}: {result.stderr.strip()[-300:]}"
+        with open(os.path.join(directory, "summary.json")) as f:
+            summary = json.load(f)
+    if summary["sim_time"] != 1e-19 or summary["collisions"] == 0:
+        return f"sim_time {summary['sim_time']}, {summary['collisions']} collisions"
+    return None
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -874,6 +916,9 @@ def main():
         failed += why is not None
     why = check_good(choc)
     print("ok good tiny run" if why is None else f"FAIL good tiny run: {why}")
+    failed += why is not None
+    why = check_strong_field_short_run(choc)
+    print("ok strong field, short run" if why is None else f"FAIL strong field, short run: {why}")
     failed += why is not None
     why = check_touching_start(choc)
     print("ok touching init.from start" if why is None else f"FAIL touching init.from start: {why}")

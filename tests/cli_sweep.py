@@ -15,6 +15,7 @@ Usage: python3 tests/cli_sweep.py CHOC_EXECUTABLE
 import json
 import math
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -326,7 +327,82 @@ def case_refusals(choc):
             check(f.read() == kept, "a refused sweep changed the table it clashed with")
 
 
+LARGE_BASE = """dimension = 2
+[box]
+packing_fraction = 0.2
+[[species]]
+name = "A"
+count = 20
+[init]
+lattice = "random"
+[run]
+time = 1.0
+"""
+
+
+def case_large_sweep_checked_cheaply(choc):
+    """Every run of a sweep is built and its start checked before anything runs: 5001
+    points of 20 discs cost about 0.07 ms of CPU each (release), where reading the config
+    four times a point, each read zeroing a 16 MiB buffer, cost 1.3 ms (issue 41: 100,000
+    points took 140 s). The last point's start is impossible (0.9 is too dense for random
+    placement), so the sweep ends, refused, once every point has been checked. The bound,
+    0.75 ms a point, is half the old cost and 14 times the new one: room for a sanitized
+    build and a loaded machine."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "base.toml"), "w") as f:
+            f.write(LARGE_BASE)
+        with open(os.path.join(d, "large.toml"), "w") as f:
+            f.write('config = "base.toml"\noutput = "large"\n'
+                    '[[axes]]\nkey = "box.packing_fraction"\nvalues = [0.2, 0.9]\n'
+                    '[[axes]]\nkey = "run.time"\nrange = { from = 1, to = 5000, count = 5000 }\n')
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        result = sweep(choc, d, "large.toml", "--quiet", timeout=120)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        check(result.returncode == 2 and "point 5000 (box.packing_fraction = 0.9" in result.stderr,
+              f"exit {result.returncode}: {result.stderr.strip()[-300:]}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        print(f"5001 points checked in {cpu:.2f} s of CPU ({cpu / 5001 * 1e3:.3f} ms a point)",
+              flush=True)
+        check(cpu / 5001 < 0.75e-3, f"{cpu / 5001 * 1e3:.3f} ms of CPU a point")
+        check(not os.path.exists(os.path.join(d, "large")), "the refused sweep wrote files")
+
+
+def case_large_sweep_interrupted(choc):
+    """SIGTERM while the runs of a 100,000-point sweep are checked (5 s of CPU in a release
+    build): exit 130 at the next point, nothing written (the check went on to its end, 90 s
+    in issue 41, and only then stopped). Alone it exits 0.04 s after the signal; the bound
+    is 3 s, as beside the other tests on a loaded 2-core machine it once took 1.4 s."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "base.toml"), "w") as f:
+            f.write(LARGE_BASE)
+        with open(os.path.join(d, "large.toml"), "w") as f:
+            f.write('config = "base.toml"\noutput = "large"\n'
+                    '[[axes]]\nkey = "box.packing_fraction"\n'
+                    'range = { from = 0.1, to = 0.3, count = 10 }\n'
+                    '[[axes]]\nkey = "run.time"\nrange = { from = 1, to = 10000, count = 10000 }\n')
+        process = subprocess.Popen([choc, "sweep", "large.toml", "--quiet"], cwd=d,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        check(process.poll() is None, f"the sweep ended before the signal: {process.returncode}")
+        process.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        try:
+            _, err = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise Failure("SIGTERM while the runs were checked: still running 10 s later")
+        waited = time.monotonic() - sent
+        check(process.returncode == 130 and "interrupted" in err,
+              f"exit {process.returncode} after SIGTERM: {err.strip()[-300:]}")
+        print(f"exit 130 {waited:.2f} s after SIGTERM", flush=True)
+        check(waited < 3.0, f"exit 130 only {waited:.2f} s after SIGTERM")
+        check(not os.path.exists(os.path.join(d, "large")), "the interrupted sweep wrote files")
+
+
 CASES = [
+    ("large_sweep_checked_cheaply", case_large_sweep_checked_cheaply),
+    ("large_sweep_interrupted", case_large_sweep_interrupted),
     ("local_and_mpi", case_local_and_mpi),
     ("resume_after_sigint", case_resume_after_sigint),
     ("resume_after_sigkill", case_resume_after_sigkill),

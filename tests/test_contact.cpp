@@ -185,6 +185,26 @@ TEST_CASE("contact: the contact end, restitution and cost of each method") {
     CHECK(close(rk3.contact_time, m.contact_time(), 1e-7));
 }
 
+TEST_CASE("contact: --plot draws at most max_plot_points steps, the first and last among them") {
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{2}, max_plot_points, max_plot_points + 1,
+          2 * max_plot_points - 1, 2 * max_plot_points, std::size_t{1000002}}) {
+        CAPTURE(n);
+        std::vector<ContactState> steps(n);
+        for (std::size_t i = 0; i < n; ++i) steps[i].time = static_cast<double>(i);
+        const std::size_t stride = plot_stride(n);
+        const auto kept = thin_steps(steps, stride);
+        CHECK(kept.size() <= max_plot_points);
+        CHECK(kept.front().time == 0.0);
+        CHECK(kept.back().time == static_cast<double>(n - 1));
+        // every step while they fit; else the least stride that fits (one less would not)
+        if (n <= max_plot_points) CHECK(kept.size() == n);
+        if (stride > 1) CHECK(thin_steps(steps, stride - 1).size() > max_plot_points);
+        for (std::size_t k = 1; k + 1 < kept.size(); ++k)
+            CHECK(kept[k].time == static_cast<double>(k * stride));
+    }
+}
+
 TEST_CASE("contact file: defaults are the documents' example") {
     const ContactFile f = parse_contact_file("", "c.toml");
     CHECK(f.geometry == ContactGeometry::wall);

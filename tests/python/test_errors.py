@@ -2,6 +2,9 @@
 messages `choc run` prints after "choc: error: " (or "choc: internal error: ")."""
 
 import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -78,6 +81,46 @@ def test_bad_input_from_text_and_dict():
         choc.Simulation(GOOD).run(time=-1.0)
     with pytest.raises(choc.InputError, match="collisions"):
         choc.Simulation(GOOD).run(collisions=-1)
+
+
+def test_python_arguments_are_input_errors():
+    # (pybind11's own RuntimeError and TypeError before, issue 41)
+    with pytest.raises(choc.InputError, match=r"run: collisions must be an integer within"):
+        choc.Simulation(GOOD).run(collisions=2**64)
+    sim = choc.Simulation(GOOD)
+    sim.run(time=0.5, collisions=2**64 - 1)  # the largest count is taken; time comes first
+    assert sim.time == 0.5
+    for bad in (5, 2.5, None.__class__):
+        with pytest.raises(choc.InputError, match=r"^overrides: a dict or a list"):
+            choc.Simulation(GOOD, bad)
+    with pytest.raises(choc.InputError, match=r"^overrides: a dict or a list"):
+        choc.sweep("config = 'x.toml'\noutput = 'o'\n", overrides=5)
+
+
+# Under a 2 GiB address-space limit the particles' arrays cannot be had: malloc fails at
+# once (without the limit Linux would promise the memory and the OOM killer end the test).
+TOO_LARGE = textwrap.dedent("""
+    import resource, sys
+    import choc
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    try:
+        choc.Simulation(sys.argv[1], {"species[0].count": 2**31 - 1})
+    except choc.InputError as e:
+        print("InputError:", e)
+    except MemoryError as e:
+        print("MemoryError:", e)
+""")
+
+
+def test_too_many_particles_is_an_input_error(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(GOOD)
+    child = subprocess.run([sys.executable, "-c", TOO_LARGE, str(path)], capture_output=True,
+                           text=True, timeout=120, env=os.environ.copy())
+    assert child.stdout.strip() == (
+        f"InputError: {path}: species[0].count: not enough memory for this system "
+        "(N = 2147483647 particles, 2147483647 of them in species[0]); use fewer particles"), (
+        child.stdout + child.stderr)
 
 
 # One disc launched up from an inelastic floor (tests/validate_dissipation.py): it

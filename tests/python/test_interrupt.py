@@ -1,5 +1,6 @@
 """Ctrl-C during Simulation.run(): KeyboardInterrupt once the state is consistent, and a
-later run() goes on as if there had been no stop; Python's own handlers come back."""
+later run() goes on as if there had been no stop; Python's own handlers come back, also
+after runs in several threads. One Simulation refuses a second thread while it runs."""
 
 import json
 import os
@@ -7,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -81,3 +83,70 @@ def test_ctrl_c_while_equilibrating():
     child.send_signal(signal.SIGINT)
     out, _ = child.communicate(timeout=600)
     assert out.strip() == "interrupted"
+
+
+GAS = """dimension = 2
+[box]
+packing_fraction = 0.3
+[[species]]
+name = "A"
+count = 400
+[run]
+time = 1e6
+"""
+
+
+def start_run(sim, collisions):
+    """sim.run(collisions=...) in a thread, once it is under way (a call into the running
+    Simulation is refused): (thread, [the exception it raised, if any])."""
+    raised = []
+
+    def run():
+        try:
+            sim.run(collisions=collisions)
+        except Exception as e:  # noqa: BLE001 (reported by the test)
+            raised.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    start = time.monotonic()
+    while time.monotonic() - start < 10.0:
+        try:
+            sim.time
+        except choc.InputError:
+            return thread, raised
+        assert thread.is_alive(), f"the run ended before it was seen running: {raised}"
+    raise AssertionError("a call into the running Simulation was not refused")
+
+
+def test_one_simulation_in_two_threads_is_refused():
+    # Two run()s at once corrupted the engine: a segfault, "double free or corruption" or a
+    # bogus InvariantViolation (issue 41). About 0.3 s of running, ~1M collisions a second.
+    sim = choc.Simulation(GAS)
+    thread, raised = start_run(sim, 300_000)
+    for call in (lambda: sim.run(time=1.0), sim.summary, lambda: sim.positions,
+                 lambda: sim.velocities, lambda: sim.timeseries()):
+        with pytest.raises(choc.InputError, match="run\\(\\) is running in another thread"):
+            call()
+    thread.join()
+    assert raised == []
+    # the refused calls changed nothing: the run is the one run of a single thread
+    one = choc.Simulation(GAS)
+    one.run(collisions=300_000)
+    assert physics(sim.summary()) == physics(one.summary())
+    sim.run(time=1.0)  # free again
+
+
+def test_handlers_come_back_after_runs_in_threads():
+    # A started first and ends first, while B still runs: B's guard had saved choc's handler
+    # as Python's and put it back at its end, so Ctrl-C never raised KeyboardInterrupt again.
+    a, b = choc.Simulation(GAS), choc.Simulation(GAS)
+    thread_a, raised_a = start_run(a, 200_000)
+    thread_b, raised_b = start_run(b, 600_000)
+    thread_a.join()
+    assert thread_b.is_alive(), "B ended before A: the order under test did not happen"
+    thread_b.join()
+    assert raised_a == [] and raised_b == []
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5.0)

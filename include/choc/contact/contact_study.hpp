@@ -32,8 +32,23 @@ struct MethodStudy {
     // than two points).
     std::vector<int> fit_steps;
     std::optional<double> order_overlap, order_rate;
-    std::vector<ContactState> plot_steps; // the steps at n = plot_steps, for --plot
+    // The steps at n = plot_steps, for --plot: every plot_stride-th one (and the last), at
+    // most max_plot_points of them.
+    std::vector<ContactState> plot_steps;
+    std::size_t plot_stride = 1;
 };
+
+// The most steps the delta(t) panel draws. Its plotting area is 400 px wide, so 2000
+// points are five per pixel column: a finer sampling of a curve this smooth (at large n
+// every method follows delta(t) to within a fraction of a pixel) draws the same picture.
+// Unbounded, plot_steps = 1000000 made Cairo's stroke of four 1M-segment paths peak at
+// 4 GB (issue 41).
+constexpr std::size_t max_plot_points = 2000;
+
+// Every stride-th step of `steps` and the last one: at most max_plot_points, the stride
+// the smallest that keeps them within it (1: all).
+std::size_t plot_stride(std::size_t steps);
+std::vector<ContactState> thin_steps(const std::vector<ContactState>& steps, std::size_t stride);
 
 struct ContactReport {
     ContactFile file;

@@ -186,6 +186,12 @@ inline double equilibration_time(const Config& config) {
 // required key, a feature that this version does not implement yet.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The same from the text of the file at `path`, read already (a sweep reads its base
+// config once for all its points): `path` names it in messages, and its directory is where
+// the file's relative paths start, as for load_config.
+Config load_config_text(const std::string& toml_text, const std::string& path,
+                        const std::vector<std::string>& overrides = {});
+
 // Every output file of `config` but the summary, as (dotted key, path): trajectory,
 // time series, histograms, g(r).
 std::vector<std::pair<std::string, std::string>> output_paths(const Config& config);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,9 +49,16 @@ struct SweepFileOptions {
     std::optional<std::string> output; // --output: instead of the file's `output`
 };
 
+// SIGINT or SIGTERM arrived while load_sweep checked the runs (InterruptGuard): nothing
+// was written; the command exits with status 130.
+class SweepInterrupted : public std::runtime_error {
+  public:
+    SweepInterrupted() : std::runtime_error("interrupted while the sweep's runs were checked") {}
+};
+
 // Reads the sweep file and builds every run's config. Throws InputError naming the sweep
 // file and the key (an axis's key and value, `collect[i]`, ...) on any problem, before
-// anything is written.
+// anything is written, and SweepInterrupted when a signal comes meanwhile.
 SweepPlan load_sweep(const std::string& path, const SweepFileOptions& options = {});
 
 // The same from the file's text (the Python module's sweeps from a string or a dict):

@@ -131,7 +131,11 @@ class Drawing {
                 t_end = std::max(t_end, p.time / tc);
             }
         const Axes a{0.0, 0.0, std::ceil(t_end * 10) / 10, std::min(lo, -0.1), hi * 1.08};
-        frame(a, fmt::format("overlap at dt = t_c / {}", r_.file.plot_steps), "t / t_c",
+        // A thinned series (contact_study.hpp, max_plot_points) says so in the heading.
+        std::size_t stride = 1;
+        for (const MethodStudy& s : r_.methods) stride = std::max(stride, s.plot_stride);
+        const std::string thinned = stride > 1 ? fmt::format(", 1 step in {} drawn", stride) : "";
+        frame(a, fmt::format("overlap at dt = t_c / {}{}", r_.file.plot_steps, thinned), "t / t_c",
               "delta / delta_max");
         for (double x = 0; x <= a.x1 + 1e-9; x += 0.2)
             tick(a, x, 0, fmt::format("{:.1f}", x), true);
@@ -169,6 +173,9 @@ class Drawing {
                     cairo_line_to(cr_, x, y);
             }
             cairo_stroke(cr_);
+            // A marker stands for a step: none on a thinned series, whose points are not
+            // the steps (and would merge into a band anyway).
+            if (r_.methods[k].plot_stride > 1) continue;
             for (const ContactState& p : steps) {
                 cairo_arc(cr_, a.px(p.time / tc), a.py(p.overlap / dmax), 3.0, 0, 2 * M_PI);
                 cairo_fill(cr_);

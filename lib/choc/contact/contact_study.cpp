@@ -113,6 +113,19 @@ ContactRun run_method(const SpringDashpot& model, Method method, int n) {
     return run;
 }
 
+std::size_t plot_stride(std::size_t steps) {
+    // indices 0, s, 2s, ... below steps - 1 and the last: ceil((steps - 1) / s) + 1 points
+    if (steps <= max_plot_points) return 1;
+    return (steps - 1 + max_plot_points - 2) / (max_plot_points - 1);
+}
+
+std::vector<ContactState> thin_steps(const std::vector<ContactState>& steps, std::size_t stride) {
+    std::vector<ContactState> kept;
+    for (std::size_t i = 0; i + 1 < steps.size(); i += stride) kept.push_back(steps[i]);
+    if (!steps.empty()) kept.push_back(steps.back());
+    return kept;
+}
+
 ContactReport study_contact(const ContactFile& file) {
     ContactReport report;
     report.file = file;
@@ -139,8 +152,10 @@ ContactReport study_contact(const ContactFile& file) {
             }
         study.order_overlap = log_slope(dt, overlap);
         study.order_rate = log_slope(dt, rate);
-        study.plot_steps = integrate_contact(model, method, model.contact_time() / file.plot_steps,
+        const auto steps = integrate_contact(model, method, model.contact_time() / file.plot_steps,
                                              100 * static_cast<std::size_t>(file.plot_steps));
+        study.plot_stride = plot_stride(steps.size());
+        study.plot_steps = thin_steps(steps, study.plot_stride);
         report.methods.push_back(std::move(study));
     }
     return report;

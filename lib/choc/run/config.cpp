@@ -3,6 +3,8 @@
 // tree validated, so an override is checked exactly like a key written in the file.
 #include "choc/run/config.hpp"
 
+#include "choc/run/config_scales.hpp"
+
 #include "choc/errors.hpp"
 #include "choc/init/ball_volume.hpp"
 #include "choc/io/stl_mesh.hpp"
@@ -952,6 +954,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     check_triangle_walls(root, config);
     read_output(root, config);
     check_sliding(root, config);
+    check_time_scales(root, config);
     std::ostringstream text;
     text << document;
     config.resolved = text.str();
@@ -966,9 +969,14 @@ Config parse_config(const std::string& toml_text, const std::string& source,
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    return load_config_text(read_text_file(path), path, overrides);
+}
+
+Config load_config_text(const std::string& toml_text, const std::string& path,
+                        const std::vector<std::string>& overrides) {
     // "" for a config in the working directory: its relative paths need no prefix.
     const std::string directory = std::filesystem::path(path).parent_path().string();
-    return parse(read_text_file(path), path, overrides, directory);
+    return parse(toml_text, path, overrides, directory);
 }
 
 } // namespace choc

@@ -8,10 +8,12 @@
 #include "choc/io/toml_file.hpp"
 #include "choc/io/toml_reader.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 #include "choc/sweep/summary_keys.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -118,6 +120,12 @@ SweepAxis read_axis(const Section& axis) {
     return result;
 }
 
+// SIGINT or SIGTERM while the runs are checked (a large sweep takes a while): stop, with
+// nothing written yet.
+void stop_if_interrupted() {
+    if (InterruptGuard::requested()) throw SweepInterrupted();
+}
+
 std::string quoted(const std::string& path) {
     return toml_text(toml::value<std::string>(path));
 }
@@ -205,10 +213,16 @@ SweepPlan parse_sweep(const std::string& text, const std::string& path,
         all.insert(all.end(), extra.begin(), extra.end());
         return all;
     };
-    const Config base = load_config(plan.base, options.sets);
+    // The base config is read once: every point applies its overrides to the same text.
+    const std::string base_text = read_text_file(plan.base);
+    auto load = [&](const std::vector<std::string>& extra) {
+        return load_config_text(base_text, plan.base, with_sets(extra));
+    };
+    const Config base = load({});
     for (std::size_t k = 0; k < plan.axes.size(); ++k)
         for (const auto& value : plan.axes[k].values) try {
-                load_config(plan.base, with_sets({plan.axes[k].key + "=" + value}));
+                stop_if_interrupted();
+                load({plan.axes[k].key + "=" + value});
             } catch (const InputError& e) {
                 throw InputError(escaped(path) + ": axes[" + std::to_string(k) + "] (" +
                                  escaped(plan.axes[k].key) + " = " + escaped(value) +
@@ -248,6 +262,18 @@ SweepPlan parse_sweep(const std::string& text, const std::string& path,
 
     plan.collect = collected_keys(root, base);
 
+    // Each run's config is read once (its point's values, its seed, its paths), and its
+    // start is built for the first replica only: that is the whole cost of a point. Only
+    // an axis in [init] (init.seed, or the whole table) can change a point's seed: then
+    // the point is read once more for it. The output paths come from [output], which no
+    // axis sets (read_axis), so the base config's hold for every point.
+    // (--set trims the key's parts: " init .seed" is init.seed)
+    const bool seed_varies = std::any_of(plan.axes.begin(), plan.axes.end(), [](const auto& a) {
+        std::string head = a.key.substr(0, a.key.find_first_of(".["));
+        std::erase_if(head, [](char c) { return c == ' ' || c == '\t'; });
+        return head == "init";
+    });
+    plan.runs.reserve(plan.points * plan.replicas); // (a SweepRun is large to move)
     const std::string point_width = digits(plan.points, 3);
     const std::string replica_width = digits(plan.replicas, 1);
     for (std::size_t p = 0; p < plan.points; ++p) {
@@ -255,23 +281,23 @@ SweepPlan parse_sweep(const std::string& text, const std::string& path,
         for (std::size_t k = 0; k < plan.axes.size(); ++k)
             point.push_back(plan.axes[k].key + "=" + plan.point_values[p][k]);
         try {
-            const Config at_point = load_config(plan.base, with_sets(point));
+            stop_if_interrupted();
+            const std::uint64_t seed = seed_varies ? load(point).seed : base.seed;
             for (std::size_t r = 0; r < plan.replicas; ++r) {
                 SweepRun run;
                 run.point = p;
                 run.replica = r;
                 // Replicas differ in init.seed only: the point's seed, then the next ones.
-                run.seed = at_point.seed + r;
+                run.seed = seed + r;
                 run.directory = (fs::path(plan.output) /
                                  fmt::format(fmt::runtime("p{:0" + point_width + "}"), p) /
                                  fmt::format(fmt::runtime("r{:0" + replica_width + "}"), r))
                                     .string();
                 std::vector<std::string> overrides = point;
                 overrides.push_back("init.seed=" + std::to_string(run.seed));
-                const Config seeded = load_config(plan.base, with_sets(overrides));
-                for (auto& o : output_overrides(seeded, run.directory, plan.base, checkpoint_every))
+                for (auto& o : output_overrides(base, run.directory, plan.base, checkpoint_every))
                     overrides.push_back(std::move(o));
-                run.config = load_config(plan.base, with_sets(overrides));
+                run.config = load(overrides);
                 // A start the config cannot have (too dense for its lattice, a particle
                 // larger than the box) is refused now, not when its run's turn comes.
                 if (r == 0) {
