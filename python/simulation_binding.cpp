@@ -77,7 +77,11 @@ class PySimulation {
         {
             PythonInterrupts interrupts;
             py::gil_scoped_release release;
-            sim.emplace(config, options);
+            try {
+                sim.emplace(config, options);
+            } catch (const Interrupted&) {
+                // (a long stage of the start, a large mesh's lists, cut short)
+            }
             interrupted = PythonInterrupts::requested();
         }
         if (interrupted) raise_interrupt();

@@ -14,6 +14,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/triangle_cells.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 
 #include <algorithm>
 #include <array>
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <random>
+#include <span>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
 #include <tuple>
@@ -93,8 +95,9 @@ void add_config_triangles(Box<D>& box, const WallConfig& w, std::size_t k, doubl
     } else {
         const std::string key =
             fmt::format("walls[{}].{}", k, w.mesh.empty() ? "vertices" : "mesh");
+        box.triangles.reserve(box.triangles.size() + w.triangles.size());
         for (std::size_t f = 0; f < w.triangles.size(); ++f) {
-            const std::string facet = w.mesh.empty() ? "" : fmt::format("facet {}: ", f);
+            if ((f & 0xffff) == 0xffff) stop_if_interrupted("building a mesh's triangles");
             Vec<3> v[3];
             for (int c = 0; c < 3; ++c)
                 for (int a = 0; a < D; ++a) {
@@ -104,7 +107,8 @@ void add_config_triangles(Box<D>& box, const WallConfig& w, std::size_t k, doubl
                     if (!(x >= margin && x <= box.length[a] - margin))
                         throw InputError(fmt::format(
                             "{}: {}vertex {} has {} outside the box [{}, {}] on axis {}{}", key,
-                            facet, c, x, margin, box.length[a] - margin, a,
+                            w.mesh.empty() ? "" : fmt::format("facet {}: ", f), c, x, margin,
+                            box.length[a] - margin, a,
                             box.periodic[a] ? " (one largest diameter clear of a periodic face)"
                                             : ""));
                     v[c][a] = x;
@@ -392,9 +396,8 @@ void check_clear_of_walls(const Config& config, const InitialState<D>& st) {
         }
         if (w.triangle_wall()) {
             // this entry's triangles, in a grid of cells one largest diameter wide
-            const std::vector<Triangle<D>> mine(
-                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle),
-                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle + w.triangles.size()));
+            const std::span<const Triangle<D>> mine(box.triangles.data() + triangle,
+                                                    w.triangles.size());
             const double a = 0.5 * particles.table.largest_diameter();
             const Cells<D> grid(box, 2.0 * a, particles.size(), typename Cells<D>::NoLists{});
             const TriangleCells<D> near(grid, mine, a * (1.0 + 1e-9));
