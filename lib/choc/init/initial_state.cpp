@@ -209,8 +209,11 @@ bool is_hdf5_file(const std::string& path) {
 template <int D>
 double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string path = escaped(*c.from);
+    const bool h5md = is_hdf5_file(*c.from);
     const XyzFrame f = [&] {
-        if (is_hdf5_file(*c.from)) return H5mdFile::last_frame(*c.from, "init.from");
+        std::uint64_t n = 0;
+        for (const auto& species : c.species) n += species.count;
+        if (h5md) return H5mdFile::last_frame(*c.from, "init.from", n);
         try {
             return read_last_xyz_frame(*c.from);
         } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"
@@ -220,6 +223,22 @@ double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     if (f.dimension != D)
         throw InputError(fmt::format("init.from: {} holds a {}D frame but dimension = {}", path,
                                      f.dimension, D));
+    // The frame's clock and box, bounded as config numbers are, in either format: the run's
+    // clock goes on from the time (a NaN or 1e300 would label every frame so), and the box's
+    // volume and cells come from the edges.
+    if (!within_magnitude(f.time) || !std::isfinite(f.time))
+        throw InputError(fmt::format("init.from: {}: the last frame's time ({}) {}", path,
+                                     h5md ? "particles/all/position/time" : "Time=",
+                                     magnitude_message("input values", f.time)));
+    for (int a = 0; a < D; ++a) {
+        const double edge = f.box[static_cast<std::size_t>(a)];
+        if (!(edge > 0.0) || !within_magnitude(edge))
+            throw InputError(fmt::format("init.from: {}: the last frame's box edge on axis {} "
+                                         "({}) {}",
+                                         path, a, h5md ? "particles/all/box/edges" : "Lattice=",
+                                         edge > 0.0 ? magnitude_message("input values", edge)
+                                                    : "must be > 0, got " + number_text(edge)));
+    }
     for (int a = 0; a < D; ++a) {
         box.length[a] = f.box[static_cast<std::size_t>(a)];
         box.periodic[a] = c.periodic.empty() || c.periodic.at(static_cast<std::size_t>(a));
