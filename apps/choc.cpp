@@ -274,11 +274,13 @@ int main(int argc, char** argv) {
     // moment of a run gives status 130 and a summary (README), never a kill.
     choc::InterruptGuard interrupts;
     std::optional<std::uint64_t> particles; // N, once the config is read
+    std::uint64_t triangles = 0;            // of the walls, once the config is read
     try {
         if (quiet) spdlog::set_level(spdlog::level::warn);
         choc::Config config = choc::load_config(config_path, sets);
         particles = 0;
         for (const auto& species : config.species) *particles += species.count;
+        for (const auto& wall : config.walls) triangles += wall.triangles.size();
         choc::RunOptions options;
         options.quiet = quiet;
         options.terminal = isatty(STDERR_FILENO) != 0;
@@ -296,13 +298,21 @@ int main(int argc, char** argv) {
     } catch (const choc::InelasticCollapse& e) {
         // A physical outcome, not bad input: the outputs of the part run are written.
         return fail("error: ", e.what(), 3);
+    } catch (const choc::Interrupted& e) {
+        // A long stage of the start (a large mesh) cut short: nothing written.
+        return fail("", e.what(), 130);
     } catch (const std::bad_alloc&) {
         // A system too large for this machine is bad input, not a crash. Output files are
-        // written atomically, so nothing half-written is left.
+        // written atomically, so nothing half-written is left. What is large is named: the
+        // particles, and the mesh triangles when there are any.
         const std::string what =
-            particles ? "not enough memory for this system (N = " + std::to_string(*particles) +
-                            " particles); use fewer particles"
-                      : "not enough memory to read this config";
+            !particles ? "not enough memory to read this config"
+            : triangles > 0
+                ? "not enough memory for this system (N = " + std::to_string(*particles) +
+                      " particles, " + std::to_string(triangles) +
+                      " wall triangles); use fewer particles or a coarser mesh"
+                : "not enough memory for this system (N = " + std::to_string(*particles) +
+                      " particles); use fewer particles";
         return fail("error: ", config_path + ": " + what, 2);
     } catch (const std::exception& e) {
         sink->release(); // whatever was logged may help explain an internal failure

@@ -156,6 +156,11 @@ int sweep_command(const SweepArguments& args, int& argc, char**& argv,
         // (empty: another rank refused the sweep and said why)
         if (std::string(e.what()).empty()) return 2;
         return fail(e.what(), 2);
+    } catch (const Interrupted& e) {
+        // reading a config's mesh cut short (a run's own start is its sweep_run's to report)
+        fail(e.what(), 130);
+        if (mpi) abort_mpi(130);
+        return 130;
     } catch (const std::exception& e) {
         fail(std::string("internal error: ") + e.what(), 1);
         if (mpi) abort_mpi(1);

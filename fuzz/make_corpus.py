@@ -4,11 +4,17 @@
 Seeds: every config and collide file under data/ (the configs also with small particle
 counts through --set, so the fuzzer builds their start), hand-written XYZ frames, and the
 hostile cases of issue 11 (wrong types, NaN/inf, extreme values, duplicate and unknown
-keys, garbage bytes, control characters in names). The corpus is committed; rerun this
-script after changing it and commit the result.
+keys, garbage bytes, control characters in names), STL meshes and H5MD trajectories
+(issue 41). The corpus is committed; rerun this script after changing it and commit the
+result. The H5MD seeds are choc's own files: they are rewritten only when a choc program is
+given (/usr/bin/python3 fuzz/make_corpus.py build/apps/choc, with h5py).
 """
 import hashlib
+import math
+import os
 import pathlib
+import struct
+import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 corpus = root / "fuzz" / "corpus"
@@ -193,4 +199,146 @@ write("xyz", "momenta_only", "1\nLattice=\"4 0 0 0 4 0 0 0 4\" "
       "Properties=type:S:1:pos:R:3:masses:R:1:momenta:R:3\nA 1 2 3 4 2 -1 0.5\n")
 write("xyz", "garbage", hashlib.sha512(b"choc").digest() * 4)
 write("xyz", "empty", "")
+write("xyz", "huge_time", frame3.replace("Time=0", "Time=1e300"))
+write("xyz", "huge_lattice_axis", frame3.replace('Lattice="4', 'Lattice="1e300'))
+
+# --- stl -------------------------------------------------------------------------------
+# Meshes inside the 12-unit cube of fuzz_stl's config: binary and ASCII, a flat tiled floor
+# (one flat patch a cell), a bumpy one (every facet loose), a tent, and the malformed files
+# of issue 41 (cut without endsolid, a fourth vertex) and others (a binary count that does
+# not fit the size, words for numbers, an empty solid).
+
+
+def binary_stl(facets, header=b"choc fuzz seed"):
+    out = bytearray(header.ljust(80, b" ")) + struct.pack("<I", len(facets))
+    for f in facets:
+        out += struct.pack("<12fH", 0, 0, 0, *[c for v in f for c in v], 0)
+    return bytes(out)
+
+
+def ascii_stl(facets):
+    lines = ["solid seed"]
+    for f in facets:
+        lines += ["  facet normal 0 0 0", "    outer loop"]
+        lines += [f"      vertex {x:g} {y:g} {z:g}" for x, y, z in f]
+        lines += ["    endloop", "  endfacet"]
+    return "\n".join(lines + ["endsolid seed"]) + "\n"
+
+
+def grid_floor(n, height):
+    """An n x n grid of squares (two facets each) over [1, 11]^2 at z = height(x, y)."""
+    step = 10.0 / n
+    out = []
+    for i in range(n):
+        for j in range(n):
+            p = [(1 + (i + di) * step, 1 + (j + dj) * step) for di, dj in
+                 ((0, 0), (1, 0), (1, 1), (0, 1))]
+            a, b, c, d = [(x, y, height(x, y)) for x, y in p]
+            out += [(a, b, c), (a, c, d)]
+    return out
+
+
+flat = grid_floor(6, lambda x, y: 2.0)
+bumpy = grid_floor(6, lambda x, y: 2.0 + 0.3 * math.sin(x) * math.sin(y))
+tent = [((2, 2, 2), (10, 2, 2), (6, 6, 8)), ((10, 2, 2), (10, 10, 2), (6, 6, 8)),
+        ((10, 10, 2), (2, 10, 2), (6, 6, 8)), ((2, 10, 2), (2, 2, 2), (6, 6, 8))]
+write("stl", "flat_binary", binary_stl(flat))
+write("stl", "bumpy_binary", binary_stl(bumpy))
+write("stl", "tent_binary", binary_stl(tent, header=b"solid tent (a binary file)"))
+write("stl", "flat_ascii", ascii_stl(flat[:12]))
+write("stl", "tent_ascii", ascii_stl(tent))
+write("stl", "two_solids", ascii_stl(tent[:2]) + ascii_stl(tent[2:]))
+write("stl", "cut_without_endsolid", ascii_stl(tent).replace("endsolid seed\n", ""))
+write("stl", "fourth_vertex", ascii_stl(tent).replace(
+    "    endloop", "      vertex 3 3 3\n    endloop", 1))
+write("stl", "word_for_number", ascii_stl(tent).replace("vertex 2 2 2", "vertex 2 x 2", 1))
+write("stl", "binary_count_wrong", binary_stl(tent)[:-10])
+write("stl", "empty_solid", "solid empty\nendsolid empty\n")
+write("stl", "garbage", hashlib.sha256(b"stl").digest() * 8)
+
+
+# --- h5md ------------------------------------------------------------------------------
+# Small trajectories choc itself wrote (2D and 3D), and the same with their last frame made
+# hostile: a NaN or huge time, a non-diagonal or huge box, 400 million particles declared
+# (chunks never written), a species index past the names. Written only when this script is
+# given a choc program and runs with h5py (/usr/bin/python3 fuzz/make_corpus.py
+# build/apps/choc); otherwise the committed ones stay.
+def h5md_seeds(choc):
+    import shutil
+    import subprocess
+    import tempfile
+
+    import h5py
+
+    config = """dimension = {d}
+[box]
+size = {size}
+boundary = "periodic"
+[[species]]
+name = "A"
+count = 6
+[[species]]
+name = "B"
+count = 2
+radius = 0.3
+[init]
+lattice = "random"
+seed = 3
+[run]
+time = 1.0
+[output]
+summary = "s.json"
+trajectory = {{ path = "t.h5", every = 0.5, format = "h5md" }}
+"""
+    with tempfile.TemporaryDirectory() as d:
+        for dim in (2, 3):
+            with open(os.path.join(d, "c.toml"), "w") as f:
+                f.write(config.format(d=dim, size=[4.0] * dim))
+            # (argv[0] "choc" and a neutral host: no path or name of this machine in a seed)
+            subprocess.run(["choc", "run", "c.toml", "--quiet"], executable=choc, cwd=d,
+                           check=True, stdout=subprocess.DEVNULL)
+            with h5py.File(os.path.join(d, "t.h5"), "r+") as f:
+                f["parameters/choc"].attrs.modify("host", "host")
+                f["h5md/author"].attrs.modify("name", "author")
+            write("h5md", f"small{dim}d", open(os.path.join(d, "t.h5"), "rb").read())
+        base = os.path.join(d, "t.h5")  # the 3D one
+
+        def variant(name, change):
+            path = os.path.join(d, name + ".h5")
+            shutil.copy(base, path)
+            with h5py.File(path, "r+") as f:
+                change(f["particles/all"])
+            write("h5md", name, open(path, "rb").read())
+
+        def set_time(value):
+            return lambda g: g["position/time"].__setitem__(-1, value)
+
+        def set_edge(a, b, value):
+            def change(g):
+                edges = g["box/edges/value"]
+                last = edges[-1]
+                last[a, b] = value
+                edges[-1] = last
+            return change
+
+        def declare_many(g):
+            for name in ("position", "velocity"):
+                del g[name + "/value"]
+                g.create_dataset(name + "/value", shape=(1, 400_000_000, 3), dtype="f8",
+                                 chunks=(1, 4096, 3))
+
+        def bad_species(g):
+            species = g["species"]
+            species[0] = 7
+
+        variant("nan_time", set_time(float("nan")))
+        variant("huge_time", set_time(1e300))
+        variant("skew_box", set_edge(0, 1, 0.5))
+        variant("huge_edge", set_edge(1, 1, 1e300))
+        variant("many_particles", declare_many)
+        variant("bad_species", bad_species)
+
+
+if len(sys.argv) == 2:
+    h5md_seeds(os.path.abspath(sys.argv[1]))
 print(f"wrote the seed corpora under {corpus.relative_to(root)}/")

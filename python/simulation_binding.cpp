@@ -115,7 +115,11 @@ class PySimulation {
         try {
             PythonInterrupts interrupts;
             py::gil_scoped_release release;
-            sim.emplace(config, options);
+            try {
+                sim.emplace(config, options);
+            } catch (const Interrupted&) {
+                // (a long stage of the start, a large mesh's lists, cut short)
+            }
             interrupted = PythonInterrupts::requested();
         } catch (const std::bad_alloc&) {
             // (pybind11 would raise a bare MemoryError) Too many particles for this

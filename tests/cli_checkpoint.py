@@ -564,6 +564,19 @@ def case_refusals(choc):
         open(os.path.join(d, "other.chk"), "wb").write(other)
         refused(choc, d, ["--continue", "other.chk"], "written by choc " + "9" * length,
                 f"a checkpoint of another version (this one is {version.decode()})")
+        # a crafted version string (issue 41): terminal escapes and 5000 bytes, shown escaped
+        # and cut (the checksum made right, so only the version check can refuse it)
+        crafted = b"\x1b[31m" + b"A" * 5000 + b"\n"
+        other = (bytearray(good[:20]) + struct.pack("<Q", len(crafted)) + crafted +
+                 good[28 + length:-4])
+        other += struct.pack("<I", zlib.crc32(bytes(other)) & 0xffffffff)
+        open(os.path.join(d, "other.chk"), "wb").write(other)
+        refused(choc, d, ["--continue", "other.chk"], "written by choc \\x1b[31mAAAA",
+                "a crafted version string")
+        r = choc_run(choc, d, "--continue", "other.chk")
+        line = r.stderr.strip()
+        check(all(" " <= c <= "~" for c in line) and len(line) < 600,
+              f"a crafted version string: {len(line)} characters, not all printable: {line!r}")
         # the trajectory cut short after the checkpoint was written: not the same file
         os.remove(os.path.join(d, "bad.chk"))
         os.remove(os.path.join(d, "other.chk"))

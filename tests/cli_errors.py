@@ -87,7 +87,7 @@ RESTART = {"box": 'boundary = "periodic"', "init": 'from = "start.xyz"'}
 # order); "memory", an address-space limit in bytes for the run; "config", where the config
 # file is written and the path given to choc (default config.toml; an absolute path is
 # given as it is, and nothing is written); "ascii": every byte of the message must be
-# printable ASCII (nothing of the input echoed raw).
+# printable ASCII (nothing of the input echoed raw); "short": the message's most characters.
 SPECIES_2 = 'name = "A"\ncount = 2\nradius = 0.5\nmass = 1.0'
 XYZ_COLUMNS = (
     '2\nLattice="10 0 0 0 10 0 0 0 10" Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1 '
@@ -664,6 +664,41 @@ CASES = [
         ["walls[0]: particle", "mesh (facet"],
         {"files": {"vessel.stl": ascii_stl([[0.5, 0.5, 3.1], [5.5, 0.5, 2.9], [3.0, 5.5, 3.0]])}},
     ),
+    # issue 41: Assimp reads past what does not fit an ASCII STL file without a word
+    (
+        "ASCII STL cut at a facet (no endsolid)",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ['walls[0].mesh: "vessel.stl": line 15: the file ends without "endsolid" for the solid '
+         "of line 1"],
+        {"files": {"vessel.stl": ascii_stl([[1, 1, 1], [2, 1, 1], [1, 2, 1]],
+                                           [[5, 5, 5], [6, 5, 5], [5, 6, 5]])
+                   .replace("endsolid test\n", "")}},
+    ),
+    (
+        "ASCII STL facet with a fourth vertex",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ['walls[0].mesh: "vessel.stl": line 14: a fourth vertex in the facet of line 9'],
+        {"files": {"vessel.stl": ascii_stl([[1, 1, 1], [2, 1, 1], [1, 2, 1]],
+                                           [[5, 5, 5], [6, 5, 5], [5, 6, 5], [6, 6, 5]])}},
+    ),
+    (
+        "ASCII STL facet with two vertices",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ['walls[0].mesh: "vessel.stl": line 6: the facet of line 2 has 2 vertices'],
+        {"files": {"vessel.stl": ascii_stl([[1, 1, 1], [2, 1, 1]])}},
+    ),
+    (
+        "ASCII STL with a word for a number (a megabyte of it quoted by Assimp)",
+        config(**WALLED_3D, walls='mesh = "vessel.stl"'),
+        [],
+        ['walls[0].mesh: "vessel.stl": line 4: "x1" is not a number'],
+        {"files": {"vessel.stl": ascii_stl([[1, 1, 1], [2, 1, 1], [1, 2, 1]])
+                   .replace("vertex 1 1 1", "vertex x1 1 1") + "x" * (1 << 20)},
+         "short": 400},
+    ),
     (
         "crossing plane tilted along a periodic axis",
         config(output='summary = "summary.json"\n'
@@ -845,6 +880,8 @@ def check_bad(choc, text, args, names, options=None):
         return f"expected one stderr line, got {len(lines)}: {result.stderr!r}"
     if not lines[0].startswith("choc: error:"):
         return f"stderr does not start with 'choc: error:': {lines[0]!r}"
+    if options and options.get("short") and len(lines[0]) > options["short"]:
+        return f"message of {len(lines[0])} characters, more than {options['short']}"
     if options and options.get("ascii") and not all(" " <= c <= "~" for c in lines[0]):
         return f"message holds bytes that are not printable ASCII: {lines[0]!r}"
     if not any(name in lines[0] for name in names):

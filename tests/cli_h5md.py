@@ -15,6 +15,8 @@ import csv
 import json
 import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -364,6 +366,87 @@ def case_init_from(choc):
                   f"frame's time ({again['t.h5'][5][0]})")
 
 
+def case_bad_frames(choc):
+    """init.from refuses a last frame that XYZ and H5MD alike cannot start from, naming the
+    file and the datum: a time that is NaN or beyond the magnitude band (1e300 would label
+    every frame), a box edge beyond it, a non-diagonal H5MD box (XYZ refuses one), and an
+    H5MD frame that declares 400 million particles (not an out-of-memory message about the
+    config's N). Exit 2, and nothing written."""
+    with tempfile.TemporaryDirectory() as d:
+        text = config_text(3, "t.h5", "h5md").replace("time = 2.0", "time = 0.5")
+        r = run(choc, d, text)
+        check(r.returncode == 0, f"writing t.h5: exit {r.returncode}: {r.stderr}")
+        r = run(choc, d, config_text(3, "t.xyz", "xyz").replace("time = 2.0", "time = 0.5"))
+        check(r.returncode == 0, f"writing t.xyz: exit {r.returncode}: {r.stderr}")
+        with open(os.path.join(d, "t.xyz")) as f:
+            lines = f.read().splitlines(keepends=True)
+        last = max(i for i, line in enumerate(lines) if line.startswith("Lattice="))
+        frame = lines[last - 1:]  # count line, comment line, particles
+
+        def h5(change):
+            def write(path):
+                shutil.copy(os.path.join(d, "t.h5"), path)
+                with h5py.File(path, "r+") as f:
+                    change(f["particles/all"])
+            return write
+
+        def xyz(old, new):
+            def write(path):
+                with open(path, "w") as f:
+                    f.write(frame[0] + frame[1].replace(old, new, 1) + "".join(frame[2:]))
+            return write
+
+        def set_time(value):
+            def change(g):
+                g["position/time"][-1] = value
+            return change
+
+        def set_edge(a, b, value):
+            def change(g):
+                edges = g["box/edges/value"]
+                last = edges[-1]
+                last[a, b] = value
+                edges[-1] = last
+            return change
+
+        def declare_many(g):
+            # 400 million particles, none of them stored (chunks never written: a small file)
+            for name in ("position", "velocity"):
+                del g[name + "/value"]
+                g.create_dataset(name + "/value", shape=(1, 400_000_000, 3), dtype="f8",
+                                 chunks=(1, 4096, 3))
+
+        lattice = re.search(r'Lattice="([^"]*)"', frame[1]).group(1)
+        edge = lattice.split()[0]
+        time_value = re.search(r" Time=(\S+)", frame[1]).group(1)
+        cases = [
+            ("H5MD time NaN", "bad.h5", h5(set_time(float("nan"))),
+             ["position/time", "got nan"]),
+            ("H5MD time 1e300", "bad.h5", h5(set_time(1e300)), ["position/time", "1e+300"]),
+            ("H5MD non-diagonal edges", "bad.h5", h5(set_edge(0, 1, 0.5)),
+             ["box/edges: the last frame's box is not diagonal"]),
+            ("H5MD edge 1e300", "bad.h5", h5(set_edge(1, 1, 1e300)), ["box/edges", "1e+300"]),
+            ("H5MD 400 million particles", "bad.h5", h5(declare_many),
+             ["holds 400000000 particles, more than the 150 of the config's [[species]]"]),
+            ("XYZ time 1e300", "bad.xyz", xyz(f"Time={time_value}", "Time=1e300"),
+             ["Time=", "1e+300"]),
+            ("XYZ Lattice 1e300", "bad.xyz",
+             xyz(f'Lattice="{edge} ', 'Lattice="1e300 '), ["Lattice=", "1e+300"]),
+        ]
+        for name, bad, write, names in cases:
+            with tempfile.TemporaryDirectory() as e:
+                write(os.path.join(e, bad))
+                # (no packing fraction: the box is the frame's alone)
+                text = config_text(3, "out.xyz", "xyz").replace("packing_fraction = 0.25\n", "")
+                r = run(choc, e, text, "--set", f"init.from={bad}")
+                try:
+                    refused_cleanly(r, e, [n for n in names], keep={bad})
+                    check(all(n in r.stderr for n in names) and bad in r.stderr,
+                          f"stderr {r.stderr!r} does not name {bad} and all of {names}")
+                except Failure as failure:
+                    raise Failure(f"{name}: {failure}")
+
+
 def h5md_arrays(path):
     """Every dataset of an H5MD file but the provenance, by path."""
     out = {}
@@ -490,6 +573,7 @@ def case_killed_mid_write(choc):
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
          ("init_from", case_init_from), ("killed_mid_write", case_killed_mid_write),
+         ("bad_frames", case_bad_frames),
          ("missing_directory", case_missing_directory), ("full_disk", case_full_disk)]
 
 

@@ -5,15 +5,18 @@ are refused up front; outputs are compared as files, not as text; temporaries le
 killed run are removed by the next one; the trajectory is bounded by the free space and
 by output.trajectory.max_bytes; a run owns its outputs (a second run given the same ones
 while the first goes on is refused and changes no file); a signal during start-up or
-equilibration gives status 130 and a summary.
+equilibration gives status 130 and a summary; one while a large mesh is read or listed by
+cell stops it within a second and writes nothing.
 
 Usage: python3 tests/cli_outputs.py CHOC_EXECUTABLE
 """
 
 import json
+import math
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -357,6 +360,80 @@ def case_signal_start_up(choc):
     check("interrupted during" in err, f"stderr {err!r}")
 
 
+def bumpy_floor_stl(path, n):
+    """A binary STL floor of 2 n^2 facets over [0.5, 19.5]^2, heights 1 + 0.3 sin x sin y plus
+    a fixed ripple: no two facets coplanar, the mesh whose lists took minutes (issue 41)."""
+    step = 19.0 / n
+    height = [[1.0 + 0.3 * math.sin(0.5 + i * step) * math.sin(0.5 + j * step) +
+               0.02 * ((i * 7919 + j * 104729) % 101) / 101 for j in range(n + 1)]
+              for i in range(n + 1)]
+    record = struct.Struct("<12fH")
+    with open(path, "wb") as f:
+        f.write(b"bumpy floor".ljust(80, b" ") + struct.pack("<I", 2 * n * n))
+        for i in range(n):
+            x0, x1 = 0.5 + i * step, 0.5 + (i + 1) * step
+            for j in range(n):
+                y0, y1 = 0.5 + j * step, 0.5 + (j + 1) * step
+                a = (x0, y0, height[i][j])
+                b = (x1, y0, height[i + 1][j])
+                c = (x1, y1, height[i + 1][j + 1])
+                d = (x0, y1, height[i][j + 1])
+                f.write(record.pack(0, 0, 0, *a, *b, *c, 0))
+                f.write(record.pack(0, 0, 0, *a, *c, *d, 0))
+
+
+def case_signal_mesh(choc):
+    """SIGTERM while a large mesh is read and listed by cell (issue 41: 71 s for 320k facets,
+    the signal ignored throughout): exit 130 within a second, and nothing written."""
+    with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
+        bumpy_floor_stl(os.path.join(d, "floor.stl"), MESH_SQUARES)
+        with open(os.path.join(d, "config.toml"), "w") as f:
+            f.write(MESH_CONFIG)
+        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        wait_until_caught(process.pid, signal.SIGTERM)
+        time.sleep(MESH_DELAY)
+        process.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise Failure("choc did not stop within 60 s of SIGTERM during the mesh's set-up")
+        took = time.monotonic() - sent
+        check(process.returncode == 130, f"exit {process.returncode}, expected 130; {err!r}")
+        check(took < 1.0, f"stopped {took:.2f} s after the signal, expected within a second")
+        check("interrupted while" in err and "nothing was written" in err, f"stderr {err!r}")
+        left = set(os.listdir(d)) - {"config.toml", "floor.stl"}
+        check(not left, f"left {sorted(left)}")
+
+
+# The floor's squares along an edge (2 n^2 facets) and when the signal goes: while the mesh
+# is read and listed, which takes some seconds (the signal at MESH_DELAY s into it).
+MESH_SQUARES = 400
+MESH_DELAY = 0.5
+MESH_CONFIG = """dimension = 3
+[box]
+size = [20.0, 20.0, 10.0]
+boundary = "wall"
+[[species]]
+name = "A"
+count = 50
+radius = 0.5
+[[walls]]
+mesh = "floor.stl"
+[init]
+lattice = "random"
+region = { low = [1.0, 1.0, 3.0], high = [19.0, 19.0, 9.0] }
+seed = 1
+[run]
+time = 1.0
+equilibrate = 1e12
+[output]
+summary = "summary.json"
+"""
+
+
 CASES = [
     ("special files, links, directories", case_special_files),
     ("a device (root)", case_device),
@@ -368,6 +445,7 @@ CASES = [
     ("a small file system (root)", case_full_disk),
     ("a signal during equilibration", case_signal_equilibration),
     ("a signal during start-up", case_signal_start_up),
+    ("a signal while a large mesh is set up", case_signal_mesh),
 ]
 
 

@@ -300,6 +300,153 @@ TEST_CASE("cells over a hole, a fold, another restitution or a one-sided part ke
     }
 }
 
+namespace {
+
+// The patches of one cell as find_patches made them before issue 41, comparing every
+// two-sided entry with every later one (quadratic in the cell's entries): the oracle of the
+// keyed search. From the cell's entries as listed (no patches), in their order: the entries
+// in the new order, where the loose ones end, and each patch's range and plane.
+struct CellPatches {
+    std::vector<std::uint32_t> order;
+    std::uint32_t loose = 0;
+    std::vector<std::array<double, 6>> patches; // first, last, normal, offset
+};
+
+bool same_plane_pairwise(const TriangleCells<3>::Entry& s, const TriangleCells<3>::Entry& j,
+                         const V& lo, const V& hi, double tolerance) {
+    const double sign = dot(s.normal, j.normal) >= 0.0 ? 1.0 : -1.0;
+    for (int k = 0; k < 8; ++k) {
+        V x;
+        for (int a = 0; a < 3; ++a) x[a] = (k >> a) & 1 ? hi[a] : lo[a];
+        const double hs = dot(x, s.normal) - s.offset, hj = dot(x, j.normal) - j.offset;
+        if (!(std::abs(hs - sign * hj) <= tolerance)) return false;
+    }
+    return true;
+}
+
+CellPatches pairwise_patches(const Cells<3>& cells, std::uint32_t c, const TriangleCells<3>& plain,
+                             const std::vector<Triangle<3>>& triangles, double reach, double a) {
+    const double margin = reach - a, close = patch_gap_tolerance * a - 2.0 * margin;
+    const double tolerance = coplanar_tolerance * a;
+    const auto* e = plain.begin(c);
+    const auto n = static_cast<std::uint32_t>(plain.end(c) - e);
+    V lo, hi, mid, grown_lo, grown_hi;
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = cells.bound(c, k, -1), hi[k] = cells.bound(c, k, 1);
+        grown_lo[k] = lo[k] - margin, grown_hi[k] = hi[k] + margin, mid[k] = 0.5 * (lo[k] + hi[k]);
+    }
+    std::vector<char> tried(n, 0), patched(n, 0);
+    std::vector<std::vector<std::uint32_t>> groups;
+    std::vector<std::uint32_t> seeds;
+    for (std::uint32_t s = 0; s < n; ++s) {
+        if (tried[s] || e[s].one_sided) continue;
+        tried[s] = 1;
+        const auto slab = pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, a + 2.0 * margin);
+        if (slab.empty()) continue;
+        std::vector<std::uint32_t> group{s};
+        for (std::uint32_t j = s + 1; j < n; ++j)
+            if (!tried[j] && !e[j].one_sided &&
+                same_plane_pairwise(e[s], e[j], grown_lo, grown_hi, tolerance) &&
+                triangles[e[j].index].restitution == triangles[e[s].index].restitution)
+                group.push_back(j), tried[j] = 1;
+        const pc::PlaneFrame frame(e[s].normal, mid);
+        std::vector<pc::Point> shadow;
+        for (const auto& x : slab) shadow.push_back(frame(x));
+        std::vector<Tri2> flat;
+        for (const std::uint32_t j : group) {
+            const auto& v = triangles[e[j].index].vertex;
+            flat.push_back({frame(v[0]), frame(v[1]), frame(v[2])});
+        }
+        if (!(pc::farthest_uncovered(pc::convex_hull(shadow), flat, close) <= close)) continue;
+        for (const std::uint32_t j : group) patched[j] = 1;
+        groups.push_back(group), seeds.push_back(s);
+    }
+    CellPatches out;
+    for (std::uint32_t j = 0; j < n; ++j)
+        if (!patched[j]) out.order.push_back(e[j].index);
+    out.loose = static_cast<std::uint32_t>(out.order.size());
+    for (std::size_t p = 0; p < groups.size(); ++p) {
+        const double first = static_cast<double>(out.order.size());
+        for (const std::uint32_t j : groups[p]) out.order.push_back(e[j].index);
+        const auto& s = e[seeds[p]];
+        out.patches.push_back({first, static_cast<double>(out.order.size()), s.normal[0],
+                               s.normal[1], s.normal[2], s.offset});
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("flat patches found by key are those of comparing every pair") {
+    // Cells hold at once: a bumpy floor (no two facets coplanar), a flat floor of two
+    // restitutions (halves) with one-sided squares, a copy of a flat part turned over (the
+    // other orientation, the other restitution), a fan of planes through one point, and the
+    // box's walls; the floors 40 x 40 squares 0.25 wide, at z = 1 (bumpy) and z = 3.
+    Box<3> box;
+    box.length = vec(10.0, 10.0, 6.0);
+    box.periodic = {false, false, false};
+    add_box_walls(box, 1.0);
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> bump(0.0, 0.05);
+    const int n = 40;
+    std::vector<double> z((n + 1) * (n + 1));
+    for (auto& h : z) h = 1.0 + bump(rng);
+    const auto at = [&](int i, int j) {
+        return vec(10.0 * i / n, 10.0 * j / n, z[static_cast<std::size_t>(i * (n + 1) + j)]);
+    };
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            box.triangles.push_back(
+                Triangle<3>::through(at(i, j), at(i + 1, j), at(i + 1, j + 1), 1.0));
+            box.triangles.push_back(
+                Triangle<3>::through(at(i, j), at(i + 1, j + 1), at(i, j + 1), 1.0));
+        }
+    const std::size_t flat_first = box.triangles.size();
+    add_quad(box, vec(0, 0, 3), vec(10, 0, 3), vec(10, 10, 3), vec(0, 10, 3), 1.0, n);
+    for (std::size_t k = flat_first; k < box.triangles.size(); ++k) {
+        const V c = box.triangles[k].centre; // restitution 0.5 for x < 5, one-sided squares
+        if (c[0] < 5.0) box.triangles[k].restitution = 0.5;
+        if (c[0] > 7.0 && c[0] < 8.0 && c[1] > 7.0 && c[1] < 8.0) box.triangles[k].one_sided = true;
+    }
+    for (std::size_t k = flat_first; k < flat_first + 200; ++k) { // turned over
+        const auto& v = box.triangles[k].vertex;
+        box.triangles.push_back(Triangle<3>::through(v[0], v[2], v[1], 1.0));
+    }
+    const V apex = vec(5.0, 5.0, 4.5);
+    for (int k = 0; k < 24; ++k) { // a fan about the vertical through the apex
+        const double phi = 2.0 * 3.141592653589793 * k / 24, r = 0.6;
+        box.triangles.push_back(Triangle<3>::through(
+            apex, apex + vec(r * std::cos(phi), r * std::sin(phi), 0.2),
+            apex + vec(r * std::cos(phi + 0.2), r * std::sin(phi + 0.2), -0.2), 1.0));
+    }
+    const Grid g = grid_of(box);
+    const double a = 0.5, reach = a + cell_bounds_round_off * (a + 1.25);
+    const TriangleCells<3> plain(g.cells, box.triangles, reach);
+    std::size_t patches = 0, loose = 0;
+    for (std::uint32_t c = 0; c < g.cells.size(); ++c) {
+        CAPTURE(c);
+        const CellPatches want = pairwise_patches(g.cells, c, plain, box.triangles, reach, a);
+        std::vector<std::uint32_t> order;
+        for (const auto* e = g.near.begin(c); e != g.near.end(c); ++e) order.push_back(e->index);
+        CHECK(order == want.order);
+        CHECK(g.near.loose_end(c) - g.near.begin(c) == want.loose);
+        REQUIRE(g.near.patches_end(c) - g.near.patches_begin(c) ==
+                static_cast<std::ptrdiff_t>(want.patches.size()));
+        const std::uint32_t base = static_cast<std::uint32_t>(g.near.begin(c) - g.near.begin(0));
+        for (std::size_t p = 0; p < want.patches.size(); ++p) {
+            const auto& got = g.near.patches_begin(c)[p];
+            CHECK(got.first - base == want.patches[p][0]);
+            CHECK(got.last - base == want.patches[p][1]);
+            CHECK((got.normal == vec(want.patches[p][2], want.patches[p][3], want.patches[p][4])));
+            CHECK(got.offset == want.patches[p][5]);
+        }
+        patches += want.patches.size(), loose += want.loose;
+    }
+    // the case holds both kinds in numbers
+    CHECK(patches > 100);
+    CHECK(loose > 5000);
+}
+
 TEST_CASE("the patch's holder is the triangle under the contact") {
     const Box<3> box = floor_box(20);
     const Grid g = grid_of(box);

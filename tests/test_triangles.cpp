@@ -702,3 +702,37 @@ TEST_CASE("STL errors: not STL, no facets") {
     std::filesystem::remove(obj);
     std::filesystem::remove(empty);
 }
+
+TEST_CASE("ASCII STL: what does not fit the format is refused by line, not read past") {
+    const std::string path = temporary("shape.stl");
+    const std::string facet = "facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                              "vertex 0 1 0\nendloop\nendfacet\n";
+    const auto read_text = [&](const std::string& text) {
+        std::ofstream(path, std::ios::binary) << text;
+        return read_stl(path);
+    };
+    // two solids, CRLF line ends, no trailing newline: all read
+    CHECK(read_text("solid a\n" + facet + "endsolid a\nsolid b\n" + facet + facet + "endsolid b")
+              .size() == 3);
+    CHECK(read_text("solid a\r\n" + facet + "endsolid\r\n").size() == 1);
+    // cut after a facet (Assimp read the facets before the cut), or inside one
+    CHECK_THROWS_WITH(read_text("solid a\n" + facet + facet),
+                      "line 15: the file ends without \"endsolid\" for the solid of line 1 "
+                      "(a truncated file?)");
+    CHECK_THROWS_WITH(read_text("solid a\n" + facet + facet.substr(0, 30)),
+                      doctest::Contains("the file ends inside the facet of line 9"));
+    // a fourth vertex (Assimp dropped it), two vertices, a word for a number
+    std::string four = facet;
+    four.insert(four.find("endloop"), "vertex 1 1 0\n");
+    CHECK_THROWS_WITH(read_text("solid a\n" + four + "endsolid a\n"),
+                      doctest::Contains("line 7: a fourth vertex in the facet of line 2"));
+    std::string two = facet;
+    two.erase(two.find("vertex 0 1 0"), 13);
+    CHECK_THROWS_WITH(read_text("solid a\n" + two + "endsolid a\n"),
+                      doctest::Contains("line 6: the facet of line 2 has 2 vertices"));
+    std::string word = facet;
+    word.replace(word.find("vertex 1 0 0"), 12, "vertex 1 O 0");
+    CHECK_THROWS_WITH(read_text("solid a\n" + word + "endsolid a\n"),
+                      doctest::Contains("line 5: \"O\" is not a number"));
+    std::filesystem::remove(path);
+}

@@ -1,6 +1,7 @@
 // Typed errors thrown by the library. The app turns an InputError into one
 // `choc: error:` line and exit status 2, an InelasticCollapse into one such line and exit
-// status 3; anything else is an internal failure (exit 1).
+// status 3, an Interrupted into one line and exit status 130; anything else is an internal failure
+// (exit 1).
 #pragma once
 
 #include <stdexcept>
@@ -20,6 +21,14 @@ class InputError : public std::runtime_error {
 // before it reaches the app (the summary says "collapsed": true). `what()` names the
 // restitution or TC key to change and the time of the collapse.
 class InelasticCollapse : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// A signal (SIGINT, SIGTERM) stopped a long stage of building the start (reading a mesh,
+// listing its triangles by cell: run/interrupt.hpp, stop_if_interrupted) before anything was
+// written: the app exits with status 130 and writes nothing. `what()` names the stage.
+class Interrupted : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };

@@ -5,7 +5,8 @@
 //
 // Kept as one array sorted by cell (an offset per cell, an entry per listed pair), built
 // once: the triangles do not move. A triangle is listed in the cells of its bounding box
-// grown by the reach that pass the test, so building costs about the cells it covers.
+// grown by the reach that pass the test, so building costs about the cells it covers (a
+// million facets of a floor: seconds).
 // Each entry carries what a prediction's first tests read (the sphere round the vertices,
 // the plane, whether it is one-sided), so that the tests stream through one cell's entries
 // instead of reaching into a large mesh's triangles at random (a cache miss each, measured
@@ -19,12 +20,16 @@
 // are its loose triangles first, then each patch's triangles (a patch names its range), so
 // that a prediction streams through the loose ones and the patches' planes alone. A finely
 // meshed flat wall, the commonest large mesh, then costs a cell one plane.
+//
+// Building the lists of a large mesh takes seconds: SIGINT or SIGTERM stops it at once
+// (stop_if_interrupted, run/interrupt.hpp), before the run has written anything.
 #pragma once
 
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/plane_cover.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
+#include "choc/run/interrupt.hpp"
 
 #include <algorithm>
 #include <array>
@@ -32,6 +37,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace choc {
@@ -47,30 +53,33 @@ class TriangleCells {
     };
 
     TriangleCells() = default;
-    TriangleCells(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles, double reach,
+    TriangleCells(const Cells<D>& cells, std::span<const Triangle<D>> triangles, double reach,
                   std::optional<PatchRadii> patches = std::nullopt) {
         if (triangles.empty()) return;
+        // Each triangle's cells, found once, as (cell, triangle) pairs in the triangles'
+        // order; then the triangles by cell (a counting sort, which keeps a cell's in that
+        // order), and the entries written in turn (a large mesh's lists run to hundreds of
+        // megabytes: written once, not cleared first).
         std::vector<std::uint32_t> first(cells.size() + 1, 0);
-        std::vector<std::uint32_t> fill; // where each cell's next entry goes
-        // twice over the same cells: count, then fill
-        for (int pass = 0; pass < 2; ++pass) {
-            for (std::uint32_t k = 0; k < triangles.size(); ++k)
-                for_each_cell(cells, triangles[k], reach, [&](std::uint32_t c) {
-                    if (pass == 0)
-                        ++first[c + 1];
-                    else
-                        index_[fill[c]++] = {triangles[k].centre,
-                                             triangles[k].radius,
-                                             triangles[k].normal,
-                                             dot(triangles[k].vertex[0], triangles[k].normal),
-                                             k,
-                                             triangles[k].one_sided};
-                });
-            if (pass == 0) {
-                for (std::size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
-                index_.assign(first.back(), Entry{});
-                fill.assign(first.begin(), first.end() - 1);
-            }
+        std::vector<std::array<std::uint32_t, 2>> pairs;
+        pairs.reserve(triangles.size());
+        for (std::uint32_t k = 0; k < triangles.size(); ++k) {
+            if ((k & 4095) == 0) stop_if_interrupted("listing the triangles by cell");
+            for_each_cell(cells, triangles[k], reach, [&](std::uint32_t c) {
+                ++first[c + 1];
+                pairs.push_back({c, k});
+            });
+        }
+        for (std::size_t c = 1; c < first.size(); ++c) first[c] += first[c - 1];
+        std::vector<std::uint32_t> by_cell(pairs.size());
+        std::vector<std::uint32_t> fill(first.begin(), first.end() - 1); // each cell's next
+        for (const auto& [c, k] : pairs) by_cell[fill[c]++] = k;
+        pairs = {};
+        index_.reserve(by_cell.size());
+        for (const std::uint32_t k : by_cell) {
+            const Triangle<D>& t = triangles[k];
+            const double offset = dot(t.vertex[0], t.normal);
+            index_.push_back(Entry{t.centre, t.radius, t.normal, offset, k, t.one_sided});
         }
         heads_.resize(first.size());
         for (std::size_t c = 0; c < first.size(); ++c) { // every entry loose, no patch
@@ -183,6 +192,7 @@ class TriangleCells {
     // largest radius of the plane: every point of it within patch_gap_tolerance of the
     // smallest radius of a triangle. (A centre a gap g beside the triangles is met by them
     // at sqrt(h² + g²) rather than |h|: a sphere is bounced at most g²/2a early, 5e-13 a.)
+    // Seeds are taken in the cell's order, each with the entries after it not yet taken.
     //
     // A centre may stray from its cell by the reach's round-off margin m (the listing
     // grows the cell by it). The shadow is taken of the cell itself, in a slab 2m wider,
@@ -191,12 +201,27 @@ class TriangleCells {
     // the plane, whose shadow the triangles cover to within the gap less 2m. (Growing the
     // shadow instead would leave strips m wide beyond a patch's edge wherever a mesh's
     // boundary falls on a cell's, as a box lined from wall to wall does everywhere.)
-    void find_patches(const Cells<D>& cells, const std::vector<Triangle<D>>& triangles,
-                      double reach, PatchRadii radii) {
+    //
+    // Finding a seed's partners costs about the partners, not the cell's entries (a cell of
+    // a finely meshed bumpy floor holds thousands, each its own plane: comparing every pair
+    // took minutes for a million facets). Two planes that agree within t at the corners of
+    // the grown cell differ by an affine function, so by at most t at every point inside,
+    // and their heights h at one point p of the cell obey ||h_s(p)| - |h_j(p)|| <= t
+    // (|a - b| >= ||a| - |b||, whichever orientation pairs them). The two-sided entries are
+    // sorted by restitution, then by that key; a seed tests only those within t (and a
+    // margin for round-off) of its own key, so the same entries pass the same test as when
+    // all were compared. p is a point no mesh is likely to pass through at many angles (a
+    // fan of planes through it would share the key and be compared in turn).
+    void find_patches(const Cells<D>& cells, std::span<const Triangle<D>> triangles, double reach,
+                      PatchRadii radii) {
         namespace pc = plane_cover;
         const double margin = reach - radii.largest;
         const double close = patch_gap_tolerance * radii.smallest - 2.0 * margin;
         const double tolerance = coplanar_tolerance * radii.smallest;
+        // where p lies in the cell, per axis: irrational fractions, away from its middle,
+        // faces and corners, where a mesh's vertices gather
+        constexpr std::array<double, 3> probe_at{0.3819660112501051, 0.5772156649015329,
+                                                 0.6931471805599453};
         std::vector<char> tried, patched;
         std::vector<std::uint32_t> group, members; // members: the patches' entries in turn,
         std::vector<std::uint32_t> sizes;          // so many for each patch
@@ -204,32 +229,68 @@ class TriangleCells {
         std::vector<pc::Point> shadow;
         std::vector<Patch> found;
         std::vector<Entry> sorted;
+        std::vector<Keyed> keyed;                   // the two-sided entries, in key order
+        std::vector<std::uint32_t> position, after; // an entry's place in keyed; see untried
         for (std::uint32_t c = 0; c < cells.size(); ++c) {
+            stop_if_interrupted("listing the triangles by cell");
             Entry* e = index_.data() + heads_[c].first;
             const std::uint32_t n = heads_[c + 1].first - heads_[c].first;
             heads_[c].patches = static_cast<std::uint32_t>(patches_.size());
             if (n == 0) continue;
-            Vec<D> lo, hi, mid, grown_lo, grown_hi;
+            Vec<D> lo, hi, mid, grown_lo, grown_hi, probe;
+            double extent = 0.0; // the largest coordinates' sum: the scale of a height's round-off
             for (int a = 0; a < D; ++a) {
                 lo[a] = cells.bound(c, a, -1), hi[a] = cells.bound(c, a, 1);
                 grown_lo[a] = lo[a] - margin, grown_hi[a] = hi[a] + margin;
                 mid[a] = 0.5 * (lo[a] + hi[a]);
+                probe[a] = lo[a] + probe_at[a] * (hi[a] - lo[a]);
+                extent += std::max(std::abs(grown_lo[a]), std::abs(grown_hi[a]));
             }
+            keyed.clear();
+            double largest_offset = 0.0;
+            for (std::uint32_t j = 0; j < n; ++j) {
+                if (e[j].one_sided) continue;
+                keyed.push_back({triangles[e[j].index].restitution,
+                                 std::abs(dot(probe, e[j].normal) - e[j].offset), j});
+                largest_offset = std::max(largest_offset, std::abs(e[j].offset));
+            }
+            std::sort(keyed.begin(), keyed.end());
+            // each key's round-off is some 1e-16 of the coordinates and offsets; allowing 1e-12
+            // of them only lets more entries be tested
+            const double window = tolerance + 1e-12 * (extent + largest_offset);
+            position.assign(n, 0);
+            for (std::uint32_t k = 0; k < keyed.size(); ++k) position[keyed[k].entry] = k;
+            // untried(k): the first place from k on whose entry is not yet tried, following
+            // `after` (a place's own index while untried, a later place once tried) and
+            // shortening the path as it goes
+            after.resize(keyed.size() + 1);
+            for (std::uint32_t k = 0; k <= keyed.size(); ++k) after[k] = k;
+            const auto untried = [&](std::uint32_t k) {
+                while (after[k] != k) k = after[k] = after[after[k]];
+                return k;
+            };
+            const auto take = [&](std::uint32_t j) { tried[j] = 1, after[position[j]] += 1; };
             tried.assign(n, 0), patched.assign(n, 0);
             found.clear(), members.clear(), sizes.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
                 if (tried[s] || e[s].one_sided) continue;
-                tried[s] = 1;
+                if ((s & 1023) == 1023) stop_if_interrupted("listing the triangles by cell");
+                take(s);
                 const auto slab =
                     pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest + 2.0 * margin);
                 if (slab.empty()) continue;
                 group.assign(1, s);
-                const double restitution = triangles[e[s].index].restitution;
-                for (std::uint32_t j = s + 1; j < n; ++j)
-                    if (!tried[j] && !e[j].one_sided &&
-                        same_plane(e[s], e[j], grown_lo, grown_hi, tolerance) &&
-                        triangles[e[j].index].restitution == restitution)
-                        group.push_back(j), tried[j] = 1;
+                // every untried entry comes after s: those before were seeds or taken
+                const Keyed& own = keyed[position[s]];
+                const Keyed from{own.restitution, own.key - window, 0};
+                for (auto k = untried(static_cast<std::uint32_t>(
+                         std::lower_bound(keyed.begin(), keyed.end(), from) - keyed.begin()));
+                     k < keyed.size() && keyed[k].restitution == own.restitution &&
+                     keyed[k].key <= own.key + window;
+                     k = untried(k + 1))
+                    if (same_plane(e[s], e[keyed[k].entry], grown_lo, grown_hi, tolerance))
+                        group.push_back(keyed[k].entry), take(keyed[k].entry);
+                std::sort(group.begin() + 1, group.end()); // in the cell's order
                 const pc::PlaneFrame frame(e[s].normal, mid);
                 shadow.clear();
                 for (const auto& x : slab) shadow.push_back(frame(x));
@@ -262,6 +323,16 @@ class TriangleCells {
         }
         heads_.back().patches = static_cast<std::uint32_t>(patches_.size());
     }
+
+    // A two-sided entry of a cell as find_patches looks its partners up: by restitution, then
+    // by |height| at the cell's probe point.
+    struct Keyed {
+        double restitution, key;
+        std::uint32_t entry; // in the cell
+        bool operator<(const Keyed& o) const {
+            return restitution != o.restitution ? restitution < o.restitution : key < o.key;
+        }
+    };
 
     // Whether two entries' planes agree (up to orientation) to within `tolerance` over the
     // box [lo, hi]: their heights differ by an affine function, largest at a corner.

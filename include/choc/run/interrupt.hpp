@@ -6,10 +6,17 @@
 // handlers when it goes out of scope. The outermost guard belongs to the thread that
 // starts the work (the program's main thread); the runs of a sweep, in worker threads,
 // nest their guards inside it, so the count is atomic.
+//
+// Stages of building the start too long to wait for (a large mesh read, or listed by cell)
+// call stop_if_interrupted every so often: a pending signal stops them at once with
+// Interrupted (errors.hpp), before anything is written.
 #pragma once
+
+#include "choc/errors.hpp"
 
 #include <atomic>
 #include <csignal>
+#include <string>
 
 namespace choc {
 
@@ -42,5 +49,13 @@ class InterruptGuard {
     void (*previous_int_)(int) = SIG_DFL;
     void (*previous_term_)(int) = SIG_DFL;
 };
+
+// Throws Interrupted naming `stage` ("listing the triangles by cell") when SIGINT or SIGTERM
+// is pending; a check costs one atomic load.
+inline void stop_if_interrupted(const char* stage) {
+    if (InterruptGuard::requested())
+        throw Interrupted(std::string("interrupted while ") + stage +
+                          " (SIGINT or SIGTERM): nothing was written");
+}
 
 } // namespace choc

@@ -14,6 +14,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/triangle_cells.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 
 #include <algorithm>
 #include <array>
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <random>
+#include <span>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
 #include <tuple>
@@ -93,8 +95,9 @@ void add_config_triangles(Box<D>& box, const WallConfig& w, std::size_t k, doubl
     } else {
         const std::string key =
             fmt::format("walls[{}].{}", k, w.mesh.empty() ? "vertices" : "mesh");
+        box.triangles.reserve(box.triangles.size() + w.triangles.size());
         for (std::size_t f = 0; f < w.triangles.size(); ++f) {
-            const std::string facet = w.mesh.empty() ? "" : fmt::format("facet {}: ", f);
+            if ((f & 0xffff) == 0xffff) stop_if_interrupted("building a mesh's triangles");
             Vec<3> v[3];
             for (int c = 0; c < 3; ++c)
                 for (int a = 0; a < D; ++a) {
@@ -104,7 +107,8 @@ void add_config_triangles(Box<D>& box, const WallConfig& w, std::size_t k, doubl
                     if (!(x >= margin && x <= box.length[a] - margin))
                         throw InputError(fmt::format(
                             "{}: {}vertex {} has {} outside the box [{}, {}] on axis {}{}", key,
-                            facet, c, x, margin, box.length[a] - margin, a,
+                            w.mesh.empty() ? "" : fmt::format("facet {}: ", f), c, x, margin,
+                            box.length[a] - margin, a,
                             box.periodic[a] ? " (one largest diameter clear of a periodic face)"
                                             : ""));
                     v[c][a] = x;
@@ -205,8 +209,11 @@ bool is_hdf5_file(const std::string& path) {
 template <int D>
 double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string path = escaped(*c.from);
+    const bool h5md = is_hdf5_file(*c.from);
     const XyzFrame f = [&] {
-        if (is_hdf5_file(*c.from)) return H5mdFile::last_frame(*c.from, "init.from");
+        std::uint64_t n = 0;
+        for (const auto& species : c.species) n += species.count;
+        if (h5md) return H5mdFile::last_frame(*c.from, "init.from", n);
         try {
             return read_last_xyz_frame(*c.from);
         } catch (const InputError& e) { // "file:line: what" -> "init.from: file:line: what"
@@ -216,6 +223,22 @@ double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     if (f.dimension != D)
         throw InputError(fmt::format("init.from: {} holds a {}D frame but dimension = {}", path,
                                      f.dimension, D));
+    // The frame's clock and box, bounded as config numbers are, in either format: the run's
+    // clock goes on from the time (a NaN or 1e300 would label every frame so), and the box's
+    // volume and cells come from the edges.
+    if (!within_magnitude(f.time) || !std::isfinite(f.time))
+        throw InputError(fmt::format("init.from: {}: the last frame's time ({}) {}", path,
+                                     h5md ? "particles/all/position/time" : "Time=",
+                                     magnitude_message("input values", f.time)));
+    for (int a = 0; a < D; ++a) {
+        const double edge = f.box[static_cast<std::size_t>(a)];
+        if (!(edge > 0.0) || !within_magnitude(edge))
+            throw InputError(fmt::format("init.from: {}: the last frame's box edge on axis {} "
+                                         "({}) {}",
+                                         path, a, h5md ? "particles/all/box/edges" : "Lattice=",
+                                         edge > 0.0 ? magnitude_message("input values", edge)
+                                                    : "must be > 0, got " + number_text(edge)));
+    }
     for (int a = 0; a < D; ++a) {
         box.length[a] = f.box[static_cast<std::size_t>(a)];
         box.periodic[a] = c.periodic.empty() || c.periodic.at(static_cast<std::size_t>(a));
@@ -392,9 +415,8 @@ void check_clear_of_walls(const Config& config, const InitialState<D>& st) {
         }
         if (w.triangle_wall()) {
             // this entry's triangles, in a grid of cells one largest diameter wide
-            const std::vector<Triangle<D>> mine(
-                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle),
-                box.triangles.begin() + static_cast<std::ptrdiff_t>(triangle + w.triangles.size()));
+            const std::span<const Triangle<D>> mine(box.triangles.data() + triangle,
+                                                    w.triangles.size());
             const double a = 0.5 * particles.table.largest_diameter();
             const Cells<D> grid(box, 2.0 * a, particles.size(), typename Cells<D>::NoLists{});
             const TriangleCells<D> near(grid, mine, a * (1.0 + 1e-9));

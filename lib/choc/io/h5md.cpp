@@ -29,6 +29,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <string>
 #include <utility>
 
 namespace choc {
@@ -690,7 +692,8 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
     }
 }
 
-XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key) {
+XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key,
+                              std::uint64_t most_particles) {
     quiet_hdf5();
     State s;
     s.shown = file;
@@ -761,13 +764,30 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
         const hsize_t frames = std::min({p_shape[0], shape(times)[0], shape(edges)[0]});
         if (frames == 0) throw fail("the trajectory holds no frame");
         const hsize_t n = p_shape[1], last = frames - 1;
-        std::vector<double> x(n * d), v(n * d), edge(d * d);
+        if (n > most_particles)
+            throw fail("its last frame holds " + std::to_string(n) + " particles, more than the " +
+                       std::to_string(most_particles) + " of the config's [[species]]");
+        std::vector<double> x, v, edge(d * d);
+        try {
+            x.resize(n * d), v.resize(n * d);
+        } catch (const std::bad_alloc&) {
+            throw fail("not enough memory for its last frame of " + std::to_string(n) +
+                       " particles");
+        }
         read_record(position, last, H5T_NATIVE_DOUBLE, x.data());
         read_record(velocity, last, H5T_NATIVE_DOUBLE, v.data());
         read_record(times, last, H5T_NATIVE_DOUBLE, &f.time);
         if (shape(edges) != std::vector<hsize_t>{shape(edges)[0], d, d})
             throw fail("box edges are not [frames][D][D]");
         read_record(edges, last, H5T_NATIVE_DOUBLE, edge.data());
+        // choc's boxes are rectangular, as XYZ's Lattice= must be
+        for (hsize_t a = 0; a < d; ++a)
+            for (hsize_t b = 0; b < d; ++b)
+                if (a != b && edge[a * d + b] != 0.0)
+                    throw fail("particles/all/box/edges: the last frame's box is not diagonal "
+                               "(entry [" +
+                               std::to_string(a) + "][" + std::to_string(b) + "] is " +
+                               number_text(edge[a * d + b]) + "): choc's boxes are rectangular");
         f.box = {1.0, 1.0, 1.0};
         for (hsize_t a = 0; a < d; ++a) f.box[a] = edge[a * d + a];
         // boundary: "periodic" | "none" per axis

@@ -64,8 +64,12 @@ class H5mdFile {
 
     // The last frame of an H5MD trajectory written by choc (init.from): positions,
     // velocities, species names, masses, radii, box and its boundary, and the frame's time,
-    // as the XYZ reader gives them. InputError naming `from_key` and the file otherwise.
-    static XyzFrame last_frame(const std::string& file, const std::string& from_key);
+    // as the XYZ reader gives them. InputError naming `from_key` and the file otherwise,
+    // also for a frame of more than `most_particles` (the run's N: a larger frame cannot be
+    // its start, and is refused before its arrays are allocated) or a box that is not
+    // diagonal.
+    static XyzFrame last_frame(const std::string& file, const std::string& from_key,
+                               std::uint64_t most_particles = UINT64_MAX);
 
     H5mdFile(H5mdFile&&) noexcept;
     H5mdFile& operator=(H5mdFile&&) noexcept;

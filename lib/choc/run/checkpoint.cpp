@@ -108,9 +108,11 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name) {
         in.get(c.version);
         in.get(c.commit);
         if (format != checkpoint_format || c.version != version)
-            throw fail("written by choc " + c.version + " (commit " + c.commit +
-                       ", checkpoint format " + std::to_string(format) + "); this is choc " +
-                       version + " (checkpoint format " + std::to_string(checkpoint_format) +
+            // (a crafted file's strings: shown escaped and cut, never raw on a terminal)
+            throw fail("written by choc " + escaped(c.version, 40) + " (commit " +
+                       escaped(c.commit, 40) + ", checkpoint format " + std::to_string(format) +
+                       "); this is choc " + version + " (checkpoint format " +
+                       std::to_string(checkpoint_format) +
                        "): continue it with the version that wrote it");
         in.get(c.config);
         if (in.get<std::uint32_t>() != crc32(c.config.data(), c.config.size()))
@@ -127,7 +129,7 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name) {
 }
 
 Checkpoint read_checkpoint(const std::string& path, const std::string& key) {
-    const std::string name = key + " \"" + path + "\"";
+    const std::string name = key + " \"" + escaped(path) + "\"";
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw InputError(name + ": cannot read the file");
     if (!S_ISREG(st.st_mode)) throw InputError(name + ": not a regular file");

@@ -14,6 +14,7 @@
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -28,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <new>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -556,11 +558,18 @@ void read_triangles(const Section& entry, const Config& config, WallConfig& wall
                                    " MiB (about 20 million binary STL facets)");
         try {
             given = read_stl(wall.mesh);
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            entry.fail("mesh", "\"" + escaped(wall.mesh) + "\": not enough memory to read it (" +
+                                   std::to_string(std::filesystem::file_size(wall.mesh, error)) +
+                                   " bytes); use a coarser mesh");
         } catch (const std::runtime_error& e) {
             entry.fail("mesh", "\"" + escaped(wall.mesh) + "\": " + e.what());
         }
     }
     for (std::size_t f = 0; f < given.size(); ++f) {
+        if ((f & 0xffff) == 0xffff) stop_if_interrupted("reading a mesh");
         MeshTriangle t = given[f];
         for (auto& v : t)
             for (int a = 0; a < 3; ++a) {

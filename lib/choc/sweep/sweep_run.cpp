@@ -99,6 +99,11 @@ RunOutcome execute(const SweepRun& run, RunState state, const std::vector<std::s
             // the summary says so ("valid": false) and the table counts it
         }
         return outcome_of(read_text_file(run.summary), collect);
+    } catch (const Interrupted& e) {
+        // a long stage of its start cut short: nothing of it written, it starts afresh
+        failed.status = RunOutcome::Status::interrupted;
+        failed.message = e.what();
+        return failed;
     } catch (const InputError& e) {
         failed.message = e.what();
     } catch (const fs::filesystem_error& e) {
