@@ -104,10 +104,40 @@ def case_plastic_gas_with_groups(choc, _):
             raise Failure(f"valid = {summary.get('valid')!r}, sim_time = {summary['sim_time']}")
 
 
+def case_creeping_stall_stops(choc, seed):
+    # Seed 13 hung (120 s and on) after the ulp test: a disc sliding along the floor in
+    # micro-bounces of about 1e-12 advanced the clock by more than an ulp per event, while
+    # its flights were too short to move it at all. The watch now counts such flights.
+    with tempfile.TemporaryDirectory() as d:
+        expect_collapse(run(choc, d, BOX60.format(seed=seed)), d, "collisions.restitution")
+
+
+def case_rest_model_bounded(choc, seed):
+    # With the rest model and TC the box settles; whatever each seed does (run to its end,
+    # or a sliding contact caught as a collapse), it ends in bounded time, never with a
+    # broken invariant, and the summary reports the model.
+    with tempfile.TemporaryDirectory() as d:
+        result = run(choc, d, BOX60.format(seed=seed),
+                     ["--set", "collisions.rest_speed=1e-3", "--set", "collisions.tc=1e-3",
+                      "--set", "run.time=30"])
+        if result.returncode not in (0, 3):
+            raise Failure(f"exit status {result.returncode}; stderr: {result.stderr!r}")
+        with open(os.path.join(d, "summary.json")) as f:
+            summary = json.load(f)
+        rest = summary.get("rest")
+        if summary.get("valid") is not True or not rest or rest["speed"] != 1e-3:
+            raise Failure(f"valid = {summary.get('valid')!r}, rest = {rest!r}")
+        if rest["rests"] < 1 or rest["energy"] <= 0.0 or not 0 <= rest["at_rest"] <= 60:
+            raise Failure(f"nothing was put to rest: {rest!r}")
+
+
 # Seeds 2 and 4 are the two that hung (1 and 3 stopped before the fix too).
 CASES = [(f"stall of the 60-disc box, seed {s}, exit 3", case_stall_stops, s) for s in (2, 4)] + [
     ("stall of the 60-disc box, seed 2, TC switched on", case_stall_switches_tc_on, 2),
-    ("plastic gas with epsilon > 0 runs on (no livelock)", case_plastic_gas_with_groups, None)]
+    ("creeping stall of the 60-disc box, seed 13, exit 3", case_creeping_stall_stops, 13),
+    ("plastic gas with epsilon > 0 runs on (no livelock)", case_plastic_gas_with_groups, None)] + [
+    (f"rest model in the 60-disc box, seed {s}: bounded, valid", case_rest_model_bounded, s)
+    for s in (1, 3)]
 
 
 def main():

@@ -24,7 +24,7 @@ SUMMARY_KEYS = [
     "wall_collisions", "events", "wall_seconds", "collisions_per_second", "engine", "kinetic_energy",
     "momentum", "temperature", "max_overlap", "pressure", "collision_rate", "species",
     "velocity_distribution", "mean_free_time", "diffusion", "shear_viscosity",
-    "thermal_conductivity", "timestep", "interrupted", "collapsed", "provenance",
+    "thermal_conductivity", "rest", "timestep", "interrupted", "collapsed", "provenance",
 ]
 NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "final"],
                "engine": ["cell_crossings", "stale_predictions", "rescans", "pair_predictions",

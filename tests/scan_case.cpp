@@ -242,6 +242,17 @@ Params draw(std::uint64_t seed) {
     for (const auto& s : p.segments) lossy = lossy || s.restitution < 1.0;
     for (const auto& s : p.triangles) lossy = lossy || s.restitution < 1.0;
     p.features.set(inelastic, lossy);
+    // The rest model under gravity with binary collisions, from a stream of its own: a speed
+    // from 1e-4 to 0.3 of sqrt(|g| d) (d the largest diameter), so that some cases put
+    // particles to rest and wake them often, and piles settle in others.
+    Rng rest(seed ^ 0x72657374696e67ull);
+    if (!p.gravity.empty() && lossy && p.epsilon == 0.0 && rest.chance(0.5)) {
+        double g2 = 0.0;
+        for (const double g : p.gravity) g2 += g * g;
+        p.rest_speed =
+            rest.log_uniform(1e-4, 0.3) * std::sqrt(std::sqrt(g2) * p.largest_diameter());
+        p.features.set(resting);
+    }
     if (r.chance(0.4)) { // frequent maintenance, but at most ~16 O(1) steps per event for it
         const double nd = static_cast<double>(n);
         p.maintain_every =
@@ -285,6 +296,7 @@ std::string config_text(const Params& p) {
     }
     t += "\n[collisions]\nrestitution = " + num(p.restitution) + "\nepsilon = " + num(p.epsilon) +
          "\ntc = " + num(p.tc) + "\n";
+    if (p.rest_speed > 0.0) t += "rest_speed = " + num(p.rest_speed) + "\n";
     if (p.contact_gap) t += "contact_gap = " + num(*p.contact_gap) + "\n";
     for (const auto& e : p.pair)
         t += "\n[[collisions.pair]]\na = \"s" + std::to_string(int(e[0])) + "\"\nb = \"s" +

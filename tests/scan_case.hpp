@@ -71,12 +71,13 @@ enum Feature {
     thermal,
     sheared,
     triangles,
+    resting,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",     "3D",      "periodic",     "walled",  "planes",  "segments", "gravity",
-    "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",  "maintenance",
-    "dilute", "dense",   "disperse",     "thermal", "sheared", "triangles"};
+    "2D",     "3D",      "periodic",     "walled",  "planes",  "segments",  "gravity",
+    "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",   "maintenance",
+    "dilute", "dense",   "disperse",     "thermal", "sheared", "triangles", "resting"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -121,6 +122,7 @@ struct Params {
     double epsilon = 0.0;
     std::optional<double> contact_gap;
     double tc = 0.0;
+    double rest_speed = 0.0; // the rest model (resting.hpp)
     std::vector<PlaneParams> planes;
     std::vector<SegmentParams> segments;
     std::vector<TriangleParams> triangles;

@@ -115,7 +115,9 @@ void check_laws(const choc::Config& c, const choc::Box<D>& box, const choc::Part
         auto q = [&](const Totals<D>& x) {
             return bulk ? x.kinetic - 0.5 * norm2(x.momentum) / x.mass : x.kinetic - x.height;
         };
-        bool elastic = c.restitution == 1.0 && gamma == 0.0 && tally.fallback_groups == 0;
+        // (the rest model takes the energy of the particles it puts to rest)
+        bool elastic = c.restitution == 1.0 && gamma == 0.0 && tally.fallback_groups == 0 &&
+                       c.rest_speed == 0.0;
         for (const auto& e : c.pair_restitution) elastic = elastic && e.restitution == 1.0;
         for (const auto& w : box.walls) elastic = elastic && w.restitution == 1.0;
         for (const auto& w : box.segments) elastic = elastic && w.restitution == 1.0;

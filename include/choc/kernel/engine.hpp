@@ -47,6 +47,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
+#include "choc/kernel/resting.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
 #include "choc/kernel/thermal_wall.hpp"
@@ -213,6 +214,14 @@ class Engine {
     // Switches the TC model on (settings.tc, armed but not from the start): the answer to
     // an inelastic collapse that the caller detected.
     void enable_tc() { tc_ = settings_.tc; }
+
+    // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
+    // are at rest now.
+    const RestRule& rest_rule() const { return rest_; }
+    std::uint32_t at_rest() const { return at_rest_; }
+    // Flights so far (under a field) too short to move their particle by round-off
+    // (too_short): what the collapse watch compares with the events.
+    std::uint64_t short_flights() const { return short_flights_; }
 
     // Time integral of species s's kinetic energy over the measured phase, up to now.
     // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
@@ -479,6 +488,9 @@ class Engine {
     }
 
     void collide_pair(std::uint32_t i, std::uint32_t j) {
+        if constexpr (Motion::has_field)
+            if (particles_.state[j].resting()) [[unlikely]]
+                return meet_resting(i, j);
         // j's schedule and both cell entries are read only after i's scan: ask now
         __builtin_prefetch(&schedule_[j]);
         cells_.prefetch_place(i);
@@ -489,8 +501,8 @@ class Engine {
         apply_pair(i, j, true);
         ++particles_.state[i].count;
         ++particles_.state[j].count;
-        predict_all(i);
-        predict_all(j);
+        predict_or_rest(i);
+        predict_or_rest(j);
     }
 
     // The binary rule on i and j, both advanced to now, and its tally. `at_contact`: the
@@ -527,7 +539,7 @@ class Engine {
         advance(i);
         apply_wall(i, w, true);
         ++particles_.state[i].count;
-        predict_all(i);
+        predict_or_rest(i);
     }
 
     // Reflection of i, advanced to now, from wall w, and its tally.
@@ -559,6 +571,201 @@ class Engine {
         last_partner_[i] = none;
     }
 
+    // --- The rest model (resting.hpp; settings.rest_speed > 0, under gravity) --------------
+    //
+    // A particle at rest has the stamp rest_stamp (particles.hpp), velocity zero, no
+    // candidate events and no calendar entry; Field's position and velocity know it. Its
+    // pairs are on the moving particles' schedules: an awake particle meets it as a fixed
+    // sphere of radius sigma round its centre, on a curved flight, by the certified steps
+    // of a segment's end (end_time, convex_time.hpp) searched no further than the pair
+    // horizon or the cell crossing, whichever is first; at a crossing the particle looks
+    // again at every particle at rest around it (rescan_resting). The covering argument
+    // at the top of this file then holds as before: a pair whose trajectories changed is
+    // predicted by the one that changed, or, when it is the one put to rest, by every
+    // awake particle around it (put_to_rest).
+
+    // After a collision at now: i is put to rest if slow and held, else predicted anew.
+    void predict_or_rest(std::uint32_t i) {
+        if constexpr (Motion::has_field)
+            if (rest_.on() && rest_.slow(particles_.state[i].v) && held(i)) [[unlikely]]
+                return put_to_rest(i);
+        predict_all(i);
+    }
+
+    // Time until particle q (a flight from now, stamp 0) first touches the point x at
+    // distance sigma: a particle at rest, looked at by i, within i's horizon and its cell.
+    double time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
+                           double sigma) const requires Motion::has_field {
+        const Schedule& s = schedule_[i];
+        const double window = std::min(pair_horizon(s), s.crossing_time - now_);
+        return end_time(motion_, x, q, sigma, window);
+    }
+
+    // Particle i (awake, advanced to now, just collided) is held against gravity by its
+    // supports within reach: the box walls and [[walls]] planes that reflect (a thermal
+    // wall re-emits: it holds nothing), segments, triangles and particles at rest.
+    bool held(std::uint32_t i) requires Motion::has_field {
+        const auto& p = particles_.state[i];
+        const double a = particles_.radius(i), reach = rest_.reach;
+        std::vector<Vec<D>>& normals = rest_normals_;
+        normals.clear();
+        for (const auto& wall : box_.walls)
+            if (!wall.thermal() && wall.distance(p.x) - a <= reach) normals.push_back(wall.normal);
+        for (const auto& seg : box_.segments)
+            if (seg.distance(p.x) - a <= reach)
+                normals.push_back(seg.contact_plane(seg.nearest_part(p.x), p.x).normal);
+        if (!triangle_cells_.empty()) {
+            const std::uint32_t cell = cells_.cell_of(i);
+            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+                const Triangle<D>& tri = box_.triangles[e->index];
+                if (tri.distance(p.x) - a > reach) continue;
+                if (tri.one_sided && tri.height(p.x) <= 0.0) continue; // from the front only
+                normals.push_back(tri.contact_plane(p.x).normal);
+            }
+        }
+        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+            const auto& pj = particles_.state[j];
+            if (j == i || !pj.resting()) return;
+            const Vec<D> r = p.x - (pj.x + shift);
+            const double d = norm(r);
+            if (d - particles_.table.pair_sigma(p.species, pj.species) <= reach)
+                normals.push_back(r * (1.0 / d));
+        });
+        return holds_against_gravity<D>(normals, motion_.gravity());
+    }
+
+    // Puts particle i (awake, at now) to rest where it is: its kinetic energy is booked as
+    // lost, its counter moves (every prediction naming it is stale), and every awake
+    // particle around it predicts its contact with it, since i will predict nothing.
+    void put_to_rest(std::uint32_t i) requires Motion::has_field {
+        auto& p = particles_.state[i];
+        const double k = kinetic_energy(particles_.mass(i), p.v);
+        kinetic_change(p.species, -k);
+        tally_.rest_energy += k;
+        ++tally_.rests;
+        ++at_rest_;
+        p.v = Vec<D>{};
+        p.t = rest_stamp;
+        ++p.count;
+        forget_partner(i);
+        schedule_[i] = Schedule{};
+        reschedule(i); // nothing: out of the calendar's reach
+        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+            const auto& pj = particles_.state[j];
+            if (j == i || pj.resting()) return;
+            ParticleState<D> q = flight_from_now(j);
+            q.x += shift;
+            const double dt =
+                time_to_resting(j, q, p.x, particles_.table.pair_sigma(p.species, pj.species));
+            take_earliest(j, &i, &dt, 1);
+            reschedule(j);
+        });
+    }
+
+    // Awake particle i meets particle j at rest at now. An impact at least rest speed wakes
+    // j, and every particle at rest that lay on j, and is an ordinary collision; a slower
+    // one meets j as a fixed sphere: i is reflected from the plane tangent at the contact
+    // (restitution of the pair, TC included), and j, held by its supports, does not move.
+    // That, and the impulse the supports then take, is the model's departure from
+    // hard-sphere dynamics (docs/PHYSICS.md).
+    void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
+        advance(i);
+        auto& pi = particles_.state[i];
+        auto& pj = particles_.state[j];
+        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+        const double u = -dot(pi.v, r) / norm(r); // approach speed (j does not move)
+        if (rest_.wakes(u)) {
+            wake(j);
+            apply_pair(i, j, true);
+            ++pi.count;
+            ++pj.count;
+            wake_above(j);
+            predict_or_rest(i);
+            predict_or_rest(j);
+            return;
+        }
+        check_pair_contact(i, j, r, true);
+        const double m = particles_.mass(i), k = kinetic_energy(m, pi.v);
+        Wall<D> plane;
+        plane.normal = r * (1.0 / norm(r));
+        plane.restitution = pair_restitution(i, j);
+        wall_collision(plane, pi.v, m);
+        collided(i);
+        kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
+        tally_.pair_collision(pi.species, pj.species);
+        ++tally_.rest_impacts;
+        log_.pair(origin_ + now_, id_[i], id_[j]);
+        // a curved flight may meet the fixed sphere again at once (a contact in a pocket):
+        // no just-met exclusion, as with a wall
+        last_partner_[i] = none;
+        ++pi.count;
+        predict_or_rest(i);
+    }
+
+    // Particle j, at rest, moves again from now, at rest velocity zero (its caller gives it
+    // one, or gravity does); predicted by its caller (meet_resting) or by wake_above.
+    void wake(std::uint32_t j) requires Motion::has_field {
+        auto& p = particles_.state[j];
+        p.t = now_;
+        p.v = Vec<D>{};
+        ++p.count;
+        forget_partner(j);
+        ++tally_.wakes;
+        --at_rest_;
+    }
+
+    // i's flight has changed in kind (put to rest, or woken): a pair it has just met is
+    // no longer two straight lines that cannot meet again at this instant, so the
+    // just-met exclusion (take_earliest) ends for it. Seen: a disc struck from above and
+    // put to rest at once (slow), still moving into the floor, was passed through by the
+    // disc above it, whose contact with it at this instant the exclusion skipped.
+    void forget_partner(std::uint32_t i) {
+        const std::uint32_t j = last_partner_[i];
+        if (j != none && last_partner_[j] == i) last_partner_[j] = none;
+        last_partner_[i] = none;
+    }
+
+    // j has just been woken: every particle at rest within reach of it and above it (the
+    // contact's normal from j has a part against gravity: j may have been holding it)
+    // wakes too, and so on up; each is then predicted from rest.
+    void wake_above(std::uint32_t j) requires Motion::has_field {
+        std::vector<std::uint32_t>& woken = rest_woken_;
+        woken.assign(1, j);
+        for (std::size_t n = 0; n < woken.size(); ++n) {
+            const std::uint32_t b = woken[n];
+            const auto& pb = particles_.state[b];
+            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+                const auto& pk = particles_.state[k];
+                if (!pk.resting()) return;
+                const Vec<D> r = (pk.x + shift) - pb.x;
+                if (norm(r) - particles_.table.pair_sigma(pb.species, pk.species) > rest_.reach)
+                    return;
+                if (dot(r, motion_.gravity()) >= 0.0) return; // not above b
+                wake(k);
+                woken.push_back(k);
+            });
+        }
+        for (std::size_t n = 1; n < woken.size(); ++n) predict_all(woken[n]);
+    }
+
+    // After a cell crossing: i's contacts with the particles at rest around it, searched
+    // before only as far as the crossing, are searched again as far as the next one.
+    void rescan_resting(std::uint32_t i) {
+        if constexpr (Motion::has_field) {
+            if (at_rest_ == 0) return;
+            const ParticleState<D> q0 = flight_from_now(i);
+            for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+                const auto& pj = particles_.state[j];
+                if (!pj.resting()) return;
+                ParticleState<D> q = q0;
+                q.x -= shift; // i as j's image sees it
+                const double dt = time_to_resting(
+                    i, q, pj.x, particles_.table.pair_sigma(q0.species, pj.species));
+                take_earliest(i, &j, &dt, 1);
+            });
+        }
+    }
+
     void cross(std::uint32_t i) {
         if (!upper_.empty()) [[unlikely]]
             return cross_levels(i);
@@ -580,6 +787,7 @@ class Engine {
         // in a row along the sliding face, the window across it moved or is new
         if (sheared_) [[unlikely]]
             scan_sliding(i);
+        rescan_resting(i);
         reschedule(i);
     }
 
@@ -622,6 +830,28 @@ class Engine {
         tick_ = 0;
         momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
         fluxes_ = true;              // for shear_moment (straight flights, no walls)
+    }
+
+    // The rest model needs gravity to rest against, and binary collisions: a group's
+    // linear system knows no particle at rest (config.cpp says so by key first).
+    void set_up_rest() {
+        if constexpr (!Motion::has_field) {
+            throw std::invalid_argument("Engine: the rest model needs gravity");
+        } else {
+            if (norm(motion_.gravity()) == 0.0)
+                throw std::invalid_argument("Engine: the rest model needs gravity");
+            if (settings_.epsilon > 0.0)
+                throw std::invalid_argument("Engine: the rest model needs epsilon = 0");
+            // reach: never below the round-off of a contact of the smallest particles
+            double smallest = never;
+            for (const auto& sp : particles_.table.species)
+                smallest = std::min(smallest, 2.0 * sp.radius);
+            rest_ = RestRule(settings_.rest_speed, norm(motion_.gravity()),
+                             contact_tolerance_ * smallest);
+            at_rest_ = static_cast<std::uint32_t>(
+                std::count_if(particles_.state.begin(), particles_.state.end(),
+                              [](const ParticleState<D>& p) { return p.resting(); }));
+        }
     }
 
     // A tick: the windows across the face have moved on by a column.
@@ -703,7 +933,9 @@ class Engine {
     // as N / 2 collisions, so done every 10 N of them: about 20 collisions per particle, over
     // which a shear rate small against the collision rate heats the fluid by a fraction of
     // a per cent).
-    std::uint64_t thermostat_every() const { return 10 * particles_.size(); }
+    std::uint64_t thermostat_every() const {
+        return 10 * particles_.size();
+    }
     void thermostat() {
         thermostat_from_ = tally_.collisions;
         const auto n = static_cast<std::uint32_t>(particles_.size());
@@ -778,8 +1010,12 @@ class Engine {
     std::size_t level_of(std::uint32_t i) const {
         return levels_.of_species()[particles_.state[i].species];
     }
-    Cells<D>& grid(std::size_t l) { return l == 0 ? cells_ : upper_[l - 1]; }
-    const Cells<D>& grid(std::size_t l) const { return l == 0 ? cells_ : upper_[l - 1]; }
+    Cells<D>& grid(std::size_t l) {
+        return l == 0 ? cells_ : upper_[l - 1];
+    }
+    const Cells<D>& grid(std::size_t l) const {
+        return l == 0 ? cells_ : upper_[l - 1];
+    }
     // Puts i in `cell` of grid l (emptied before): in its lists if l is i's level, else
     // only as i's cell there (a larger particle's, or one it never reads).
     void enter(std::size_t l, std::uint32_t i, std::uint32_t cell) {
@@ -828,6 +1064,7 @@ class Engine {
         } else {
             scan_pairs(i, crossed, wide_);
         }
+        rescan_resting(i);
         reschedule(i);
     }
 
@@ -879,6 +1116,10 @@ class Engine {
     void predict_all(std::uint32_t i) {
         Schedule& s = schedule_[i];
         const auto& p = particles_.state[i];
+        if (p.resting()) [[unlikely]] { // no events of its own (the rest model)
+            s = Schedule{};
+            return reschedule(i);
+        }
         const Vec<D> x = motion_.position(p, now_);
         const Vec<D> v = motion_.velocity(p, now_);
         const double a = particles_.radius(i);
@@ -1019,8 +1260,29 @@ class Engine {
     // along the way: the flight's share of the measured phase goes to the time integral.
     void advance(std::uint32_t i) {
         auto& p = particles_.state[i];
-        if constexpr (Motion::has_field) tally_.kinetic_time[p.species] += open_flight_kinetic(i);
+        if constexpr (Motion::has_field) {
+            tally_.kinetic_time[p.species] += open_flight_kinetic(i);
+            if (p.t < now_ && too_short(p)) [[unlikely]]
+                ++short_flights_;
+        }
         motion_.advance(p, now_);
+    }
+
+    // A flight from p's stamp to now too short for p to move by one unit in the last place
+    // of its largest coordinate: |v| (now - t) below ulp(|x|). Its motion is then lost to
+    // the rounding of x + v tau: a particle sliding along a floor in micro-bounces of
+    // 1e-13 (normal speed 5e-14, tangential 3e-3, x near 7) stood still while its
+    // predictions had it move, and was overtaken by its neighbour (issue 40). Now and then
+    // such a flight is harmless (two collisions of one particle nearly at once); a run made
+    // of them has stalled, however fast its clock still creeps: the collapse watch counts
+    // them (short_flights).
+    // (ulp(x) >= eps x / 2, so a flight shorter than that is short for certain.)
+    bool too_short(const ParticleState<D>& p) const {
+        if (p.resting()) return false;
+        double x = 0.0, v = 0.0;
+        for (int a = 0; a < D; ++a)
+            x = std::max(x, std::abs(p.x[a])), v = std::max(v, std::abs(p.v[a]));
+        return v * (now_ - p.t) < 0.5 * std::numeric_limits<double>::epsilon() * x;
     }
 
     // ∫ KE dt of particle i's flight from its stamp (or the start of the measured phase,
@@ -1059,7 +1321,9 @@ class Engine {
         }
         le_crossed_ = 0.0, le_since_ = now_, le_y2_start_ = half_m_y2(), le_py_ = drift_[1];
     }
-    double drift_energy() const { return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0; }
+    double drift_energy() const {
+        return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0;
+    }
     // The momentum is about to change by dp: the drift's integral up to now first.
     void drift_change(const Vec<D>& dp) {
         drift_time_ += drift_energy() * (now_ - drift_since_);
@@ -1295,9 +1559,14 @@ class Engine {
         std::array<double, batch> dt;
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> r = xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_);
+            const Vec<D> xs = xi_seen_by<Shifted>(xi, shift, from, m);
+            const Vec<D> r = xs - motion_.position(pj, now_);
             const Vec<D> v = vi - motion_.velocity(pj, now_);
-            dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
+            if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
+                dt[m] = time_to_resting(i, ParticleState<D>{xs, vi, 0.0, 0, pi.species}, pj.x,
+                                        std::sqrt(sigma2[pj.species]));
+            else
+                dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
             if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
                 candidate[m] != i) [[unlikely]]
                 overlap_seen<Shifted>(i, candidate, shift, from, k);
@@ -1450,6 +1719,7 @@ class Engine {
         in.get(origin_);
         in.get(since_maintenance_);
         in.get(processed_);
+        in.get(short_flights_);
         in.get(le_.origin);
         in.get(le_.start_offset);
         in.get(le_.start_column);
@@ -1539,6 +1809,13 @@ class Engine {
     // drift_integral's account: the momentum, the total mass, the integral so far and when
     double drift_time_ = 0.0, drift_since_ = 0.0, mass_ = 0.0;
     Vec<D> drift_{};
+    // The rest model (resting.hpp): its rule, the particles at rest now, and the scratch
+    // lists of `held` and `wake_above`
+    RestRule rest_;
+    std::uint32_t at_rest_ = 0;
+    std::uint64_t short_flights_ = 0; // (short_flights)
+    std::vector<Vec<D>> rest_normals_;
+    std::vector<std::uint32_t> rest_woken_;
 };
 
 // --- The entry points, defined outside the class ----------------------------------------
@@ -1650,6 +1927,7 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     out.put(origin_);
     out.put(since_maintenance_);
     out.put(processed_);
+    out.put(short_flights_);
     out.put(le_.origin);
     out.put(le_.start_offset);
     out.put(le_.start_column);
@@ -1736,6 +2014,7 @@ Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings
         std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
     fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
     if (box_.sheared()) set_up_sliding();
+    if (settings_.rest_speed > 0.0) set_up_rest();
     maintain_every_ = settings_.maintain_every > 0
                           ? settings_.maintain_every
                           : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);

@@ -23,6 +23,11 @@ struct EngineSettings {
     // `tc` ago is elastic. 0: off. `tc_from_start` false: armed, switched on by enable_tc.
     double tc = 0.0;
     bool tc_from_start = true;
+    // The rest model under gravity (resting.hpp): a particle slower than this after a
+    // collision, held by its supports, is put to rest; an impact at least this fast wakes
+    // it. A speed; 0: off (pure hard-sphere dynamics). Needs a field with gravity and
+    // epsilon = 0.
+    double rest_speed = 0.0;
     // Per pair of species: e of species a against b at [a * n + b] (n species, symmetric);
     // empty: `restitution` for every pair.
     std::vector<double> pair_restitution{};

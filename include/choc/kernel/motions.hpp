@@ -125,17 +125,24 @@ class Field {
         return gs >= 1.0 ? never : -std::log1p(-gs) / gamma_;
     }
 
+    // A particle at rest (resting.hpp) stays where it lies, with no velocity.
     Vec<D> position(const ParticleState<D>& p, double now) const {
+        if (p.resting()) [[unlikely]]
+            return p.x;
         const double tau = now - p.t;
         if (gamma_ == 0.0) return p.x + p.v * tau + g_ * (0.5 * tau * tau);
         return p.x + terminal_ * tau + (p.v - terminal_) * s(tau);
     }
     Vec<D> velocity(const ParticleState<D>& p, double now) const {
+        if (p.resting()) [[unlikely]]
+            return {};
         const double tau = now - p.t;
         if (gamma_ == 0.0) return p.v + g_ * tau;
         return terminal_ + (p.v - terminal_) * std::exp(-gamma_ * tau);
     }
     void advance(ParticleState<D>& p, double now) const {
+        if (p.resting()) [[unlikely]]
+            return; // no flight to follow: it keeps its stamp
         const Vec<D> x = position(p, now);
         p.v = velocity(p, now);
         p.x = x;

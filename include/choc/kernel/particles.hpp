@@ -10,10 +10,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace choc {
+
+// The time stamp of a particle at rest (resting.hpp): it has no flight, only a position.
+// Minus infinity is never a real stamp and survives the engine's origin moves (t - shift).
+inline constexpr double rest_stamp = -std::numeric_limits<double>::infinity();
 
 template <int D>
 struct alignas(D == 3 ? 64 : 16) ParticleState {
@@ -27,6 +32,9 @@ struct alignas(D == 3 ? 64 : 16) ParticleState {
     // Always inlined: the prediction loop calls it once per neighbour, and GCC left it
     // out of line in the large scan loop (measured: +16 % instructions there).
     [[gnu::always_inline]] Vec<D> position_at(double now) const { return x + v * (now - t); }
+    // At rest (resting.hpp): v is zero and x is where it lies, whatever the time. Only
+    // under a field (the straight-line paths never meet one).
+    bool resting() const { return t == rest_stamp; }
 };
 
 static_assert(sizeof(ParticleState<3>) == 64, "3D hot record should be one cache line");

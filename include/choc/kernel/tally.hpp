@@ -22,10 +22,14 @@ struct Tally {
     std::uint64_t singular_groups = 0;  // ... with a rank-deficient system
     std::uint64_t fallback_groups = 0;  // ... resolved by the sequential plastic fallback
     std::uint64_t pair_predictions = 0; // candidate pairs whose collision time was computed
+    std::uint64_t rests = 0;            // particles put to rest (resting.hpp)
+    std::uint64_t wakes = 0;            // ... and woken
+    std::uint64_t rest_impacts = 0;     // slow impacts met by a particle at rest as fixed
     double virial = 0.0;                // sum over pair collisions of r_ij . dp_i
     double collision_energy = 0.0;      // kinetic energy gained in collisions (<= 0: lost)
     double max_overlap = 0.0;           // worst (sigma - r) / sigma seen at a contact
     double start = 0.0;                 // time the measured phase began
+    double rest_energy = 0.0;           // kinetic energy taken by putting particles to rest
 
     std::vector<double> kinetic;      // current kinetic energy per species
     std::vector<double> kinetic_time; // its integral over time since `start`
@@ -81,9 +85,11 @@ struct Tally {
 // the per-species sums must match.
 inline void save_tally(ArchiveWriter& out, const Tally& t) {
     for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans, t.groups,
-                         t.singular_groups, t.fallback_groups, t.pair_predictions})
+                         t.singular_groups, t.fallback_groups, t.pair_predictions, t.rests, t.wakes,
+                         t.rest_impacts})
         out.put(c);
-    for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start}) out.put(x);
+    for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start, t.rest_energy})
+        out.put(x);
     out.put(t.kinetic);
     out.put(t.kinetic_time);
     out.put(t.since);
@@ -93,9 +99,11 @@ inline void save_tally(ArchiveWriter& out, const Tally& t) {
 }
 inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
-                    &t.groups, &t.singular_groups, &t.fallback_groups, &t.pair_predictions})
+                    &t.groups, &t.singular_groups, &t.fallback_groups, &t.pair_predictions,
+                    &t.rests, &t.wakes, &t.rest_impacts})
         in.get(*c);
-    for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start}) in.get(*x);
+    for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start, &t.rest_energy})
+        in.get(*x);
     in.get(t.kinetic);
     in.get(t.kinetic_time);
     in.get(t.since);

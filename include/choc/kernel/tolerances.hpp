@@ -41,6 +41,20 @@ inline constexpr double separating_tolerance = 1e-9;
 // is still far below any gap a user means as a gap. docs/REFERENCE.md documents it.
 inline constexpr double default_contact_gap = 1e-9;
 
+// Rest model (resting.hpp): the part of gravity, relative to |g|, that supports may leave
+// unbalanced when they hold a particle at rest (dimensionless: the sine of the angle by
+// which one support's normal may miss the vertical). A floor square to gravity leaves
+// round-off, ~1e-16; a slope of 1e-9 radians (a centre 1e-9 of a diameter off the top of
+// the particle below) does not hold a smooth particle, and neither does the model.
+inline constexpr double rest_balance_tolerance = 1e-9;
+
+// Rest model: two or three support normals count as independent when the determinant of
+// their system (1 - cos^2 of the angle between two; the triple product of three) is at
+// least this; below, their pair or triple is left to the singles or pairs, whose
+// tolerance then applies (dimensionless; 1e-12 keeps the solve's round-off near 1e-4 of
+// the coefficients at worst).
+inline constexpr double rest_independence = 1e-12;
+
 // Cell levels (cell_levels.hpp): species whose diameters differ by this factor or more get
 // cell grids of their own. Below it one grid costs less than two (a small particle looks
 // into the larger ones' grid too).

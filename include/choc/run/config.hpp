@@ -125,6 +125,7 @@ struct Config {
         default_contact_gap;     // with epsilon > 0: relative gap below which pairs touch
     double tc = 0.0;             // TC-model time (0: off)
     bool tc_on_collapse = false; // on_collapse = "tc": TC off until a collapse is detected
+    double rest_speed = 0.0;     // the rest model under gravity (0: off)
     std::vector<PairRestitution> pair_restitution; // overrides `restitution` per pair
 
     std::vector<WallConfig> walls;

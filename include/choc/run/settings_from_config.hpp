@@ -19,6 +19,7 @@ inline EngineSettings engine_settings(const Config& config) {
     s.contact_gap = config.contact_gap;
     s.tc = config.tc;
     s.tc_from_start = !config.tc_on_collapse;
+    s.rest_speed = config.rest_speed;
     s.shear_temperature = config.shear_temperature.value_or(0.0);
     s.dt = config.dt;
     s.passes = config.passes;

@@ -66,6 +66,15 @@ struct CrossingSummary {
     std::optional<double> rate;
 };
 
+// The rest model ("rest"; collisions.rest_speed, the kernel's resting.hpp) over the
+// measured phase: particles put to rest and woken, slow impacts met by a particle at rest
+// as a fixed one, the kinetic energy the model took, and the particles at rest at the end.
+struct RestSummary {
+    double speed = 0.0, reach = 0.0;
+    std::uint64_t rests = 0, wakes = 0, slow_impacts = 0, at_rest = 0;
+    double energy = 0.0;
+};
+
 struct ShearSummary {
     double shear_rate = 0.0, stress = 0.0, eta = 0.0;
     std::optional<double> stress_err, eta_err;
@@ -154,6 +163,7 @@ struct Summary {
     std::optional<GapTransport> heat_conduction, shear_flow; // two thermal walls across one axis
     std::optional<ShearSummary> sliding_shear;               // box.shear_rate
     std::optional<CrossingSummary> crossing;                 // output.crossing
+    std::optional<RestSummary> rest;                         // collisions.rest_speed
     std::optional<SteppingSummary> timestep;                 // null for an event-driven run
 
     bool interrupted = false; // stopped by SIGINT or SIGTERM before its end

@@ -39,7 +39,9 @@ namespace choc {
 // 14: the engine keeps the contacts its group rule left at rest (resting_contacts.hpp)
 // 15: a streamed output's mark holds the CRC-32 of the whole file up to it, not of its
 //     last 4096 bytes
-inline constexpr std::uint32_t checkpoint_format = 15;
+// 16: the tally counts the rest model's rests, wakes and slow impacts and the energy it
+//     took (a particle at rest is stored with the stamp rest_stamp, particles.hpp)
+inline constexpr std::uint32_t checkpoint_format = 16;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

@@ -38,30 +38,41 @@ class CollapseWatch {
     // `switch_on_tc`, when given, is called at the first collapse instead of stopping;
     // `tc` is the TC time configured (0: none) and `inelastic` the key whose restitution
     // below 1 makes the run inelastic, for the message.
+    // `advice` ends the message (a sentence, or empty).
     explicit CollapseWatch(bool active, std::function<void(double)> switch_on_tc = {},
-                           double tc = 0.0, std::string inelastic = "collisions.restitution")
+                           double tc = 0.0, std::string inelastic = "collisions.restitution",
+                           std::string advice = "")
         : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc),
-          inelastic_(std::move(inelastic)) {}
+          inelastic_(std::move(inelastic)), advice_(std::move(advice)) {}
 
     // After a chunk: the absolute time and the number of events processed so far
-    // (any monotone count; a count that went down starts the watch afresh).
-    void check(double time, std::uint64_t events) {
+    // (any monotone count; a count that went down starts the watch afresh), and the
+    // engine's flights so far too short to move their particle beyond round-off
+    // (Engine::short_flights, monotone; 0 when the engine keeps none).
+    void check(double time, std::uint64_t events, std::uint64_t short_flights = 0) {
         if (!active_) return;
-        if (!started_ || events < last_events_) {
+        if (!started_ || events < last_events_ || short_flights < last_short_) {
             started_ = true;
             last_time_ = time;
             last_events_ = events;
+            last_short_ = short_flights;
             return;
         }
         const std::uint64_t chunk = events - last_events_;
         if (chunk < min_chunk) return;
+        // Most of the chunk's events ended flights that moved nothing beyond round-off: the
+        // clock creeps (micro-bounces of 1e-13 on a floor), and particles that should move
+        // stand still (Engine::too_short). A stall, whatever the steps.
+        const bool creeping = 2 * (short_flights - last_short_) >= chunk;
+        last_short_ = short_flights;
         const double step = (time - last_time_) / static_cast<double>(chunk);
         largest_step_ = std::max(largest_step_, step);
         // no progress beyond round-off: at most one ulp of the time per event (the top)
         const double ulp = std::nextafter(std::abs(time), std::numeric_limits<double>::infinity()) -
                            std::abs(time);
         const bool stalled = time - last_time_ <= ulp * static_cast<double>(chunk);
-        strikes_ = (stalled || step < collapse_step_ratio * largest_step_) ? strikes_ + 1 : 0;
+        strikes_ =
+            (stalled || creeping || step < collapse_step_ratio * largest_step_) ? strikes_ + 1 : 0;
         last_time_ = time;
         last_events_ = events;
         if (strikes_ < strikes_to_stop) return;
@@ -72,9 +83,14 @@ class CollapseWatch {
             strikes_ = 0;
             return;
         }
-        const std::string what = "inelastic collapse at t = " + number_text(time) +
-                                 ": the clock has stopped while collisions go on without end "
-                                 "(a Zeno sequence). ";
+        const std::string what =
+            creeping ? "inelastic collapse at t = " + number_text(time) +
+                           ": the clock creeps while collisions go on without end, in flights "
+                           "too short to move the particles beyond round-off (micro-bounces "
+                           "on a support: a particle sliding along it). "
+                     : "inelastic collapse at t = " + number_text(time) +
+                           ": the clock has stopped while collisions go on without end (a "
+                           "Zeno sequence). ";
         // TC switched on at a collapse cannot restart particles that had already come to
         // rest against a wall under a field: their elastic bounces take no time either.
         if (switched_at_)
@@ -82,14 +98,16 @@ class CollapseWatch {
                 "collisions.on_collapse: " + what +
                 "The TC model, switched on at the collapse at t = " + number_text(*switched_at_) +
                 ", did not end it (particles at rest against a wall cannot bounce "
-                "again); set collisions.tc from the start (on_collapse = \"stop\")");
+                "again); set collisions.tc from the start (on_collapse = \"stop\")" +
+                advice_);
         if (tc_ > 0.0)
             throw InelasticCollapse("collisions.tc: " + what + "The TC model is on with tc = " +
-                                    number_text(tc_) + "; a larger tc would prevent it");
+                                    number_text(tc_) + "; a larger tc would prevent it." + advice_);
         throw InelasticCollapse(
             inelastic_ + ": " + what +
             "Set collisions.tc > 0 (the TC model) to prevent it, with "
-            "collisions.on_collapse = \"tc\" to switch it on only at a collapse");
+            "collisions.on_collapse = \"tc\" to switch it on only at a collapse." +
+            advice_);
     }
 
     // The watch's memory, for a checkpoint; whether the TC switch is still armed too (the
@@ -101,6 +119,7 @@ class CollapseWatch {
         out.put(last_time_);
         out.put(largest_step_);
         out.put(last_events_);
+        out.put(last_short_);
         out.put(strikes_);
     }
     void restore(ArchiveReader& in) {
@@ -110,6 +129,7 @@ class CollapseWatch {
         in.get(last_time_);
         in.get(largest_step_);
         in.get(last_events_);
+        in.get(last_short_);
         in.get(strikes_);
     }
 
@@ -119,12 +139,21 @@ class CollapseWatch {
     bool active_;
     std::function<void(double)> switch_on_tc_;
     double tc_;
-    std::string inelastic_;
+    std::string inelastic_, advice_;
     std::optional<double> switched_at_; // when switch_on_tc_ was called
     bool started_ = false;
     double last_time_ = 0.0, largest_step_ = 0.0;
-    std::uint64_t last_events_ = 0;
+    std::uint64_t last_events_ = 0, last_short_ = 0;
     int strikes_ = 0;
 };
+
+// An engine's short flights (Engine::short_flights), or 0 for one that keeps none.
+template <class E>
+std::uint64_t short_flights_of(const E& engine) {
+    if constexpr (requires { engine.short_flights(); })
+        return engine.short_flights();
+    else
+        return 0;
+}
 
 } // namespace choc

@@ -342,6 +342,23 @@ void check_triangle_walls(const Section& root, const Config& config) {
                                             "run.integrator out");
 }
 
+// collisions.rest_speed: the rest model (the kernel's resting.hpp). Particles rest on their
+// supports against gravity; a group's linear system and the time-stepped integrator know no
+// particle at rest.
+void check_rest(const Section& root, const Config& config) {
+    if (config.rest_speed == 0.0) return;
+    if (std::all_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g == 0; }))
+        root.fail("collisions.rest_speed",
+                  "needs field.gravity: particles are put to rest against gravity");
+    if (config.epsilon > 0.0)
+        root.fail("collisions.rest_speed",
+                  "needs collisions.epsilon = 0: a simultaneous group is not resolved with "
+                  "particles at rest");
+    if (config.integrator == Integrator::timestep)
+        root.fail("collisions.rest_speed", "needs the event-driven integrator: leave "
+                                           "run.integrator out");
+}
+
 // box.shear_rate: Lees-Edwards sliding boundaries (the engine's lees_edwards.hpp). The
 // images slide across the y faces of a box periodic on every axis; anything that needs a
 // wall, a curved flight, a simultaneous group or a fixed image convention is refused.
@@ -432,7 +449,8 @@ void check_derived_box(const Section& root, const Config& config) {
 
 void read_collisions(const Section& root, Config& config) {
     Section collisions = root.table("collisions");
-    collisions.allow({"restitution", "epsilon", "contact_gap", "tc", "on_collapse", "pair"});
+    collisions.allow(
+        {"restitution", "epsilon", "contact_gap", "tc", "on_collapse", "rest_speed", "pair"});
     config.restitution = collisions.number("restitution", Range::unit_closed).value_or(1.0);
     config.epsilon = collisions.number("epsilon", Range::non_negative).value_or(0.0);
     config.contact_gap =
@@ -443,6 +461,7 @@ void read_collisions(const Section& root, Config& config) {
                                        "distance), got " +
                                            show(config.contact_gap));
     config.tc = collisions.number("tc", Range::non_negative).value_or(0.0);
+    config.rest_speed = collisions.number("rest_speed", Range::non_negative).value_or(0.0);
     if (auto mode = collisions.string("on_collapse")) {
         if (*mode != "stop" && *mode != "tc")
             collisions.fail("on_collapse",
@@ -963,6 +982,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     check_triangle_walls(root, config);
     read_output(root, config);
     check_sliding(root, config);
+    check_rest(root, config);
     check_time_scales(root, config);
     std::ostringstream text;
     text << document;

@@ -111,7 +111,7 @@ void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedu
         const double target = std::min(until, checkpoints.next());
         const auto stop = engine.run(target, ~std::uint64_t{0}, chunk_budget(engine));
         if (stop == E::Stop::budget)
-            watch.check(engine.time(), engine.tally().events());
+            watch.check(engine.time(), engine.tally().events(), short_flights_of(engine));
         else
             checkpoints.due(engine.time(), state);
     }
@@ -452,8 +452,15 @@ class LiveRun final : public Simulation::Impl {
             };
         const auto inelastic = inelastic_key(config_);
         // (fixed steps cannot collapse: the watch looks at the event-driven engine only)
+        // under gravity a collapse is often a pile settling: the rest model is the cure
+        const bool gravity = std::any_of(config_.gravity.begin(), config_.gravity.end(),
+                                         [](double g) { return g != 0.0; });
         watch_.emplace(inelastic.has_value() && EngineT::exact, std::move(switch_on_tc), config_.tc,
-                       inelastic.value_or(""));
+                       inelastic.value_or(""),
+                       gravity && config_.rest_speed == 0.0
+                           ? " Under gravity, collisions.rest_speed > 0 (the rest model) puts "
+                             "particles that have settled on their supports to rest instead."
+                           : "");
         if (resume) watch_->restore(*resume);
 
         if (config_.checkpoint && options_.files) {
@@ -641,10 +648,13 @@ class LiveRun final : public Simulation::Impl {
             s.kurtosis = stats.kurtosis;
         }
         s.collapsed = phase_->collapse().has_value();
-        if constexpr (EngineT::exact)
+        if constexpr (EngineT::exact) {
             s.engine = EngineCosts{t.crossings, t.stale, t.rescans, t.pair_predictions,
                                    engine_->memory_bytes()};
-        else
+            if (const RestRule& rule = engine_->rest_rule(); rule.on())
+                s.rest = RestSummary{rule.speed,     rule.reach,         t.rests,      t.wakes,
+                                     t.rest_impacts, engine_->at_rest(), t.rest_energy};
+        } else
             s.timestep = stepping_summary();
         if (violation_) {
             s.valid = false;

@@ -687,13 +687,16 @@ class MeasuredPhase {
                 checkpoints_.write(state_);
             }
             if (stop == Stop::no_events) {
-                spdlog::warn("no further events: every particle moves freely forever; stopping");
+                spdlog::warn("no further events: every particle moves freely forever or is at "
+                             "rest; stopping");
                 stopped_ = true;
             }
             progress_.update(engine_.time() - start_, engine_.tally().collisions);
             try {
                 // on the grid of processed events only (chunk_budget)
-                if (stop == Stop::budget) watch_.check(engine_.time(), engine_.tally().events());
+                if (stop == Stop::budget)
+                    watch_.check(engine_.time(), engine_.tally().events(),
+                                 short_flights_of(engine_));
             } catch (const InelasticCollapse& e) {
                 stop_at_collapse(e);
             }

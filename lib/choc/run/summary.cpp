@@ -232,6 +232,14 @@ std::string summary_json(const Summary& s) {
         s.crossing ? Json{{"count", s.crossing->count},
                           {"rate", s.crossing->rate ? number(*s.crossing->rate) : Json(nullptr)}}
                    : Json(nullptr);
+    j["rest"] = s.rest ? Json{{"speed", number(s.rest->speed)},
+                              {"reach", number(s.rest->reach)},
+                              {"rests", s.rest->rests},
+                              {"wakes", s.rest->wakes},
+                              {"slow_impacts", s.rest->slow_impacts},
+                              {"energy", number(s.rest->energy)},
+                              {"at_rest", s.rest->at_rest}}
+                       : Json(nullptr);
     j["timestep"] = stepping_json(s);
     // True when SIGINT/SIGTERM stopped the run before its end.
     j["interrupted"] = s.interrupted;

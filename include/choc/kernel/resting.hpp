@@ -1,0 +1,99 @@
+// Particles at rest under gravity (docs/PHYSICS.md, "Particles at rest"; EngineSettings::
+// rest_speed): the rule that decides when a particle is put to rest and what holds it.
+//
+// Under gravity an inelastic particle that lands on its supports makes ever smaller
+// bounces, an infinite sequence in finite time (inelastic collapse; with the TC model,
+// elastic micro-bounces for ever). In the limit it lies still, held by its contacts. The
+// rest model takes that limit at once: after a collision that leaves a particle slower
+// than `speed`, when the contacts within `reach` of it can hold it against gravity, it is
+// put to rest there (velocity zero, no flight, no events of its own) and its kinetic
+// energy, at most m speed² / 2, is booked as lost. It is woken by an impact faster than
+// `speed`, or when one of the particles it lies on is woken; a slower impact meets it as
+// a fixed obstacle.
+//
+// What holds a particle: contact forces are normal and push (smooth particles, no
+// friction), so supports with unit normals n_k (from each support towards the particle)
+// hold it when
+//     -g = sum_k lambda_k n_k  with every lambda_k >= 0,
+// that is, -g lies in the cone of the normals. By Caratheodory's theorem a vector in the
+// cone of m vectors in D dimensions lies in the cone of at most D of them, so it is enough
+// to try every single normal, pair and (3D) triple: at most C(m, 3) small solves, for the
+// dozen contacts a particle has, on an event that is rare (a slow collision).
+#pragma once
+
+#include "choc/kernel/particles.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/vec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace choc {
+
+// Whether contacts with these unit normals hold a particle against gravity g (g != 0):
+// -g in their cone. A single normal must point against g to within rest_balance_tolerance
+// (the part of g it leaves unbalanced, relative to |g|: a particle on a slope slides);
+// two or three independent ones hold it when -g is a combination of them with
+// coefficients >= 0 (two in 3D: to within the same tolerance out of their plane).
+template <int D>
+bool holds_against_gravity(const std::vector<Vec<D>>& normals, const Vec<D>& g) {
+    const Vec<D> up = g * (-1.0 / norm(g));
+    const std::size_t m = normals.size();
+    const double tol = rest_balance_tolerance;
+    for (std::size_t a = 0; a < m; ++a) {
+        const double c = dot(normals[a], up);
+        if (c > 0.0 && norm(up - normals[a] * c) <= tol) return true;
+    }
+    for (std::size_t a = 0; a < m; ++a)
+        for (std::size_t b = a + 1; b < m; ++b) {
+            // least squares on the pair: [1 c; c 1] lambda = (n_a.up, n_b.up)
+            const double c = dot(normals[a], normals[b]), det = 1.0 - c * c;
+            if (det < rest_independence) continue; // (nearly) parallel: the singles above
+            const double pa = dot(normals[a], up), pb = dot(normals[b], up);
+            const double la = (pa - c * pb) / det, lb = (pb - c * pa) / det;
+            if (la < 0.0 || lb < 0.0) continue;
+            if (norm(up - normals[a] * la - normals[b] * lb) <= tol) return true;
+        }
+    if constexpr (D == 3) {
+        for (std::size_t a = 0; a < m; ++a)
+            for (std::size_t b = a + 1; b < m; ++b)
+                for (std::size_t c = b + 1; c < m; ++c) {
+                    // Cramer's rule on [n_a n_b n_c] lambda = up
+                    const Vec<D>&na = normals[a], &nb = normals[b], &nc = normals[c];
+                    const double det = dot(na, cross(nb, nc));
+                    if (std::abs(det) < rest_independence) continue; // coplanar: the pairs
+                    const double la = dot(up, cross(nb, nc)) / det;
+                    const double lb = dot(na, cross(up, nc)) / det;
+                    const double lc = dot(na, cross(nb, up)) / det;
+                    if (la >= 0.0 && lb >= 0.0 && lc >= 0.0) return true;
+                }
+    }
+    return false;
+}
+
+// The model's two numbers: below `speed` after a collision a held particle is put to rest,
+// and contacts within `reach` of contact (a gap, a length) count as holding it. A particle
+// moving at `speed` can rise by speed² / (2 |g|) against gravity, and its bounces among
+// its supports span gaps of that size: reach is twice that, so that a particle settling
+// into a pocket finds its other supports in reach, and never less than the round-off of
+// a contact (`floor`, a length).
+struct RestRule {
+    double speed = 0.0; // 0: off
+    double reach = 0.0;
+
+    RestRule() = default;
+    RestRule(double rest_speed, double gravity, double floor)
+        : speed(rest_speed), reach(std::max(rest_speed * rest_speed / gravity, floor)) {}
+    bool on() const { return speed > 0.0; }
+    // Slow enough to be put to rest (v: the particle's velocity after its collision).
+    template <int D>
+    bool slow(const Vec<D>& v) const {
+        return norm2(v) < speed * speed;
+    }
+    // An impact at normal approach speed u on a particle at rest wakes it.
+    bool wakes(double u) const { return u >= speed; }
+};
+
+} // namespace choc

@@ -1,0 +1,225 @@
+// The rest model (resting.hpp; EngineSettings::rest_speed): which supports hold a particle
+// against gravity, and the engine putting particles to rest, meeting them, waking them,
+// booking the energy, and saving them in its state.
+#include <choc/kernel/engine.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+using namespace choc;
+
+namespace {
+
+using Engine2 = Engine<2, DefaultCalendar, Field<2>>;
+
+// unit vector at angle `deg` from the x axis
+Vec<2> at(double deg) {
+    const double r = deg * M_PI / 180.0;
+    return Vec<2>{{std::cos(r), std::sin(r)}};
+}
+
+Box<2> walled(double width, double height, double restitution) {
+    Box<2> box;
+    box.length = Vec<2>{{width, height}};
+    box.periodic = {false, false};
+    add_box_walls(box, restitution);
+    return box;
+}
+
+EngineSettings rest_settings(double e, double speed) {
+    EngineSettings s;
+    s.restitution = e;
+    s.rest_speed = speed;
+    return s;
+}
+
+// Kinetic plus potential energy, U = -m g.x, of the particles at time t.
+double energy(const Engine2& engine, const Vec<2>& g) {
+    const auto s = engine.snapshot(engine.time());
+    double e = 0.0;
+    for (std::uint32_t i = 0; i < s.size(); ++i)
+        e += s.mass(i) * (0.5 * norm2(s.state[i].v) - dot(g, s.state[i].x));
+    return e;
+}
+
+const Vec<2> down{{0.0, -1.0}};
+
+} // namespace
+
+TEST_CASE("supports hold a particle when -g lies in the cone of their normals") {
+    const Vec<2> g2 = down;
+    CHECK(holds_against_gravity<2>({at(90)}, g2));               // a floor
+    CHECK_FALSE(holds_against_gravity<2>({at(89.9)}, g2));       // a slope: it slides
+    CHECK_FALSE(holds_against_gravity<2>({at(0)}, g2));          // a side wall alone
+    CHECK(holds_against_gravity<2>({at(60), at(120)}, g2));      // a pocket of two discs
+    CHECK(holds_against_gravity<2>({at(10), at(170)}, g2));      // a wide one
+    CHECK_FALSE(holds_against_gravity<2>({at(60), at(80)}, g2)); // both on one side
+    CHECK(holds_against_gravity<2>({at(0), at(60), at(100)}, g2));
+    CHECK_FALSE(holds_against_gravity<2>({}, g2));
+    // the tolerance: a normal 1e-12 rad off the vertical holds, 1e-6 does not
+    CHECK(holds_against_gravity<2>({Vec<2>{{1e-12, 1.0}}}, g2));
+    CHECK_FALSE(holds_against_gravity<2>({Vec<2>{{1e-6, std::sqrt(1.0 - 1e-12)}}}, g2));
+
+    const Vec<3> g3{{0.0, 0.0, -1.0}};
+    auto n3 = [](double azimuth, double elevation) {
+        const double a = azimuth * M_PI / 180.0, b = elevation * M_PI / 180.0;
+        return Vec<3>{{std::cos(b) * std::cos(a), std::cos(b) * std::sin(a), std::sin(b)}};
+    };
+    CHECK(holds_against_gravity<3>({Vec<3>{{0.0, 0.0, 1.0}}}, g3));
+    // a sphere in the pocket of three below it
+    CHECK(holds_against_gravity<3>({n3(0, 35), n3(120, 35), n3(240, 35)}, g3));
+    // on two: only on the saddle's line of balance, not off it
+    CHECK(holds_against_gravity<3>({n3(0, 35), n3(180, 35)}, g3));
+    CHECK_FALSE(holds_against_gravity<3>({n3(0, 35), n3(170, 35)}, g3));
+    // three all on one side of the vertical
+    CHECK_FALSE(holds_against_gravity<3>({n3(0, 35), n3(40, 35), n3(80, 35)}, g3));
+}
+
+TEST_CASE("a disc bouncing on an inelastic floor is put to rest, its energy booked") {
+    // Dropped from rest at height h onto a floor of restitution e it bounces at speeds
+    // sqrt(2 g h) e^k; once one leaves slower than rest_speed it is put to rest, on the
+    // floor (the floor's normal is -g exactly), and nothing happens any more.
+    const double e = 0.5, speed = 0.05;
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{5.0, 3.0}}, Vec<2>{}, 0);
+    Engine2 engine(walled(10.0, 10.0, e), p, rest_settings(e, speed), Field<2>(down, 0.0));
+    const double e0 = energy(engine, down);
+    CHECK(engine.run(20.0, ~0ull, ~0ull) == Engine2::Stop::time);
+    CHECK(engine.at_rest() == 1);
+    CHECK(engine.tally().rests == 1);
+    const auto s = engine.snapshot(engine.time());
+    CHECK(s.state[0].x[1] == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK(norm(s.state[0].v) == 0.0);
+    // landings at sqrt(5) (from 2.5 above contact), leaving at sqrt(5) e^k: 0.07 at k = 5,
+    // 0.035 at k = 6, so the rest comes at the 6th landing
+    CHECK(engine.tally().wall_collisions == 6);
+    // the ledger: what the bounces and the rest took is what the disc lost, to round-off;
+    // the rest took less than m speed^2 / 2
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    CHECK(engine.tally().rest_energy > 0.0);
+    CHECK(engine.tally().rest_energy < 0.5 * speed * speed);
+    engine.check_conservation(); // throws on a broken ledger
+    // at rest, the engine has no events: a later stretch costs nothing
+    const auto events = engine.processed();
+    CHECK(engine.run(1e6, ~0ull, ~0ull) == Engine2::Stop::time);
+    CHECK(engine.processed() == events);
+}
+
+TEST_CASE("an impact at rest speed or more wakes a disc at rest; a slower one meets it fixed") {
+    const double e = 0.5, speed = 0.05;
+    for (const double drop : {1.0, 1e-4}) {
+        CAPTURE(drop);
+        // disc 0 at rest on the floor at x = 5, disc 1 dropped onto it from above from
+        // `drop` above contact: impact speed sqrt(2 drop), 1.41 (wakes) or 0.014 (does not)
+        Particles<2> p;
+        p.table = SpeciesTable({{"A", 0.5, 1.0}});
+        p.add(Vec<2>{{5.0, 3.0}}, Vec<2>{}, 0);
+        Engine2 engine(walled(10.0, 10.0, e), p, rest_settings(e, speed), Field<2>(down, 0.0));
+        engine.run(20.0, ~0ull, ~0ull);
+        REQUIRE(engine.at_rest() == 1);
+        Particles<2> two = engine.snapshot(engine.time());
+        two.state[0].t = rest_stamp; // still at rest
+        two.add(Vec<2>{{5.0, 1.5 + drop}}, Vec<2>{}, 0);
+        Engine2 again(walled(10.0, 10.0, e), two, rest_settings(e, speed), Field<2>(down, 0.0));
+        REQUIRE(again.at_rest() == 1);
+        const double e0 = energy(again, down);
+        CHECK(again.run(50.0, ~0ull, ~0ull) == Engine2::Stop::time);
+        // both end at rest, one on the other (a normal straight up holds)
+        CHECK(again.at_rest() == 2);
+        const auto s = again.snapshot(again.time());
+        CHECK(s.state[0].x[1] == doctest::Approx(0.5).epsilon(1e-9));
+        CHECK(s.state[1].x[1] == doctest::Approx(1.5).epsilon(1e-9));
+        CHECK(again.tally().max_overlap <= 1e-12);
+        CHECK(energy(again, down) - e0 == doctest::Approx(again.tally().collision_energy));
+        if (drop > 0.1) {
+            CHECK(again.tally().wakes >= 1); // (again each time disc 1 lands on it fast enough)
+        } else {
+            // the slow impact: disc 0 never moved, disc 1 bounced on it as on a fixed disc
+            CHECK(again.tally().wakes == 0);
+            CHECK(again.tally().rest_impacts >= 1);
+            CHECK(s.state[0].x[0] == 5.0);
+        }
+    }
+}
+
+TEST_CASE("a disc in a pocket of two planes is held by both and rests at its bottom") {
+    // Two planes at 45 degrees meet below x = 5; a disc dropped on the pocket's axis meets
+    // both at once, bounces ever lower, and is put to rest once slow with both planes in
+    // reach: at most reach = speed^2 / g from the pocket's bottom, (5, 0.5 sqrt 2). (Dropped
+    // off the axis it would slide down one side, a contact the rest model does not hold:
+    // the engine cannot follow a sliding contact, docs/REFERENCE.md says so.)
+    const double e = 0.3, speed = 0.05;
+    Box<2> box = walled(10.0, 10.0, e);
+    for (const double deg : {45.0, 135.0}) {
+        Wall<2> side;
+        side.normal = at(deg);
+        side.offset = dot(Vec<2>{{5.0, 0.0}}, side.normal);
+        side.restitution = e;
+        box.walls.push_back(side);
+    }
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{5.0, 4.0}}, Vec<2>{}, 0);
+    Engine2 engine(box, p, rest_settings(e, speed), Field<2>(down, 0.0));
+    engine.run(200.0, ~0ull, ~0ull);
+    REQUIRE(engine.at_rest() == 1);
+    const auto s = engine.snapshot(engine.time());
+    const double reach = speed * speed / 1.0;
+    CHECK(std::abs(s.state[0].x[0] - 5.0) <= reach);
+    CHECK(std::abs(s.state[0].x[1] - 0.5 * std::sqrt(2.0)) <= reach);
+    CHECK(engine.tally().max_overlap <= 1e-12);
+    CHECK(engine.tally().wall_collisions < 20); // a few bounces, then nothing
+}
+
+TEST_CASE("a disc on a slope alone is not held") {
+    // One plane at 30 degrees: the one normal misses the vertical, so however slow the
+    // disc is when it meets the slope, it is not put to rest there.
+    const double e = 0.3, speed = 10.0; // every collision slow
+    Box<2> box;
+    box.length = Vec<2>{{100.0, 100.0}};
+    box.periodic = {true, false};
+    Wall<2> slope;
+    slope.normal = at(60);
+    slope.offset = dot(Vec<2>{{50.0, 0.0}}, slope.normal);
+    slope.restitution = e;
+    box.walls.push_back(slope);
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{50.0, 2.0}}, Vec<2>{}, 0);
+    Engine2 engine(box, p, rest_settings(e, speed), Field<2>(down, 0.0));
+    engine.run(2.0, ~0ull, ~0ull); // the first landings
+    CHECK(engine.tally().wall_collisions >= 1);
+    CHECK(engine.at_rest() == 0);
+}
+
+TEST_CASE("particles at rest are saved with the engine and continue the same to the bit") {
+    const double e = 0.5, speed = 0.05;
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    // three columns of four discs, dropped from different heights: they stack straight up
+    // (no disc slides), some at rest and some still bouncing when the state is saved
+    for (int k = 0; k < 12; ++k) p.add(Vec<2>{{2.0 + 3.0 * (k % 3), 1.0 + 1.7 * k}}, Vec<2>{}, 0);
+    const EngineSettings settings = rest_settings(e, speed);
+    Engine2 engine(walled(10.0, 30.0, e), p, settings, Field<2>(down, 0.0));
+    engine.run(3.0, ~0ull, ~0ull);
+    CHECK(engine.at_rest() > 0);
+    CHECK(engine.at_rest() < 12);
+    ArchiveWriter out;
+    engine.save(out);
+    ArchiveReader in(out.bytes());
+    Engine2 copy = Engine2::restore(in, settings, Field<2>(down, 0.0));
+    CHECK(copy.at_rest() == engine.at_rest());
+    engine.run(40.0, ~0ull, ~0ull);
+    copy.run(40.0, ~0ull, ~0ull);
+    const auto a = engine.snapshot(engine.time()), b = copy.snapshot(copy.time());
+    for (std::uint32_t i = 0; i < a.size(); ++i) {
+        CHECK(a.state[i].x == b.state[i].x);
+        CHECK(a.state[i].v == b.state[i].v);
+    }
+    CHECK(engine.tally().rests == copy.tally().rests);
+    CHECK(engine.at_rest() == copy.at_rest());
+    CHECK(engine.at_rest() == 12); // all stacked and at rest by t = 40
+}
