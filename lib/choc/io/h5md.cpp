@@ -14,6 +14,7 @@
 
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/h5md_journal.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/message_text.hpp"
 #include "choc_commit.hpp"
@@ -21,7 +22,10 @@
 
 #include <hdf5.h>
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -114,6 +118,227 @@ std::string author_name() {
     return "unknown";
 }
 
+// choc's HDF5 file driver for a trajectory written in place (a checkpointed run): POSIX I/O
+// as HDF5's default "sec2" driver does it, with two differences, both for the file's undo
+// journal (h5md_journal.hpp says why a killed run's file needs one): every write first hands
+// the bytes it replaces below the last mark to the journal (and does not happen if they
+// cannot be journaled), and the file is never cut shorter than at the last mark (HDF5 cuts
+// it to its allocated size when it flushes; bytes past that are ignored by every reader).
+// The files it writes are plain HDF5 files: nothing of the driver is stored in them.
+struct JournalDriverInfo {
+    H5mdJournal* journal = nullptr;
+};
+
+struct JournalFile {
+    H5FD_t public_part{}; // first: HDF5 sees the struct as its H5FD_t
+    int fd = -1;
+    haddr_t eoa = 0, eof = 0;
+    dev_t device{};
+    ino_t inode{};
+    H5mdJournal* journal = nullptr;
+};
+
+JournalFile* as_file(H5FD_t* f) {
+    return reinterpret_cast<JournalFile*>(f);
+}
+const JournalFile* as_file(const H5FD_t* f) {
+    return reinterpret_cast<const JournalFile*>(f);
+}
+
+// An HDF5 error naming the system's reason as sec2 does ("error message = '...'", which
+// hdf5_reason() finds).
+herr_t driver_error(const char* function, const char* what, int error) {
+    H5Epush2(H5E_DEFAULT, __FILE__, function, __LINE__, H5E_ERR_CLS, H5E_VFL, H5E_WRITEERROR,
+             "%s, errno = %d, error message = '%s'", what, error, std::strerror(error));
+    return -1;
+}
+
+void* journal_fapl_copy(const void* info) {
+    return new (std::nothrow) JournalDriverInfo(*static_cast<const JournalDriverInfo*>(info));
+}
+herr_t journal_fapl_free(void* info) {
+    delete static_cast<JournalDriverInfo*>(info);
+    return 0;
+}
+void* journal_fapl_get(H5FD_t* f) {
+    return new (std::nothrow) JournalDriverInfo{as_file(f)->journal};
+}
+
+H5FD_t* journal_open(const char* name, unsigned flags, hid_t fapl, haddr_t) {
+    const auto* info = static_cast<const JournalDriverInfo*>(H5Pget_driver_info(fapl));
+    int open_flags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+    if (flags & H5F_ACC_TRUNC) open_flags |= O_TRUNC;
+    if (flags & H5F_ACC_CREAT) open_flags |= O_CREAT;
+    if (flags & H5F_ACC_EXCL) open_flags |= O_EXCL;
+    const int fd = ::open(name, open_flags | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        driver_error("journal_open", "unable to open file", errno);
+        return nullptr;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int error = errno;
+        ::close(fd);
+        driver_error("journal_open", "unable to fstat file", error);
+        return nullptr;
+    }
+    auto* f = new (std::nothrow) JournalFile;
+    if (!f) {
+        ::close(fd);
+        driver_error("journal_open", "no memory for the file", ENOMEM);
+        return nullptr;
+    }
+    f->fd = fd;
+    f->eof = static_cast<haddr_t>(st.st_size);
+    f->device = st.st_dev;
+    f->inode = st.st_ino;
+    f->journal = info ? info->journal : nullptr;
+    return &f->public_part;
+}
+
+herr_t journal_close(H5FD_t* file) {
+    JournalFile* f = as_file(file);
+    const int status = ::close(f->fd);
+    const int error = errno;
+    delete f;
+    return status == 0 ? 0 : driver_error("journal_close", "unable to close file", error);
+}
+
+int journal_cmp(const H5FD_t* a, const H5FD_t* b) {
+    const JournalFile *f = as_file(a), *g = as_file(b);
+    if (f->device != g->device) return f->device < g->device ? -1 : 1;
+    if (f->inode != g->inode) return f->inode < g->inode ? -1 : 1;
+    return 0;
+}
+
+herr_t journal_query(const H5FD_t*, unsigned long* flags) {
+    // sec2's features but SWMR (a journaled file is written by one run, read after it)
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
+             H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_POSIX_COMPAT_HANDLE |
+             H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
+    return 0;
+}
+
+haddr_t journal_get_eoa(const H5FD_t* f, H5FD_mem_t) {
+    return as_file(f)->eoa;
+}
+herr_t journal_set_eoa(H5FD_t* f, H5FD_mem_t, haddr_t address) {
+    as_file(f)->eoa = address;
+    return 0;
+}
+haddr_t journal_get_eof(const H5FD_t* f, H5FD_mem_t) {
+    return as_file(f)->eof;
+}
+herr_t journal_get_handle(H5FD_t* f, hid_t, void** handle) {
+    *handle = &as_file(f)->fd;
+    return 0;
+}
+
+herr_t journal_read(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size, void* out) {
+    const JournalFile* f = as_file(file);
+    if (address == HADDR_UNDEF || address + size < address)
+        return driver_error("journal_read", "address out of range", EINVAL);
+    auto* data = static_cast<char*>(out);
+    while (size > 0) {
+        const ssize_t n = ::pread(f->fd, data, size, static_cast<off_t>(address));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return driver_error("journal_read", "file read failed", errno);
+        if (n == 0) { // past the end of the file: zeros, as sec2 gives
+            std::memset(data, 0, size);
+            break;
+        }
+        data += n, size -= static_cast<size_t>(n), address += static_cast<haddr_t>(n);
+    }
+    return 0;
+}
+
+herr_t journal_write(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size,
+                     const void* in) {
+    JournalFile* f = as_file(file);
+    if (address == HADDR_UNDEF || address + size < address)
+        return driver_error("journal_write", "address out of range", EINVAL);
+    if (f->journal && !f->journal->before_write(f->fd, address, size))
+        return driver_error("journal_write", "cannot journal the bytes the write replaces", errno);
+    const auto* data = static_cast<const char*>(in);
+    while (size > 0) {
+        const ssize_t n = ::pwrite(f->fd, data, size, static_cast<off_t>(address));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return driver_error("journal_write", "file write failed", n < 0 ? errno : EIO);
+        data += n, size -= static_cast<size_t>(n), address += static_cast<haddr_t>(n);
+        f->eof = std::max(f->eof, address);
+    }
+    return 0;
+}
+
+herr_t journal_flush(H5FD_t*, hid_t, hbool_t) {
+    return 0; // H5mdFile::flush syncs the file itself
+}
+
+herr_t journal_truncate(H5FD_t* file, hid_t, hbool_t) {
+    JournalFile* f = as_file(file);
+    const haddr_t length = std::max<haddr_t>(f->eoa, f->journal ? f->journal->keep_length() : 0);
+    if (length == f->eof) return 0;
+    if (::ftruncate(f->fd, static_cast<off_t>(length)) != 0)
+        return driver_error("journal_truncate", "unable to extend or truncate file", errno);
+    f->eof = length;
+    return 0;
+}
+
+// Where the file system has no locks, the file goes unlocked (the run's own output lock,
+// output_lock.hpp, still excludes a second run).
+herr_t journal_lock(H5FD_t* file, hbool_t writing) {
+    if (::flock(as_file(file)->fd, (writing ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return 0;
+    if (errno == ENOSYS || errno == ENOLCK || errno == EOPNOTSUPP) return 0;
+    return driver_error("journal_lock", "unable to lock file", errno);
+}
+herr_t journal_unlock(H5FD_t* file) {
+    if (::flock(as_file(file)->fd, LOCK_UN) == 0) return 0;
+    if (errno == ENOSYS || errno == ENOLCK || errno == EOPNOTSUPP) return 0;
+    return driver_error("journal_unlock", "unable to unlock file", errno);
+}
+
+const H5FD_class_t journal_driver_class = {
+    "choc_journal",                              // name
+    (haddr_t{1} << (8 * sizeof(off_t) - 1)) - 1, // maxaddr, as sec2's
+    H5F_CLOSE_WEAK,                              // fc_degree
+    nullptr,                                     // terminate
+    nullptr,                                     // sb_size: nothing of the driver in the file
+    nullptr,                                     // sb_encode
+    nullptr,                                     // sb_decode
+    sizeof(JournalDriverInfo),                   // fapl_size
+    journal_fapl_get,
+    journal_fapl_copy,
+    journal_fapl_free,
+    0,       // dxpl_size
+    nullptr, // dxpl_copy
+    nullptr, // dxpl_free
+    journal_open,
+    journal_close,
+    journal_cmp,
+    journal_query,
+    nullptr, // get_type_map
+    nullptr, // alloc
+    nullptr, // free
+    journal_get_eoa,
+    journal_set_eoa,
+    journal_get_eof,
+    journal_get_handle,
+    journal_read,
+    journal_write,
+    journal_flush,
+    journal_truncate,
+    journal_lock,
+    journal_unlock,
+    H5FD_FLMAP_DICHOTOMY,
+};
+
+// The driver's identifier, registered once (never unregistered: HDF5's clean-up at exit is
+// off, quiet_hdf5()).
+hid_t journal_driver() {
+    static const hid_t id = H5FDregister(&journal_driver_class);
+    return id;
+}
+
 } // namespace
 
 // One open file and everything in it that the writer touches.
@@ -121,6 +346,9 @@ struct H5mdFile::State {
     std::string shown; // the name errors give
     int dimension = 3;
     hsize_t particles = 0;
+    // A file written in place: its undo journal, which the driver uses until the file is
+    // closed (so declared before it, and destroyed after it).
+    std::unique_ptr<H5mdJournal> journal;
     Handle file;
     std::uint64_t frames = 0, rows = 0;
     std::vector<double> position, velocity; // one frame's buffers
@@ -366,7 +594,8 @@ struct H5mdFile::State {
     }
     bool has_crossed() const { return observables.size() > species_at + 1; }
 
-    // File access: the 1.8 format, and closing the file closes everything in it.
+    // File access: the 1.8 format, and closing the file closes everything in it; a file
+    // with a journal goes through the journal's driver.
     Handle access_properties() const {
         Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "file access properties"), H5Pclose);
         check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
@@ -375,6 +604,11 @@ struct H5mdFile::State {
         // HDF5 locks the files it opens, and by default fails where the file system has no
         // locks (some NFS set-ups): lock where possible, go on without where not.
         check_status(H5Pset_file_locking(fapl.get(), true, true), "file locking");
+        if (journal) {
+            const JournalDriverInfo info{journal.get()};
+            check_status(H5Pset_driver(fapl.get(), check(journal_driver(), "file driver"), &info),
+                         "file driver");
+        }
         return fapl;
     }
 
@@ -410,7 +644,7 @@ void quiet_hdf5() {
 template <int D>
 H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, const Box<D>& box,
                           const Particles<D>& particles, const Provenance& provenance,
-                          bool observables) {
+                          bool observables, bool journaled) {
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
@@ -418,6 +652,9 @@ H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, con
     s->particles = particles.size();
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0)
         s->fail("this HDF5 library has no deflate or shuffle filter");
+    // (a new file's journal, whose mark is the empty file, replaces a killed run's)
+    if (journaled)
+        s->journal = std::make_unique<H5mdJournal>(file, shown, key, H5mdJournal::Mark{});
     {
         const Handle fapl = s->access_properties();
         s->file = Handle(s->check(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
@@ -554,142 +791,45 @@ void open_layout(H5mdFile::State& s, int dimension, std::uint64_t particles,
                std::to_string(keep_rows) + " to keep");
 }
 
-// Reads the first `length` samples of every dataset of `e`, a block at a time: HDF5 inflates
-// each chunk (and zlib checks its Adler-32), so a chunk left half written is found here.
-void read_back(const H5mdFile::State& s, const H5mdFile::State::Element& e, hsize_t length) {
-    hsize_t record = 1;
-    for (hsize_t n : e.record) record *= n;
-    const hsize_t block = std::max<hsize_t>(1, (hsize_t{1} << 20) / std::max<hsize_t>(record, 1));
-    std::vector<double> buffer; // 8-byte values: doubles or int64
-    auto read = [&](const Handle& set, hid_t type, const std::vector<hsize_t>& shape, hsize_t from,
-                    hsize_t count) {
-        std::vector<hsize_t> start(shape.size() + 1, 0), counts{count};
-        start[0] = from;
-        counts.insert(counts.end(), shape.begin(), shape.end());
-        hsize_t values = 1;
-        for (hsize_t n : counts) values *= n;
-        buffer.resize(values);
-        Handle file_space(s.check(H5Dget_space(set.get()), e.name), H5Sclose);
-        s.check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                           counts.data(), nullptr),
-                       e.name);
-        Handle memory_space(
-            s.check(H5Screate_simple(static_cast<int>(counts.size()), counts.data(), nullptr),
-                    e.name),
-            H5Sclose);
-        s.check_status(H5Dread(set.get(), type, memory_space.get(), file_space.get(), H5P_DEFAULT,
-                               buffer.data()),
-                       "cannot read back " + e.name + " (the file is damaged)");
-    };
-    for (hsize_t from = 0; from < length; from += block) {
-        const hsize_t count = std::min(block, length - from);
-        read(e.value, e.memory_type, e.record, from, count);
-        read(e.step, H5T_NATIVE_INT64, {}, from, count);
-        read(e.time, H5T_NATIVE_DOUBLE, {}, from, count);
-    }
-}
-
-// Copies every attribute of `from` to `to`. (Not H5Ocopy: HDF5 1.10.8 crashes, SIGSEGV in
-// H5A__dense_post_copy_file_all, copying an object whose attributes are stored densely, as
-// /parameters/choc's are: more than 8 of them.)
-void copy_attributes(const H5mdFile::State& s, hid_t from, hid_t to, const std::string& what) {
-    auto each = [](hid_t object, const char* name, const H5A_info_t*, void* target) -> herr_t {
-        const hid_t to = *static_cast<hid_t*>(target);
-        Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-        if (!attr.valid()) return -1;
-        Handle type(H5Aget_type(attr.get()), H5Tclose), space(H5Aget_space(attr.get()), H5Sclose);
-        if (!type.valid() || !space.valid()) return -1;
-        Handle memory(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose);
-        const hssize_t n = H5Sget_simple_extent_npoints(space.get());
-        const std::size_t size = memory.valid() ? H5Tget_size(memory.get()) : 0;
-        if (n < 0 || size == 0) return -1;
-        std::vector<unsigned char> buffer(static_cast<std::size_t>(std::max<hssize_t>(n, 1)) *
-                                          size);
-        if (H5Aread(attr.get(), memory.get(), buffer.data()) < 0) return -1;
-        Handle copy(H5Acreate2(to, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose);
-        const herr_t written =
-            copy.valid() ? H5Awrite(copy.get(), memory.get(), buffer.data()) : -1;
-        // (variable-length strings were read as pointers HDF5 allocated)
-        if (H5Tis_variable_str(memory.get()) > 0 || H5Tdetect_class(memory.get(), H5T_VLEN) > 0)
-            H5Dvlen_reclaim(memory.get(), space.get(), H5P_DEFAULT, buffer.data());
-        return written < 0 ? -1 : 0;
-    };
-    hid_t target = to;
-    s.check_status(H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, nullptr, each, &target),
-                   "cannot copy the attributes of " + what);
-}
-
 } // namespace
 
 H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int dimension,
-                          std::uint64_t particles, std::uint64_t keep_frames,
-                          std::uint64_t keep_rows) {
+                          std::uint64_t particles, const OutputMark& mark) {
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
     s->dimension = dimension;
     s->particles = particles;
+    // A killed run's file is never read with HDF5 as it was left (h5md_journal.hpp says
+    // why): it first gets back the bytes it had at the checkpoint, checked against the
+    // checkpoint's CRC-32, which HDF5 itself flushed whole. Refused, it is left as it was.
+    const H5mdJournal::Mark at{mark.bytes, mark.crc};
+    try {
+        restore_h5md(file, shown, key, at);
+    } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) +
+                         "; the file is left as it was (a continuation given another "
+                         "output.trajectory.path starts a new trajectory there)");
+    }
     if (H5Fis_hdf5(file.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         s->fail("not an HDF5 file (or it cannot be read)");
     }
-    // HDF5 1.10 keeps no journal: a run killed in the middle of an HDF5 write can leave the
-    // file's metadata half updated, and writing on into it failed mid-run. So the file is
-    // only read: its objects are copied into a new file beside it (HDF5 walks every chunk
-    // index to copy them), cut back to the frames and rows to keep and read back whole;
-    // only then is the copy renamed over the file and written on. A file that fails any
-    // step is refused and left as it was. Cost: one copy of the trajectory per continuation.
-    std::string temporary;
-    try {
-        {
-            State old;
-            old.shown = shown;
-            old.dimension = dimension;
-            old.particles = particles;
-            const Handle fapl = old.access_properties();
-            old.file = Handle(old.check(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.get()),
-                                        "cannot open the file"),
-                              H5Fclose);
-            open_layout(old, dimension, particles, keep_frames, keep_rows);
-            temporary = create_temporary(file, key);
-            s->file = Handle(
-                s->check(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                         "cannot create its copy"),
-                H5Fclose);
-            for (const char* name : {"h5md", "particles", "observables"})
-                s->check_status(
-                    H5Ocopy(old.file.get(), name, s->file.get(), name, H5P_DEFAULT, H5P_DEFAULT),
-                    std::string("cannot copy /") + name);
-            const Handle parameters = s->group(s->file.get(), "parameters", true);
-            const Handle choc = s->group(parameters.get(), "choc", true);
-            copy_attributes(*s, old.parameters_group.get(), choc.get(), "/parameters/choc");
-        }
-        open_layout(*s, dimension, particles, keep_frames, keep_rows);
-        for (auto* e : s->frame_elements()) s->resize(*e, keep_frames);
-        for (auto& e : s->observables) s->resize(e, keep_rows);
-        for (auto* e : s->frame_elements()) read_back(*s, *e, keep_frames);
-        for (const auto& e : s->observables) read_back(*s, e, keep_rows);
-        s->frames = keep_frames;
-        s->rows = keep_rows;
-        H5mdFile copy(std::move(s));
-        copy.flush();
-        if (std::rename(temporary.c_str(), file.c_str()) != 0)
-            copy.state_->fail(std::string("cannot replace it by its copy: ") +
-                              std::strerror(errno));
-        temporary.clear();
-        return copy;
-    } catch (const InputError& e) {
-        if (s) s.reset(); // closed before it is removed
-        if (!temporary.empty()) ::unlink(temporary.c_str());
-        throw InputError(std::string(e.what()) +
-                         "; the file is left as it was (a continuation given another "
-                         "output.trajectory.path starts a new trajectory there)");
-    } catch (...) {
-        if (s) s.reset();
-        if (!temporary.empty()) ::unlink(temporary.c_str());
-        throw;
+    s->journal = std::make_unique<H5mdJournal>(file, shown, key, at);
+    {
+        const Handle fapl = s->access_properties();
+        s->file = Handle(
+            s->check(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()), "cannot open the file"),
+            H5Fclose);
     }
+    open_layout(*s, dimension, particles, mark.frames, mark.rows);
+    // (the file's samples are the mark's: the frames and rows after it went with the bytes
+    // after it; a file marked between the datasets of a sample is cut to the mark)
+    for (auto* e : s->frame_elements()) s->resize(*e, mark.frames);
+    for (auto& e : s->observables) s->resize(e, mark.rows);
+    s->frames = mark.frames;
+    s->rows = mark.rows;
+    return H5mdFile(std::move(s));
 }
 
 XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key,
@@ -939,6 +1079,24 @@ void H5mdFile::flush() {
         s.fail(std::string("cannot sync the file: ") + std::strerror(errno));
 }
 
+OutputMark H5mdFile::mark() {
+    State& s = *state_;
+    if (!s.journal) s.fail("a mark of a file not written in place");
+    flush();
+    void* handle = nullptr;
+    s.check_status(H5Fget_vfd_handle(s.file.get(), H5P_DEFAULT, &handle), "no file descriptor");
+    const int fd = *static_cast<int*>(handle);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) s.fail(std::string("cannot get its size: ") + std::strerror(errno));
+    const H5mdJournal::Mark m = s.journal->advance(fd, static_cast<std::uint64_t>(st.st_size));
+    OutputMark result;
+    result.bytes = m.bytes;
+    result.crc = m.crc;
+    result.frames = s.frames;
+    result.rows = s.rows;
+    return result;
+}
+
 void H5mdFile::close(const std::string& finished) {
     State& s = *state_;
     if (!s.file.valid()) return;
@@ -954,9 +1112,9 @@ void H5mdFile::close(const std::string& finished) {
 }
 
 template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, const Box<2>&,
-                                      const Particles<2>&, const Provenance&, bool);
+                                      const Particles<2>&, const Provenance&, bool, bool);
 template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
-                                      const Particles<3>&, const Provenance&, bool);
+                                      const Particles<3>&, const Provenance&, bool, bool);
 template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double, std::uint64_t);
 template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double, std::uint64_t);
 
