@@ -17,6 +17,7 @@ import math
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -366,6 +367,64 @@ def case_init_from(choc):
                   f"frame's time ({again['t.h5'][5][0]})")
 
 
+def zero_free_space(data):
+    """The bytes of an H5MD file with the free-space object of each global heap collection
+    (where its variable-length strings live) given size 0, as fuzz_h5md found it: HDF5
+    1.10.8's parser of the collection then never moves on (H5Aread -> H5HG_read looped for
+    ever). Collection: "GCOL", version 1, 3 reserved bytes, size (u64); objects: index
+    (u16), references (u16), reserved (4), size (u64), the bytes padded to 8."""
+    data = bytearray(data)
+    at, patched = 0, 0
+    while (at := data.find(b"GCOL", at)) >= 0:
+        if data[at + 4] == 1:
+            (size,) = struct.unpack_from("<Q", data, at + 8)
+            o = at + 16
+            while o + 16 <= at + size:
+                index, _, _, object_size = struct.unpack_from("<HHIQ", data, o)
+                if index == 0:
+                    struct.pack_into("<Q", data, o + 8, 0)
+                    patched += 1
+                    break
+                o += 16 + (object_size + 7) // 8 * 8
+        at += 4
+    check(patched > 0, "no global heap collection with free space found")
+    return bytes(data)
+
+
+def case_init_from_damaged_heap(choc):
+    """init.from naming a trajectory whose heap collection of strings is damaged so that
+    HDF5 would read it for ever (fuzz_h5md's finding): exit 2 within a few seconds, one
+    `choc: error:` line naming init.from and the file, nothing written. (Before, `choc run`
+    hung inside HDF5 and SIGTERM did not end it.) A FIFO given as init.from likewise: its
+    signature check blocked opening it."""
+    with tempfile.TemporaryDirectory() as d:
+        r = run(choc, d, config_text(3, "t.h5", "h5md"))
+        check(r.returncode == 0, f"the trajectory: exit {r.returncode}: {r.stderr}")
+        with open(os.path.join(d, "t.h5"), "rb") as f:
+            damaged = zero_free_space(f.read())
+        with tempfile.TemporaryDirectory() as e:
+            for name in ("damaged.h5", "fifo.h5"):
+                if name == "fifo.h5":
+                    os.mkfifo(os.path.join(e, name))
+                else:
+                    with open(os.path.join(e, name), "wb") as f:
+                        f.write(damaged)
+                text = config_text(3, "out.xyz", "xyz").replace("packing_fraction = 0.25\n", "")
+                with open(os.path.join(e, "config.toml"), "w") as f:
+                    f.write(text)
+                start = time.monotonic()
+                try:
+                    r = subprocess.run([choc, "run", "config.toml", "--quiet", "--set",
+                                        f"init.from={name}"], cwd=e, capture_output=True,
+                                       text=True, timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise Failure(f"{name}: still running after 30 s (a hang)")
+                took = time.monotonic() - start
+                refused_cleanly(r, e, ["init.from"], keep={"damaged.h5", "fifo.h5"})
+                check(name in r.stderr, f"{name}: stderr {r.stderr!r} does not name the file")
+                check(took < 10, f"{name}: refused after {took:.1f} s")
+
+
 def case_bad_frames(choc):
     """init.from refuses a last frame that XYZ and H5MD alike cannot start from, naming the
     file and the datum: a time that is NaN or beyond the magnitude band (1e300 would label
@@ -574,6 +633,7 @@ def case_killed_mid_write(choc):
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
          ("killed_mid_write", case_killed_mid_write), ("init_from", case_init_from),
+         ("init_from_damaged_heap", case_init_from_damaged_heap),
          ("bad_frames", case_bad_frames), ("missing_directory", case_missing_directory),
          ("full_disk", case_full_disk)]
 

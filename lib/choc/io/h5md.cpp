@@ -33,6 +33,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <new>
 #include <string>
 #include <utility>
@@ -116,6 +118,68 @@ std::string author_name() {
     if (const passwd* entry = ::getpwuid(::geteuid()); entry && entry->pw_name)
         return entry->pw_name;
     return "unknown";
+}
+
+// Variable-length strings of a file are read without HDF5's global-heap code. HDF5 1.10.8
+// trusts the heap collections it reads: one whose free-space object has size 0 makes it
+// loop for ever inside H5Aread (H5HG_read: the collection's parser never moves on; found by
+// fuzz_h5md, a hang of init.from that SIGTERM could not end), and an object index past the
+// collection's objects is read out of bounds (H5HG_read only asserts it). So an attribute
+// of variable-length strings is read as the references HDF5 stores for it (a conversion
+// that leaves the stored bytes as they are: length, collection address, object index),
+// and choc looks the strings up in the collections itself, every size checked against the
+// collection and the file.
+constexpr const char* stored_reference_tag = "choc: variable-length string as stored";
+// length (4 bytes), the collection's address (8: choc's files have 8-byte offsets), index (4)
+constexpr std::size_t stored_reference_size = 16;
+
+herr_t keep_stored_reference(hid_t source, hid_t destination, H5T_cdata_t* cdata, size_t, size_t,
+                             size_t, void*, void*, hid_t) {
+    switch (cdata->command) {
+    case H5T_CONV_INIT: {
+        if (H5Tis_variable_str(source) <= 0 || H5Tget_size(source) != stored_reference_size ||
+            H5Tget_class(destination) != H5T_OPAQUE ||
+            H5Tget_size(destination) != stored_reference_size)
+            return -1;
+        char* tag = H5Tget_tag(destination);
+        const bool ours = tag && std::strcmp(tag, stored_reference_tag) == 0;
+        H5free_memory(tag);
+        if (!ours) return -1;
+        cdata->need_bkg = H5T_BKG_NO;
+        return 0;
+    }
+    case H5T_CONV_CONV: // the stored bytes as they are, in place (the same size)
+    case H5T_CONV_FREE:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+// The memory type an attribute of variable-length strings is read into as stored
+// references (the conversion registered once).
+hid_t stored_reference_type() {
+    static const hid_t type = [] {
+        const hid_t opaque = H5Tcreate(H5T_OPAQUE, stored_reference_size);
+        if (opaque < 0 || H5Tset_tag(opaque, stored_reference_tag) < 0) return hid_t{-1};
+        const hid_t string = H5Tcopy(H5T_C_S1);
+        const bool registered = string >= 0 && H5Tset_size(string, H5T_VARIABLE) >= 0 &&
+                                H5Tregister(H5T_PERS_SOFT, "choc_stored_string", string, opaque,
+                                            keep_stored_reference) >= 0;
+        if (string >= 0) H5Tclose(string);
+        if (!registered) {
+            H5Tclose(opaque);
+            return hid_t{-1};
+        }
+        return opaque;
+    }();
+    return type;
+}
+
+std::uint64_t little_endian(const unsigned char* p, int bytes) {
+    std::uint64_t value = 0;
+    for (int k = bytes - 1; k >= 0; --k) value = value << 8 | p[k];
+    return value;
 }
 
 // choc's HDF5 file driver for a trajectory written in place (a checkpointed run): POSIX I/O
@@ -344,6 +408,7 @@ hid_t journal_driver() {
 // One open file and everything in it that the writer touches.
 struct H5mdFile::State {
     std::string shown; // the name errors give
+    std::string path;  // the file (strings are read from it directly: read_strings)
     int dimension = 3;
     hsize_t particles = 0;
     // A file written in place: its undo journal, which the driver uses until the file is
@@ -409,18 +474,121 @@ struct H5mdFile::State {
         attribute(object, name, type.get(), type.get(), {values.size()},
                   c.empty() ? static_cast<const void*>(&none) : c.data());
     }
-    std::string read_text(hid_t object, const char* name) const {
-        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
-                    H5Aclose);
+    // The variable-length strings of attribute `name` of `object`: from `fewest` to `most`
+    // of them, each of at most `longest` bytes (read_strings's comment above says how).
+    std::vector<std::string> read_strings(hid_t object, const char* name, hssize_t fewest,
+                                          hssize_t most, std::size_t longest) const {
+        const std::string what = std::string("attribute ") + name;
+        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), "no " + what), H5Aclose);
         Handle stored(check(H5Aget_type(attr.get()), name), H5Tclose);
         if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
-            fail(std::string("attribute ") + name + " is not a string as choc writes it");
-        const Handle type = string_type();
-        char* value = nullptr;
-        check_status(H5Aread(attr.get(), type.get(), &value), name);
-        std::string result = value ? value : "";
-        H5free_memory(value);
-        return result;
+            fail(what + " is not a string as choc writes it");
+        Handle space(check(H5Aget_space(attr.get()), name), H5Sclose);
+        const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+        if (count < fewest || count > most)
+            fail(what + " holds " + std::to_string(count) + " strings, not " +
+                 (fewest == most ? std::to_string(fewest)
+                                 : std::to_string(fewest) + " to " + std::to_string(most)));
+        const auto n = static_cast<std::size_t>(count);
+        std::vector<unsigned char> references(std::max<std::size_t>(n, 1) * stored_reference_size);
+        check_status(
+            H5Aread(attr.get(), check(stored_reference_type(), "string type"), references.data()),
+            what + " is not a string as choc writes it");
+        // The file's layout: 8-byte addresses and lengths (as choc writes), and where its
+        // addresses start (a user block before the superblock).
+        hsize_t base = 0;
+        {
+            Handle properties(check(H5Fget_create_plist(file.get()), "file properties"), H5Pclose);
+            std::size_t address_size = 0, length_size = 0;
+            check_status(H5Pget_sizes(properties.get(), &address_size, &length_size),
+                         "file properties");
+            check_status(H5Pget_userblock(properties.get(), &base), "file properties");
+            if (address_size != 8 || length_size != 8)
+                fail("its addresses or lengths are not of 8 bytes, as choc writes them");
+        }
+        std::ifstream in(path, std::ios::binary);
+        in.seekg(0, std::ios::end);
+        const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+        if (!in) fail("cannot read " + what);
+        auto read_at = [&](std::uint64_t at, void* out, std::size_t bytes) {
+            in.seekg(static_cast<std::streamoff>(at));
+            in.read(static_cast<char*>(out), static_cast<std::streamsize>(bytes));
+            if (!in) fail("cannot read " + what);
+        };
+        // Each collection read once: its bytes, and where each object's bytes start and end.
+        struct Collection {
+            std::vector<unsigned char> bytes;
+            std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> objects;
+        };
+        std::map<std::uint64_t, Collection> collections;
+        const std::string damaged = what + " is damaged: ";
+        std::vector<std::string> strings;
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const unsigned char* reference = references.data() + k * stored_reference_size;
+            const std::uint64_t length = little_endian(reference, 4),
+                                address = little_endian(reference + 4, 8),
+                                index = little_endian(reference + 12, 4);
+            if (length == 0) {
+                strings.emplace_back();
+                continue;
+            }
+            if (length > longest)
+                fail(what + " has a string of " + std::to_string(length) + " bytes, more than " +
+                     std::to_string(longest));
+            if (address > size || base > size - address)
+                fail(damaged + "a string's heap address lies outside the file");
+            const std::uint64_t at = base + address;
+            auto found = collections.find(at);
+            if (found == collections.end()) {
+                // "GCOL", version 1, 3 reserved bytes, the collection's size (header included)
+                unsigned char header[16];
+                if (size - at < sizeof header) fail(damaged + "a string's heap is cut short");
+                read_at(at, header, sizeof header);
+                const std::uint64_t bytes = little_endian(header + 8, 8);
+                if (std::memcmp(header, "GCOL", 4) != 0 || header[4] != 1 || bytes < 16 ||
+                    bytes > size - at || bytes > (std::uint64_t{1} << 30))
+                    fail(damaged + "a string's heap is not a heap collection");
+                Collection c;
+                c.bytes.resize(static_cast<std::size_t>(bytes));
+                read_at(at, c.bytes.data(), c.bytes.size());
+                // Objects: index (2), references (2), reserved (4), size (8), the bytes
+                // padded to 8. They tile the collection: index 0 is the free space, its
+                // size counting its header, to the end (or fewer than 16 bytes are left).
+                // (HDF5's own parser stops only where the objects end it: one of size 0
+                // is the loop it never leaves.)
+                for (std::uint64_t o = 16; bytes - o >= 16;) {
+                    const std::uint64_t object = little_endian(c.bytes.data() + o, 2),
+                                        object_size = little_endian(c.bytes.data() + o + 8, 8);
+                    if (object == 0) {
+                        if (object_size != bytes - o)
+                            fail(damaged + "its heap collection's free space does not fill it");
+                        break;
+                    }
+                    const std::uint64_t padded = (object_size + 7) / 8 * 8;
+                    if (object_size > bytes - (o + 16) || padded > bytes - (o + 16))
+                        fail(damaged + "an object runs past its heap collection");
+                    if (!c.objects.emplace(object, std::pair{o + 16, o + 16 + object_size}).second)
+                        fail(damaged + "its heap collection holds an object twice");
+                    o += 16 + padded;
+                }
+                found = collections.emplace(at, std::move(c)).first;
+            }
+            const auto object = found->second.objects.find(index);
+            if (object == found->second.objects.end())
+                fail(damaged + "a string's heap object is missing");
+            const auto [begin, end] = object->second;
+            if (end - begin < length) fail(damaged + "a string is longer than its heap object");
+            total += length;
+            if (total > (std::uint64_t{1} << 26)) fail(what + " holds more than 64 MiB of strings");
+            const auto* text = found->second.bytes.data() + begin;
+            strings.emplace_back(reinterpret_cast<const char*>(text),
+                                 static_cast<std::size_t>(length));
+        }
+        return strings;
+    }
+    std::string read_text(hid_t object, const char* name) const {
+        return read_strings(object, name, 1, 1, std::size_t{1} << 26).front();
     }
     std::vector<long long> read_integers(hid_t object, const char* name) const {
         Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
@@ -648,6 +816,7 @@ H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, con
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
+    s->path = file;
     s->dimension = D;
     s->particles = particles.size();
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0)
@@ -798,6 +967,7 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
+    s->path = file;
     s->dimension = dimension;
     s->particles = particles;
     // A killed run's file is never read with HDF5 as it was left (h5md_journal.hpp says
@@ -837,6 +1007,7 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
     quiet_hdf5();
     State s;
     s.shown = file;
+    s.path = file;
     auto fail = [&](const std::string& what) -> InputError {
         return InputError(from_key + ": \"" + escaped(file) + "\": " + what);
     };
@@ -931,38 +1102,13 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
         f.box = {1.0, 1.0, 1.0};
         for (hsize_t a = 0; a < d; ++a) f.box[a] = edge[a * d + a];
         // boundary: "periodic" | "none" per axis
-        {
-            Handle attr(s.check(H5Aopen(box.get(), "boundary", H5P_DEFAULT), "no box boundary"),
-                        H5Aclose);
-            std::vector<char*> text(d, nullptr);
-            const Handle type = s.string_type();
-            Handle space(s.check(H5Aget_space(attr.get()), "boundary"), H5Sclose);
-            if (H5Sget_simple_extent_npoints(space.get()) != static_cast<hssize_t>(d))
-                throw fail("box boundary does not have one entry per axis");
-            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "boundary");
-            for (hsize_t a = 0; a < d; ++a) {
-                f.periodic[a] = text[a] && std::string(text[a]) == "periodic";
-                H5free_memory(text[a]);
-            }
-        }
+        const auto boundary = s.read_strings(box.get(), "boundary", static_cast<hssize_t>(d),
+                                             static_cast<hssize_t>(d), 64);
+        for (hsize_t a = 0; a < d; ++a) f.periodic[a] = boundary[a] == "periodic";
         // species names, then every particle's species, mass and radius
-        std::vector<std::string> names;
-        {
-            const Handle parameters = s.group(root, "parameters/choc", false);
-            Handle attr(s.check(H5Aopen(parameters.get(), "species_names", H5P_DEFAULT),
-                                "no species_names"),
-                        H5Aclose);
-            Handle space(s.check(H5Aget_space(attr.get()), "species_names"), H5Sclose);
-            const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-            if (count < 1 || count > 1 << 20) throw fail("species_names is damaged");
-            std::vector<char*> text(static_cast<std::size_t>(count), nullptr);
-            const Handle type = s.string_type();
-            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "species_names");
-            for (char* t : text) {
-                names.emplace_back(t ? t : "");
-                H5free_memory(t);
-            }
-        }
+        const Handle parameters = s.group(root, "parameters/choc", false);
+        const auto names =
+            s.read_strings(parameters.get(), "species_names", 1, hssize_t{1} << 20, 1 << 16);
         std::vector<int> species(n);
         f.mass.resize(n);
         f.radius.resize(n);
