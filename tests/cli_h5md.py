@@ -17,6 +17,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -425,6 +426,46 @@ def case_init_from_damaged_heap(choc):
                 check(took < 10, f"{name}: refused after {took:.1f} s")
 
 
+def case_signal_during_hdf5_read(choc):
+    """SIGTERM while `choc run` is inside an HDF5 read of init.from (held there by the test
+    hook CHOC_TEST_HDF5_STALL, as a read that never returns would be: HDF5 polls no flag):
+    status 130 within two seconds, "interrupted while reading init.from", and nothing
+    written (the run's lock files removed)."""
+    with tempfile.TemporaryDirectory() as d:
+        r = run(choc, d, config_text(3, "t.h5", "h5md"))
+        check(r.returncode == 0, f"the trajectory: exit {r.returncode}: {r.stderr}")
+        with tempfile.TemporaryDirectory() as e:
+            shutil.copy(os.path.join(d, "t.h5"), os.path.join(e, "from.h5"))
+            text = config_text(3, "out.xyz", "xyz").replace("packing_fraction = 0.25\n", "")
+            with open(os.path.join(e, "config.toml"), "w") as f:
+                f.write(text)
+            p = subprocess.Popen([choc, "run", "config.toml", "--quiet", "--set",
+                                  "init.from=from.h5"], cwd=e, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, "CHOC_TEST_HDF5_STALL": "1"})
+            try:
+                line = p.stderr.readline()  # the hook says when the read is held
+                check("CHOC_TEST_HDF5_STALL" in line, f"no word from the hook: {line!r}")
+                time.sleep(0.2)
+                sent = time.monotonic()
+                p.send_signal(signal.SIGTERM)
+                try:
+                    status = p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    raise Failure("still running 10 s after SIGTERM")
+                took = time.monotonic() - sent
+                rest = p.stderr.read()
+            finally:
+                p.kill()
+                p.wait()
+            check(status == 130, f"exit {status}, expected 130: {rest!r}")
+            check(took < 2, f"ended {took:.1f} s after SIGTERM")
+            check("interrupted while reading init.from" in rest and "nothing was written" in rest,
+                  f"stderr {rest!r}")
+            left = set(os.listdir(e)) - {"config.toml", "from.h5"}
+            check(not left, f"left behind {sorted(left)}")
+
+
 def case_bad_frames(choc):
     """init.from refuses a last frame that XYZ and H5MD alike cannot start from, naming the
     file and the datum: a time that is NaN or beyond the magnitude band (1e300 would label
@@ -634,6 +675,7 @@ CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
          ("killed_mid_write", case_killed_mid_write), ("init_from", case_init_from),
          ("init_from_damaged_heap", case_init_from_damaged_heap),
+         ("signal_during_hdf5_read", case_signal_during_hdf5_read),
          ("bad_frames", case_bad_frames), ("missing_directory", case_missing_directory),
          ("full_disk", case_full_disk)]
 

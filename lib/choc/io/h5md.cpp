@@ -17,6 +17,7 @@
 #include "choc/io/h5md_journal.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 #include "choc_commit.hpp"
 #include "choc_version.hpp"
 
@@ -32,6 +33,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -1011,6 +1013,15 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
     auto fail = [&](const std::string& what) -> InputError {
         return InputError(from_key + ": \"" + escaped(file) + "\": " + what);
     };
+    // Inside HDF5 no flag is polled: in `choc run`, SIGINT or SIGTERM end the process here.
+    const ExitOnInterrupt section("reading " + from_key + " \"" + escaped(file) + "\"");
+    // Test hook: CHOC_TEST_HDF5_STALL holds the read here for ever, as a read that never
+    // returns from HDF5 would (tests/cli_h5md.py, DEVELOPING).
+    if (std::getenv("CHOC_TEST_HDF5_STALL")) {
+        const char held[] = "choc: CHOC_TEST_HDF5_STALL: the read is held\n";
+        (void)!::write(STDERR_FILENO, held, sizeof held - 1);
+        for (;;) ::pause();
+    }
     if (H5Fis_hdf5(file.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         throw fail("not an HDF5 file (or it cannot be read)");
