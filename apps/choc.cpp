@@ -273,6 +273,9 @@ int main(int argc, char** argv) {
     // SIGINT/SIGTERM are recorded from before the config is read, so a signal at any
     // moment of a run gives status 130 and a summary (README), never a kill.
     choc::InterruptGuard interrupts;
+    // A read that cannot stop at a check (inside HDF5, of init.from) ends at a signal with
+    // status 130 from the handler (interrupt.hpp, ExitOnInterrupt).
+    choc::exit_on_interrupt_allowed = true;
     std::optional<std::uint64_t> particles; // N, once the config is read
     std::uint64_t triangles = 0;            // of the walls, once the config is read
     try {

@@ -1,19 +1,26 @@
 // H5MD trajectories: what is written reads back exactly (with the HDF5 C API), a file
-// reopened for continuation keeps its first K frames and rows and appends after them, and
-// files that do not fit are refused with an InputError naming the key and the file.
+// written in place and reopened for continuation at a mark has the mark's frames and rows
+// and appends after them, also when the writer was killed after the mark (its undo journal
+// gives back the bytes HDF5 rewrote), and files that do not fit are refused with an
+// InputError naming the key and the file.
 #include <doctest/doctest.h>
 
 #include <choc/errors.hpp>
 #include <choc/io/h5md.hpp>
+#include <choc/io/h5md_journal.hpp>
 #include <choc/io/xyz.hpp>
 
 #include <hdf5.h>
+#include <zlib.h>
 
+#include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -136,6 +143,47 @@ choc::TimeSeriesRow row(double t) {
     return r;
 }
 
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::uint32_t crc_of(const std::string& bytes) {
+    return static_cast<std::uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+}
+
+// The InputError a call throws (its message must name the key and `shown`), or "(accepted)".
+template <class Call>
+std::string refusal(Call&& call, const std::string& shown) {
+    try {
+        call();
+    } catch (const choc::InputError& e) {
+        const std::string message = e.what();
+        CHECK_MESSAGE(message.find("output.trajectory.path") != std::string::npos, message);
+        CHECK_MESSAGE(message.find(shown) != std::string::npos, message);
+        return message;
+    }
+    return "(accepted)";
+}
+
+int temporaries_beside(const std::string& path) {
+    int beside = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) {
+        const std::string name = entry.path().filename().string();
+        beside += name.find(std::filesystem::path(path).filename().string() + ".choc-") !=
+                      std::string::npos &&
+                  name.ends_with(".tmp");
+    }
+    return beside;
+}
+
+void remove_with_journal(const std::string& path) {
+    std::filesystem::remove(path);
+    std::filesystem::remove(choc::journal_name(path));
+}
+
 template <int D>
 void check_write_reopen_append() {
     const auto box = make_box<D>();
@@ -146,16 +194,25 @@ void check_write_reopen_append() {
     provenance.config = "dimension = " + std::to_string(D);
     provenance.seed = 42;
     provenance.command_line = {"choc", "run", "x.toml"};
+    // Two frames and two rows, marked; then one more frame, two more rows and the close,
+    // all after the mark (as a run's end after its last checkpoint).
+    choc::OutputMark mark;
     {
-        auto file = choc::H5mdFile::create(path, "traj.h5", box, particles, provenance, true);
-        for (int k = 0; k < 3; ++k) {
+        auto file = choc::H5mdFile::create(path, "traj.h5", box, particles, provenance, true, true);
+        for (int k = 0; k < 2; ++k) {
             file.write_frame(box, particles, 0.5 * k, 10u * static_cast<unsigned>(k));
             file.write_observables(row(0.25 * k));
         }
+        mark = file.mark();
+        CHECK(mark.frames == 2);
+        CHECK(mark.rows == 2);
+        CHECK(mark.bytes == std::filesystem::file_size(path));
+        CHECK(mark.crc == crc_of(file_bytes(path)));
+        file.write_frame(box, particles, 1.0, 20);
+        file.write_observables(row(0.5));
         file.write_observables(row(0.75));
         CHECK(file.frames() == 3);
         CHECK(file.rows() == 4);
-        file.flush();
         file.close("end");
     }
     const auto first = read(path, "/particles/all/position/value");
@@ -163,10 +220,31 @@ void check_write_reopen_append() {
     for (std::size_t k = 0; k < 3; ++k)
         CHECK(slice(first.values, k, frame_size) == expected_positions(box, particles, 0.5 * k));
 
-    // Keep two frames and two rows, append one of each.
+    // Refused before anything changes: a mark the file (with its journal) does not give back.
+    const std::string closed = file_bytes(path), journal = file_bytes(choc::journal_name(path));
+    auto changed_mark = mark;
+    changed_mark.crc ^= 1;
+    CHECK(
+        refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), changed_mark); },
+                "traj.h5")
+            .find("CRC-32") != std::string::npos);
+    auto longer_mark = mark;
+    longer_mark.bytes = closed.size() + 1;
+    CHECK(
+        refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), longer_mark); },
+                "traj.h5")
+            .find("fewer than the") != std::string::npos);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), {}); },
+                  "traj.h5")
+              .find("records no length") != std::string::npos);
+    CHECK(file_bytes(path) == closed);
+    CHECK(file_bytes(choc::journal_name(path)) == journal);
+    CHECK(temporaries_beside(path) == 0);
+
+    // Continued at the mark: two frames and rows, then one of each appended.
     const auto later = make_particles(box, 2);
     {
-        auto file = choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), 2, 2);
+        auto file = choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), mark);
         CHECK(file.frames() == 2);
         CHECK(file.rows() == 2);
         file.write_frame(box, later, 1.0, 99);
@@ -201,31 +279,29 @@ void check_write_reopen_append() {
     CHECK(read(path, "/particles/all/mass").values[0] == 1.0 / 3.0);
     CHECK(read(path, "/particles/all/radius").values[1] == 0.5);
 
-    // Refusals: more frames or rows than the file holds, another N or dimension.
-    auto refused = [&](auto&& call, const std::string& what) {
-        try {
-            call();
-            FAIL("accepted: " << what);
-        } catch (const choc::InputError& e) {
-            const std::string message = e.what();
-            CHECK_MESSAGE(message.find("output.trajectory.path") != std::string::npos, message);
-            CHECK_MESSAGE(message.find("traj.h5") != std::string::npos, message);
-            CHECK_MESSAGE(message.find(what) != std::string::npos, message);
-        }
-    };
-    refused([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), 4, 0); },
-            "fewer than the 4");
-    refused([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), 1, 5); },
-            "fewer than the 5");
-    refused([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size() + 1, 1, 0); },
-            "particles");
-    refused([&] { choc::H5mdFile::reopen(path, "traj.h5", 5 - D, particles.size(), 1, 0); },
-            "D trajectory");
-    // The refusals left the file as it was.
-    CHECK(read(path, "/particles/all/position/value").shape[0] == 3);
+    // The same mark again (the continuation killed, continued once more): its content is
+    // given back once more. A checkpoint that does not fit the file (more frames or rows
+    // than it held, another N or dimension) is refused by the checks of its layout.
+    auto more_frames = mark, more_rows = mark;
+    more_frames.frames = 4;
+    more_rows.rows = 5;
+    CHECK(
+        refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), more_frames); },
+                "traj.h5")
+            .find("fewer than the 4") != std::string::npos);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), more_rows); },
+                  "traj.h5")
+              .find("fewer than the 5") != std::string::npos);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size() + 1, mark); },
+                  "traj.h5")
+              .find("particles") != std::string::npos);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", 5 - D, particles.size(), mark); },
+                  "traj.h5")
+              .find("D trajectory") != std::string::npos);
+    CHECK(read(path, "/particles/all/position/value").shape[0] == 2);
 
-    // A kept frame damaged (a byte of its compressed chunk changed, as a run killed in the
-    // middle of a write can leave it): refused, the file unchanged, no copy left beside it.
+    // A byte before the mark changed (in a kept frame's compressed chunk): refused, the file
+    // unchanged, no temporary left beside it.
     {
         haddr_t address = 0;
         hsize_t size = 0;
@@ -242,50 +318,126 @@ void check_write_reopen_append() {
             REQUIRE(found >= 0);
             CHECK(offset[0] == 1); // the second frame's chunk
         }
-        const auto bytes = [&] {
-            std::ifstream in(path, std::ios::binary);
-            return std::string(std::istreambuf_iterator<char>(in), {});
-        };
-        std::string damaged = bytes();
+        std::string damaged = file_bytes(path);
         REQUIRE(address + size <= damaged.size());
+        REQUIRE(address + size <= mark.bytes);
         damaged[address + size / 2] ^= 0x55;
         std::ofstream(path, std::ios::binary | std::ios::trunc) << damaged;
-        refused([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), 2, 2); },
-                "the file is left as it was");
-        CHECK(bytes() == damaged);
-        int beside = 0;
-        for (const auto& entry :
-             std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
-            beside += entry.path().filename().string().find(
-                          std::filesystem::path(path).filename().string() + ".choc-") !=
-                      std::string::npos;
-        CHECK(beside == 0);
+        CHECK(refusal([&] { choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), mark); },
+                      "traj.h5")
+                  .find("the file is left as it was") != std::string::npos);
+        CHECK(file_bytes(path) == damaged);
+        CHECK(temporaries_beside(path) == 0);
     }
     check_nothing_open();
-    std::filesystem::remove(path);
+    remove_with_journal(path);
+}
+
+// A writer killed (SIGKILL, in a child process) in the middle of writing after its marks:
+// continued from the last mark, and from the one before (a run killed after a mark but
+// before its checkpoint was written), the file is that of the mark, and goes on.
+void check_killed_writer(bool from_the_mark_before) {
+    const auto box = make_box<3>();
+    const auto particles = make_particles(box, 5, 300);
+    const std::string path = temp_path(from_the_mark_before ? "killed_before.h5" : "killed.h5");
+    const std::string marks = path + ".marks";
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // Many frames per chunk of the small datasets, and frames after each mark: HDF5
+        // rewrites the partly filled chunks and metadata written before the mark.
+        try {
+            auto file = choc::H5mdFile::create(path, "traj.h5", box, particles, {}, true, true);
+            std::ofstream out(marks, std::ios::binary);
+            for (int k = 0; k < 60; ++k) {
+                file.write_frame(box, particles, 0.1 * k, static_cast<unsigned>(k));
+                file.write_observables(row(0.1 * k));
+                if (k == 29 || k == 44) {
+                    const choc::OutputMark m = file.mark();
+                    out.write(reinterpret_cast<const char*>(&m), sizeof m);
+                    out.flush();
+                }
+            }
+            file.flush(); // HDF5's writes after the marks on disk, as if it evicted them
+            for (int k = 60; k < 70; ++k) file.write_frame(box, particles, 0.1 * k, 0);
+        } catch (...) {
+            std::_Exit(3);
+        }
+        std::raise(SIGKILL);
+        std::_Exit(4);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGKILL);
+    choc::OutputMark m[2];
+    {
+        std::ifstream in(marks, std::ios::binary);
+        in.read(reinterpret_cast<char*>(m), sizeof m);
+        REQUIRE(in);
+    }
+    const choc::OutputMark& mark = m[from_the_mark_before ? 0 : 1];
+    const std::uint64_t frames = from_the_mark_before ? 30 : 45;
+    CHECK(mark.frames == frames);
+    // HDF5 rewrote bytes before the mark after it: the journal has something to give back
+    CHECK(crc_of(file_bytes(path).substr(0, mark.bytes)) != mark.crc);
+    {
+        auto file = choc::H5mdFile::reopen(path, "traj.h5", 3, particles.size(), mark);
+        CHECK(file.frames() == frames);
+        CHECK(file.rows() == frames);
+        file.write_frame(box, particles, 100.0, 1000);
+        file.close("end");
+    }
+    CHECK(read(path, "/particles/all/position/value").shape[0] == frames + 1);
+    const auto collisions = read(path, "/observables/collisions/value").integers;
+    REQUIRE(collisions.size() == frames + 1);
+    for (std::uint64_t k = 0; k < frames; ++k) CHECK(collisions[k] == static_cast<long long>(k));
+    CHECK(collisions[frames] == 1000);
+    const auto time = read(path, "/observables/temperature/time").values;
+    REQUIRE(time.size() == frames);
+    CHECK(time.back() == 0.1 * static_cast<double>(frames - 1));
+    const auto position = read(path, "/particles/all/position/value");
+    CHECK(slice(position.values, frames - 1, particles.size() * 3) ==
+          expected_positions(box, particles, 0.1 * static_cast<double>(frames - 1)));
+    check_nothing_open();
+    remove_with_journal(path);
+    std::filesystem::remove(marks);
 }
 
 } // namespace
 
-TEST_CASE("H5MD: write, reopen keeping K frames, append (3D)") {
+TEST_CASE("H5MD: written in place, marked, reopened at the mark, appended (3D)") {
     check_write_reopen_append<3>();
 }
 
-TEST_CASE("H5MD: write, reopen keeping K frames, append (2D data is 2D)") {
+TEST_CASE("H5MD: written in place, marked, reopened at the mark, appended (2D data is 2D)") {
     check_write_reopen_append<2>();
 }
 
-TEST_CASE("H5MD: reopen keeping 0 frames, and a file without observables gets them on demand") {
+TEST_CASE("H5MD: a writer killed after its mark continues at the mark") {
+    check_killed_writer(false);
+}
+
+TEST_CASE(
+    "H5MD: a writer killed after a mark continues at the mark before (checkpoint unwritten)") {
+    check_killed_writer(true);
+}
+
+TEST_CASE(
+    "H5MD: reopen at a mark of 0 frames, and a file without observables gets them on demand") {
     const auto box = make_box<3>();
     const auto particles = make_particles(box, 3, 5);
     const std::string path = temp_path("empty.h5");
+    choc::OutputMark mark;
     {
-        auto file = choc::H5mdFile::create(path, path, box, particles, {}, false);
+        auto file = choc::H5mdFile::create(path, path, box, particles, {}, false, true);
+        mark = file.mark();
         file.write_frame(box, particles, 0.0, 0);
         file.close("end");
     }
+    CHECK(mark.frames == 0);
     {
-        auto file = choc::H5mdFile::reopen(path, path, 3, particles.size(), 0, 0);
+        auto file = choc::H5mdFile::reopen(path, path, 3, particles.size(), mark);
         CHECK(file.frames() == 0);
         file.write_observables(row(0.0));
         file.write_frame(box, particles, 2.0, 7);
@@ -296,48 +448,109 @@ TEST_CASE("H5MD: reopen keeping 0 frames, and a file without observables gets th
     CHECK(read(path, "/particles/all/position/time").values == std::vector<double>{2.0});
     CHECK(read(path, "/observables/msd/value").values == std::vector<double>{0.0});
     check_nothing_open();
-    std::filesystem::remove(path);
+    remove_with_journal(path);
 }
 
 TEST_CASE("H5MD: files that are not choc's H5MD, and unwritable places, are InputErrors") {
+    // (a mark of each file as it is, so that only the file's kind is refused)
+    auto mark_of = [](const std::string& path) {
+        choc::OutputMark m;
+        const std::string bytes = file_bytes(path);
+        m.bytes = bytes.size();
+        m.crc = crc_of(bytes);
+        return m;
+    };
     const std::string text = temp_path("text.h5");
     {
         std::ofstream out(text);
         out << "not hdf5\n";
     }
-    auto message = [](auto&& call) {
-        try {
-            call();
-        } catch (const choc::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("(accepted)");
-    };
-    const auto not_hdf5 = message([&] { choc::H5mdFile::reopen(text, text, 3, 5, 0, 0); });
-    CHECK(not_hdf5.find("output.trajectory.path") != std::string::npos);
-    CHECK(not_hdf5.find("not an HDF5 file") != std::string::npos);
-    std::filesystem::remove(text);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(text, text, 3, 5, mark_of(text)); }, text)
+              .find("not an HDF5 file") != std::string::npos);
+    remove_with_journal(text);
 
     const std::string missing = temp_path("missing.h5");
-    CHECK(message([&] {
-              choc::H5mdFile::reopen(missing, missing, 3, 5, 0, 0);
-          }).find("output.trajectory.path") != std::string::npos);
+    CHECK(refusal(
+              [&] {
+                  choc::H5mdFile::reopen(missing, missing, 3, 5, {7, 0, 0, 0});
+              },
+              missing)
+              .find("cannot be found") != std::string::npos);
 
     // An HDF5 file that is not H5MD.
     const std::string plain = temp_path("plain.h5");
     H5Fclose(H5Fcreate(plain.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
-    CHECK(message([&] {
-              choc::H5mdFile::reopen(plain, plain, 3, 5, 0, 0);
-          }).find("no /h5md group") != std::string::npos);
-    std::filesystem::remove(plain);
+    CHECK(refusal([&] { choc::H5mdFile::reopen(plain, plain, 3, 5, mark_of(plain)); }, plain)
+              .find("no /h5md group") != std::string::npos);
+    remove_with_journal(plain);
 
     const auto box = make_box<2>();
     const auto particles = make_particles(box, 4, 3);
     const std::string nowhere = temp_path("no_such_directory/t.h5");
-    const auto create = message([&] {
-        choc::H5mdFile::create(nowhere, "t.h5", box, particles, choc::Provenance{}, false);
-    });
-    CHECK(create.find("output.trajectory.path") != std::string::npos);
-    CHECK(create.find("cannot create the file") != std::string::npos);
+    for (const bool journaled : {false, true})
+        CHECK(refusal(
+                  [&] {
+                      choc::H5mdFile::create(nowhere, "t.h5", box, particles, choc::Provenance{},
+                                             false, journaled);
+                  },
+                  "t.h5")
+                  .find("cannot") != std::string::npos);
     check_nothing_open();
+}
+
+TEST_CASE("H5MD journal: the CRC-32 after a change, from the CRC-32 before") {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::size_t length = 1 + rng() % 5000;
+        std::string message(length, '\0');
+        for (auto& c : message) c = static_cast<char>(rng());
+        const std::size_t offset = rng() % length, size = 1 + rng() % (length - offset);
+        std::string changed = message;
+        for (std::size_t i = offset; i < offset + size; ++i)
+            changed[i] = trial % 5 == 0 ? message[i] : static_cast<char>(rng());
+        const auto* before = reinterpret_cast<const unsigned char*>(message.data() + offset);
+        const auto* after = reinterpret_cast<const unsigned char*>(changed.data() + offset);
+        CHECK(choc::crc32_after_change(crc_of(message), length, offset, before, after, size) ==
+              crc_of(changed));
+    }
+}
+
+TEST_CASE("H5MD journal: a torn last record is ignored, a missing journal refused") {
+    const std::string path = temp_path("journaled.bin");
+    const std::string original(10000, 'a');
+    std::ofstream(path, std::ios::binary) << original;
+    const choc::H5mdJournal::Mark mark{original.size(), crc_of(original)};
+    {
+        choc::H5mdJournal journal(path, "journaled.bin", "output.trajectory.path", mark);
+        const int fd = ::open(path.c_str(), O_RDWR);
+        REQUIRE(fd >= 0);
+        for (const std::uint64_t at : {100u, 120u, 9990u}) {
+            REQUIRE(journal.before_write(fd, at, 50)); // 9990: part of it past the mark
+            const std::string bytes(50, 'b');
+            REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at)) == 50);
+        }
+        ::close(fd);
+    }
+    // the last record cut short: its write had not begun, so the file is as before it
+    const std::string journal = file_bytes(choc::journal_name(path));
+    {
+        std::ofstream out(choc::journal_name(path), std::ios::binary | std::ios::trunc);
+        out << journal.substr(0, journal.size() - 3);
+        std::string file = file_bytes(path);
+        file.replace(9990, 10, original.substr(9990, 10));
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << file;
+    }
+    choc::restore_h5md(path, "journaled.bin", "output.trajectory.path", mark);
+    CHECK(file_bytes(path) == original);
+    // changed again, and no journal: refused, unchanged
+    std::string changed = original;
+    changed[5] = 'c';
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << changed;
+    std::filesystem::remove(choc::journal_name(path));
+    const std::string message =
+        refusal([&] { choc::restore_h5md(path, "journaled.bin", "output.trajectory.path", mark); },
+                "journaled.bin");
+    CHECK(message.find("no journal") != std::string::npos);
+    CHECK(file_bytes(path) == changed);
+    std::filesystem::remove(path);
 }

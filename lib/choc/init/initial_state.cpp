@@ -27,6 +27,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <sys/stat.h>
+
 namespace choc {
 
 namespace {
@@ -209,6 +211,11 @@ bool is_hdf5_file(const std::string& path) {
 template <int D>
 double from_snapshot(const Config& c, Box<D>& box, Particles<D>& particles) {
     const std::string path = escaped(*c.from);
+    // Regular files only, as both readers require: the signature check below would block
+    // opening a FIFO (a hang that SIGTERM did not end) or read a device.
+    struct stat info {};
+    if (::stat(c.from->c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+        throw InputError(fmt::format("init.from: {}: cannot read file: not a regular file", path));
     const bool h5md = is_hdf5_file(*c.from);
     const XyzFrame f = [&] {
         std::uint64_t n = 0;

@@ -50,7 +50,8 @@ void write_file_durably(const std::string& path, const std::string& content,
 struct OutputMark {
     std::uint64_t bytes = 0;
     std::uint32_t crc = 0;
-    // An H5MD trajectory is marked by its sample counts instead (io/trajectory.hpp).
+    // An H5MD trajectory's sample counts too (its bytes and CRC-32 are those HDF5 flushed,
+    // which its journal gives back: h5md_journal.hpp).
     std::uint64_t frames = 0, rows = 0;
 };
 

@@ -14,21 +14,29 @@
 
 #include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/h5md_journal.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 #include "choc_commit.hpp"
 #include "choc_version.hpp"
 
 #include <hdf5.h>
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <new>
 #include <string>
 #include <utility>
@@ -114,13 +122,300 @@ std::string author_name() {
     return "unknown";
 }
 
+// Variable-length strings of a file are read without HDF5's global-heap code. HDF5 1.10.8
+// trusts the heap collections it reads: one whose free-space object has size 0 makes it
+// loop for ever inside H5Aread (H5HG_read: the collection's parser never moves on; found by
+// fuzz_h5md, a hang of init.from that SIGTERM could not end), and an object index past the
+// collection's objects is read out of bounds (H5HG_read only asserts it). So an attribute
+// of variable-length strings is read as the references HDF5 stores for it (a conversion
+// that leaves the stored bytes as they are: length, collection address, object index),
+// and choc looks the strings up in the collections itself, every size checked against the
+// collection and the file.
+constexpr const char* stored_reference_tag = "choc: variable-length string as stored";
+// length (4 bytes), the collection's address (8: choc's files have 8-byte offsets), index (4)
+constexpr std::size_t stored_reference_size = 16;
+
+herr_t keep_stored_reference(hid_t source, hid_t destination, H5T_cdata_t* cdata, size_t, size_t,
+                             size_t, void*, void*, hid_t) {
+    switch (cdata->command) {
+    case H5T_CONV_INIT: {
+        if (H5Tis_variable_str(source) <= 0 || H5Tget_size(source) != stored_reference_size ||
+            H5Tget_class(destination) != H5T_OPAQUE ||
+            H5Tget_size(destination) != stored_reference_size)
+            return -1;
+        char* tag = H5Tget_tag(destination);
+        const bool ours = tag && std::strcmp(tag, stored_reference_tag) == 0;
+        H5free_memory(tag);
+        if (!ours) return -1;
+        cdata->need_bkg = H5T_BKG_NO;
+        return 0;
+    }
+    case H5T_CONV_CONV: // the stored bytes as they are, in place (the same size)
+    case H5T_CONV_FREE:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+// The memory type an attribute of variable-length strings is read into as stored
+// references (the conversion registered once).
+hid_t stored_reference_type() {
+    static const hid_t type = [] {
+        const hid_t opaque = H5Tcreate(H5T_OPAQUE, stored_reference_size);
+        if (opaque < 0 || H5Tset_tag(opaque, stored_reference_tag) < 0) return hid_t{-1};
+        const hid_t string = H5Tcopy(H5T_C_S1);
+        const bool registered = string >= 0 && H5Tset_size(string, H5T_VARIABLE) >= 0 &&
+                                H5Tregister(H5T_PERS_SOFT, "choc_stored_string", string, opaque,
+                                            keep_stored_reference) >= 0;
+        if (string >= 0) H5Tclose(string);
+        if (!registered) {
+            H5Tclose(opaque);
+            return hid_t{-1};
+        }
+        return opaque;
+    }();
+    return type;
+}
+
+std::uint64_t little_endian(const unsigned char* p, int bytes) {
+    std::uint64_t value = 0;
+    for (int k = bytes - 1; k >= 0; --k) value = value << 8 | p[k];
+    return value;
+}
+
+// choc's HDF5 file driver for a trajectory written in place (a checkpointed run): POSIX I/O
+// as HDF5's default "sec2" driver does it, with two differences, both for the file's undo
+// journal (h5md_journal.hpp says why a killed run's file needs one): every write first hands
+// the bytes it replaces below the last mark to the journal (and does not happen if they
+// cannot be journaled), and the file is never cut shorter than at the last mark (HDF5 cuts
+// it to its allocated size when it flushes; bytes past that are ignored by every reader).
+// The files it writes are plain HDF5 files: nothing of the driver is stored in them.
+struct JournalDriverInfo {
+    H5mdJournal* journal = nullptr;
+};
+
+struct JournalFile {
+    H5FD_t public_part{}; // first: HDF5 sees the struct as its H5FD_t
+    int fd = -1;
+    haddr_t eoa = 0, eof = 0;
+    dev_t device{};
+    ino_t inode{};
+    H5mdJournal* journal = nullptr;
+};
+
+JournalFile* as_file(H5FD_t* f) {
+    return reinterpret_cast<JournalFile*>(f);
+}
+const JournalFile* as_file(const H5FD_t* f) {
+    return reinterpret_cast<const JournalFile*>(f);
+}
+
+// An HDF5 error naming the system's reason as sec2 does ("error message = '...'", which
+// hdf5_reason() finds).
+herr_t driver_error(const char* function, const char* what, int error) {
+    H5Epush2(H5E_DEFAULT, __FILE__, function, __LINE__, H5E_ERR_CLS, H5E_VFL, H5E_WRITEERROR,
+             "%s, errno = %d, error message = '%s'", what, error, std::strerror(error));
+    return -1;
+}
+
+void* journal_fapl_copy(const void* info) {
+    return new (std::nothrow) JournalDriverInfo(*static_cast<const JournalDriverInfo*>(info));
+}
+herr_t journal_fapl_free(void* info) {
+    delete static_cast<JournalDriverInfo*>(info);
+    return 0;
+}
+void* journal_fapl_get(H5FD_t* f) {
+    return new (std::nothrow) JournalDriverInfo{as_file(f)->journal};
+}
+
+H5FD_t* journal_open(const char* name, unsigned flags, hid_t fapl, haddr_t) {
+    const auto* info = static_cast<const JournalDriverInfo*>(H5Pget_driver_info(fapl));
+    int open_flags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+    if (flags & H5F_ACC_TRUNC) open_flags |= O_TRUNC;
+    if (flags & H5F_ACC_CREAT) open_flags |= O_CREAT;
+    if (flags & H5F_ACC_EXCL) open_flags |= O_EXCL;
+    const int fd = ::open(name, open_flags | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        driver_error("journal_open", "unable to open file", errno);
+        return nullptr;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int error = errno;
+        ::close(fd);
+        driver_error("journal_open", "unable to fstat file", error);
+        return nullptr;
+    }
+    auto* f = new (std::nothrow) JournalFile;
+    if (!f) {
+        ::close(fd);
+        driver_error("journal_open", "no memory for the file", ENOMEM);
+        return nullptr;
+    }
+    f->fd = fd;
+    f->eof = static_cast<haddr_t>(st.st_size);
+    f->device = st.st_dev;
+    f->inode = st.st_ino;
+    f->journal = info ? info->journal : nullptr;
+    return &f->public_part;
+}
+
+herr_t journal_close(H5FD_t* file) {
+    JournalFile* f = as_file(file);
+    const int status = ::close(f->fd);
+    const int error = errno;
+    delete f;
+    return status == 0 ? 0 : driver_error("journal_close", "unable to close file", error);
+}
+
+int journal_cmp(const H5FD_t* a, const H5FD_t* b) {
+    const JournalFile *f = as_file(a), *g = as_file(b);
+    if (f->device != g->device) return f->device < g->device ? -1 : 1;
+    if (f->inode != g->inode) return f->inode < g->inode ? -1 : 1;
+    return 0;
+}
+
+herr_t journal_query(const H5FD_t*, unsigned long* flags) {
+    // sec2's features but SWMR (a journaled file is written by one run, read after it)
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
+             H5FD_FEAT_AGGREGATE_SMALLDATA | H5FD_FEAT_POSIX_COMPAT_HANDLE |
+             H5FD_FEAT_DEFAULT_VFD_COMPATIBLE;
+    return 0;
+}
+
+haddr_t journal_get_eoa(const H5FD_t* f, H5FD_mem_t) {
+    return as_file(f)->eoa;
+}
+herr_t journal_set_eoa(H5FD_t* f, H5FD_mem_t, haddr_t address) {
+    as_file(f)->eoa = address;
+    return 0;
+}
+haddr_t journal_get_eof(const H5FD_t* f, H5FD_mem_t) {
+    return as_file(f)->eof;
+}
+herr_t journal_get_handle(H5FD_t* f, hid_t, void** handle) {
+    *handle = &as_file(f)->fd;
+    return 0;
+}
+
+herr_t journal_read(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size, void* out) {
+    const JournalFile* f = as_file(file);
+    if (address == HADDR_UNDEF || address + size < address)
+        return driver_error("journal_read", "address out of range", EINVAL);
+    auto* data = static_cast<char*>(out);
+    while (size > 0) {
+        const ssize_t n = ::pread(f->fd, data, size, static_cast<off_t>(address));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return driver_error("journal_read", "file read failed", errno);
+        if (n == 0) { // past the end of the file: zeros, as sec2 gives
+            std::memset(data, 0, size);
+            break;
+        }
+        data += n, size -= static_cast<size_t>(n), address += static_cast<haddr_t>(n);
+    }
+    return 0;
+}
+
+herr_t journal_write(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size,
+                     const void* in) {
+    JournalFile* f = as_file(file);
+    if (address == HADDR_UNDEF || address + size < address)
+        return driver_error("journal_write", "address out of range", EINVAL);
+    if (f->journal && !f->journal->before_write(f->fd, address, size))
+        return driver_error("journal_write", "cannot journal the bytes the write replaces", errno);
+    const auto* data = static_cast<const char*>(in);
+    while (size > 0) {
+        const ssize_t n = ::pwrite(f->fd, data, size, static_cast<off_t>(address));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return driver_error("journal_write", "file write failed", n < 0 ? errno : EIO);
+        data += n, size -= static_cast<size_t>(n), address += static_cast<haddr_t>(n);
+        f->eof = std::max(f->eof, address);
+    }
+    return 0;
+}
+
+herr_t journal_flush(H5FD_t*, hid_t, hbool_t) {
+    return 0; // H5mdFile::flush syncs the file itself
+}
+
+herr_t journal_truncate(H5FD_t* file, hid_t, hbool_t) {
+    JournalFile* f = as_file(file);
+    const haddr_t length = std::max<haddr_t>(f->eoa, f->journal ? f->journal->keep_length() : 0);
+    if (length == f->eof) return 0;
+    if (::ftruncate(f->fd, static_cast<off_t>(length)) != 0)
+        return driver_error("journal_truncate", "unable to extend or truncate file", errno);
+    f->eof = length;
+    return 0;
+}
+
+// Where the file system has no locks, the file goes unlocked (the run's own output lock,
+// output_lock.hpp, still excludes a second run).
+herr_t journal_lock(H5FD_t* file, hbool_t writing) {
+    if (::flock(as_file(file)->fd, (writing ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return 0;
+    if (errno == ENOSYS || errno == ENOLCK || errno == EOPNOTSUPP) return 0;
+    return driver_error("journal_lock", "unable to lock file", errno);
+}
+herr_t journal_unlock(H5FD_t* file) {
+    if (::flock(as_file(file)->fd, LOCK_UN) == 0) return 0;
+    if (errno == ENOSYS || errno == ENOLCK || errno == EOPNOTSUPP) return 0;
+    return driver_error("journal_unlock", "unable to unlock file", errno);
+}
+
+const H5FD_class_t journal_driver_class = {
+    "choc_journal",                              // name
+    (haddr_t{1} << (8 * sizeof(off_t) - 1)) - 1, // maxaddr, as sec2's
+    H5F_CLOSE_WEAK,                              // fc_degree
+    nullptr,                                     // terminate
+    nullptr,                                     // sb_size: nothing of the driver in the file
+    nullptr,                                     // sb_encode
+    nullptr,                                     // sb_decode
+    sizeof(JournalDriverInfo),                   // fapl_size
+    journal_fapl_get,
+    journal_fapl_copy,
+    journal_fapl_free,
+    0,       // dxpl_size
+    nullptr, // dxpl_copy
+    nullptr, // dxpl_free
+    journal_open,
+    journal_close,
+    journal_cmp,
+    journal_query,
+    nullptr, // get_type_map
+    nullptr, // alloc
+    nullptr, // free
+    journal_get_eoa,
+    journal_set_eoa,
+    journal_get_eof,
+    journal_get_handle,
+    journal_read,
+    journal_write,
+    journal_flush,
+    journal_truncate,
+    journal_lock,
+    journal_unlock,
+    H5FD_FLMAP_DICHOTOMY,
+};
+
+// The driver's identifier, registered once (never unregistered: HDF5's clean-up at exit is
+// off, quiet_hdf5()).
+hid_t journal_driver() {
+    static const hid_t id = H5FDregister(&journal_driver_class);
+    return id;
+}
+
 } // namespace
 
 // One open file and everything in it that the writer touches.
 struct H5mdFile::State {
     std::string shown; // the name errors give
+    std::string path;  // the file (strings are read from it directly: read_strings)
     int dimension = 3;
     hsize_t particles = 0;
+    // A file written in place: its undo journal, which the driver uses until the file is
+    // closed (so declared before it, and destroyed after it).
+    std::unique_ptr<H5mdJournal> journal;
     Handle file;
     std::uint64_t frames = 0, rows = 0;
     std::vector<double> position, velocity; // one frame's buffers
@@ -181,18 +476,121 @@ struct H5mdFile::State {
         attribute(object, name, type.get(), type.get(), {values.size()},
                   c.empty() ? static_cast<const void*>(&none) : c.data());
     }
-    std::string read_text(hid_t object, const char* name) const {
-        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
-                    H5Aclose);
+    // The variable-length strings of attribute `name` of `object`: from `fewest` to `most`
+    // of them, each of at most `longest` bytes (read_strings's comment above says how).
+    std::vector<std::string> read_strings(hid_t object, const char* name, hssize_t fewest,
+                                          hssize_t most, std::size_t longest) const {
+        const std::string what = std::string("attribute ") + name;
+        Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), "no " + what), H5Aclose);
         Handle stored(check(H5Aget_type(attr.get()), name), H5Tclose);
         if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
-            fail(std::string("attribute ") + name + " is not a string as choc writes it");
-        const Handle type = string_type();
-        char* value = nullptr;
-        check_status(H5Aread(attr.get(), type.get(), &value), name);
-        std::string result = value ? value : "";
-        H5free_memory(value);
-        return result;
+            fail(what + " is not a string as choc writes it");
+        Handle space(check(H5Aget_space(attr.get()), name), H5Sclose);
+        const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+        if (count < fewest || count > most)
+            fail(what + " holds " + std::to_string(count) + " strings, not " +
+                 (fewest == most ? std::to_string(fewest)
+                                 : std::to_string(fewest) + " to " + std::to_string(most)));
+        const auto n = static_cast<std::size_t>(count);
+        std::vector<unsigned char> references(std::max<std::size_t>(n, 1) * stored_reference_size);
+        check_status(
+            H5Aread(attr.get(), check(stored_reference_type(), "string type"), references.data()),
+            what + " is not a string as choc writes it");
+        // The file's layout: 8-byte addresses and lengths (as choc writes), and where its
+        // addresses start (a user block before the superblock).
+        hsize_t base = 0;
+        {
+            Handle properties(check(H5Fget_create_plist(file.get()), "file properties"), H5Pclose);
+            std::size_t address_size = 0, length_size = 0;
+            check_status(H5Pget_sizes(properties.get(), &address_size, &length_size),
+                         "file properties");
+            check_status(H5Pget_userblock(properties.get(), &base), "file properties");
+            if (address_size != 8 || length_size != 8)
+                fail("its addresses or lengths are not of 8 bytes, as choc writes them");
+        }
+        std::ifstream in(path, std::ios::binary);
+        in.seekg(0, std::ios::end);
+        const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+        if (!in) fail("cannot read " + what);
+        auto read_at = [&](std::uint64_t at, void* out, std::size_t bytes) {
+            in.seekg(static_cast<std::streamoff>(at));
+            in.read(static_cast<char*>(out), static_cast<std::streamsize>(bytes));
+            if (!in) fail("cannot read " + what);
+        };
+        // Each collection read once: its bytes, and where each object's bytes start and end.
+        struct Collection {
+            std::vector<unsigned char> bytes;
+            std::map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> objects;
+        };
+        std::map<std::uint64_t, Collection> collections;
+        const std::string damaged = what + " is damaged: ";
+        std::vector<std::string> strings;
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const unsigned char* reference = references.data() + k * stored_reference_size;
+            const std::uint64_t length = little_endian(reference, 4),
+                                address = little_endian(reference + 4, 8),
+                                index = little_endian(reference + 12, 4);
+            if (length == 0) {
+                strings.emplace_back();
+                continue;
+            }
+            if (length > longest)
+                fail(what + " has a string of " + std::to_string(length) + " bytes, more than " +
+                     std::to_string(longest));
+            if (address > size || base > size - address)
+                fail(damaged + "a string's heap address lies outside the file");
+            const std::uint64_t at = base + address;
+            auto found = collections.find(at);
+            if (found == collections.end()) {
+                // "GCOL", version 1, 3 reserved bytes, the collection's size (header included)
+                unsigned char header[16];
+                if (size - at < sizeof header) fail(damaged + "a string's heap is cut short");
+                read_at(at, header, sizeof header);
+                const std::uint64_t bytes = little_endian(header + 8, 8);
+                if (std::memcmp(header, "GCOL", 4) != 0 || header[4] != 1 || bytes < 16 ||
+                    bytes > size - at || bytes > (std::uint64_t{1} << 30))
+                    fail(damaged + "a string's heap is not a heap collection");
+                Collection c;
+                c.bytes.resize(static_cast<std::size_t>(bytes));
+                read_at(at, c.bytes.data(), c.bytes.size());
+                // Objects: index (2), references (2), reserved (4), size (8), the bytes
+                // padded to 8. They tile the collection: index 0 is the free space, its
+                // size counting its header, to the end (or fewer than 16 bytes are left).
+                // (HDF5's own parser stops only where the objects end it: one of size 0
+                // is the loop it never leaves.)
+                for (std::uint64_t o = 16; bytes - o >= 16;) {
+                    const std::uint64_t object = little_endian(c.bytes.data() + o, 2),
+                                        object_size = little_endian(c.bytes.data() + o + 8, 8);
+                    if (object == 0) {
+                        if (object_size != bytes - o)
+                            fail(damaged + "its heap collection's free space does not fill it");
+                        break;
+                    }
+                    const std::uint64_t padded = (object_size + 7) / 8 * 8;
+                    if (object_size > bytes - (o + 16) || padded > bytes - (o + 16))
+                        fail(damaged + "an object runs past its heap collection");
+                    if (!c.objects.emplace(object, std::pair{o + 16, o + 16 + object_size}).second)
+                        fail(damaged + "its heap collection holds an object twice");
+                    o += 16 + padded;
+                }
+                found = collections.emplace(at, std::move(c)).first;
+            }
+            const auto object = found->second.objects.find(index);
+            if (object == found->second.objects.end())
+                fail(damaged + "a string's heap object is missing");
+            const auto [begin, end] = object->second;
+            if (end - begin < length) fail(damaged + "a string is longer than its heap object");
+            total += length;
+            if (total > (std::uint64_t{1} << 26)) fail(what + " holds more than 64 MiB of strings");
+            const auto* text = found->second.bytes.data() + begin;
+            strings.emplace_back(reinterpret_cast<const char*>(text),
+                                 static_cast<std::size_t>(length));
+        }
+        return strings;
+    }
+    std::string read_text(hid_t object, const char* name) const {
+        return read_strings(object, name, 1, 1, std::size_t{1} << 26).front();
     }
     std::vector<long long> read_integers(hid_t object, const char* name) const {
         Handle attr(check(H5Aopen(object, name, H5P_DEFAULT), std::string("no attribute ") + name),
@@ -366,7 +764,8 @@ struct H5mdFile::State {
     }
     bool has_crossed() const { return observables.size() > species_at + 1; }
 
-    // File access: the 1.8 format, and closing the file closes everything in it.
+    // File access: the 1.8 format, and closing the file closes everything in it; a file
+    // with a journal goes through the journal's driver.
     Handle access_properties() const {
         Handle fapl(check(H5Pcreate(H5P_FILE_ACCESS), "file access properties"), H5Pclose);
         check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
@@ -375,6 +774,11 @@ struct H5mdFile::State {
         // HDF5 locks the files it opens, and by default fails where the file system has no
         // locks (some NFS set-ups): lock where possible, go on without where not.
         check_status(H5Pset_file_locking(fapl.get(), true, true), "file locking");
+        if (journal) {
+            const JournalDriverInfo info{journal.get()};
+            check_status(H5Pset_driver(fapl.get(), check(journal_driver(), "file driver"), &info),
+                         "file driver");
+        }
         return fapl;
     }
 
@@ -410,14 +814,18 @@ void quiet_hdf5() {
 template <int D>
 H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, const Box<D>& box,
                           const Particles<D>& particles, const Provenance& provenance,
-                          bool observables) {
+                          bool observables, bool journaled) {
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
+    s->path = file;
     s->dimension = D;
     s->particles = particles.size();
     if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0)
         s->fail("this HDF5 library has no deflate or shuffle filter");
+    // (a new file's journal, whose mark is the empty file, replaces a killed run's)
+    if (journaled)
+        s->journal = std::make_unique<H5mdJournal>(file, shown, key, H5mdJournal::Mark{});
     {
         const Handle fapl = s->access_properties();
         s->file = Handle(s->check(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
@@ -554,142 +962,46 @@ void open_layout(H5mdFile::State& s, int dimension, std::uint64_t particles,
                std::to_string(keep_rows) + " to keep");
 }
 
-// Reads the first `length` samples of every dataset of `e`, a block at a time: HDF5 inflates
-// each chunk (and zlib checks its Adler-32), so a chunk left half written is found here.
-void read_back(const H5mdFile::State& s, const H5mdFile::State::Element& e, hsize_t length) {
-    hsize_t record = 1;
-    for (hsize_t n : e.record) record *= n;
-    const hsize_t block = std::max<hsize_t>(1, (hsize_t{1} << 20) / std::max<hsize_t>(record, 1));
-    std::vector<double> buffer; // 8-byte values: doubles or int64
-    auto read = [&](const Handle& set, hid_t type, const std::vector<hsize_t>& shape, hsize_t from,
-                    hsize_t count) {
-        std::vector<hsize_t> start(shape.size() + 1, 0), counts{count};
-        start[0] = from;
-        counts.insert(counts.end(), shape.begin(), shape.end());
-        hsize_t values = 1;
-        for (hsize_t n : counts) values *= n;
-        buffer.resize(values);
-        Handle file_space(s.check(H5Dget_space(set.get()), e.name), H5Sclose);
-        s.check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                           counts.data(), nullptr),
-                       e.name);
-        Handle memory_space(
-            s.check(H5Screate_simple(static_cast<int>(counts.size()), counts.data(), nullptr),
-                    e.name),
-            H5Sclose);
-        s.check_status(H5Dread(set.get(), type, memory_space.get(), file_space.get(), H5P_DEFAULT,
-                               buffer.data()),
-                       "cannot read back " + e.name + " (the file is damaged)");
-    };
-    for (hsize_t from = 0; from < length; from += block) {
-        const hsize_t count = std::min(block, length - from);
-        read(e.value, e.memory_type, e.record, from, count);
-        read(e.step, H5T_NATIVE_INT64, {}, from, count);
-        read(e.time, H5T_NATIVE_DOUBLE, {}, from, count);
-    }
-}
-
-// Copies every attribute of `from` to `to`. (Not H5Ocopy: HDF5 1.10.8 crashes, SIGSEGV in
-// H5A__dense_post_copy_file_all, copying an object whose attributes are stored densely, as
-// /parameters/choc's are: more than 8 of them.)
-void copy_attributes(const H5mdFile::State& s, hid_t from, hid_t to, const std::string& what) {
-    auto each = [](hid_t object, const char* name, const H5A_info_t*, void* target) -> herr_t {
-        const hid_t to = *static_cast<hid_t*>(target);
-        Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
-        if (!attr.valid()) return -1;
-        Handle type(H5Aget_type(attr.get()), H5Tclose), space(H5Aget_space(attr.get()), H5Sclose);
-        if (!type.valid() || !space.valid()) return -1;
-        Handle memory(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose);
-        const hssize_t n = H5Sget_simple_extent_npoints(space.get());
-        const std::size_t size = memory.valid() ? H5Tget_size(memory.get()) : 0;
-        if (n < 0 || size == 0) return -1;
-        std::vector<unsigned char> buffer(static_cast<std::size_t>(std::max<hssize_t>(n, 1)) *
-                                          size);
-        if (H5Aread(attr.get(), memory.get(), buffer.data()) < 0) return -1;
-        Handle copy(H5Acreate2(to, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                    H5Aclose);
-        const herr_t written =
-            copy.valid() ? H5Awrite(copy.get(), memory.get(), buffer.data()) : -1;
-        // (variable-length strings were read as pointers HDF5 allocated)
-        if (H5Tis_variable_str(memory.get()) > 0 || H5Tdetect_class(memory.get(), H5T_VLEN) > 0)
-            H5Dvlen_reclaim(memory.get(), space.get(), H5P_DEFAULT, buffer.data());
-        return written < 0 ? -1 : 0;
-    };
-    hid_t target = to;
-    s.check_status(H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_INC, nullptr, each, &target),
-                   "cannot copy the attributes of " + what);
-}
-
 } // namespace
 
 H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int dimension,
-                          std::uint64_t particles, std::uint64_t keep_frames,
-                          std::uint64_t keep_rows) {
+                          std::uint64_t particles, const OutputMark& mark) {
     quiet_hdf5();
     auto s = std::make_unique<State>();
     s->shown = shown;
+    s->path = file;
     s->dimension = dimension;
     s->particles = particles;
+    // A killed run's file is never read with HDF5 as it was left (h5md_journal.hpp says
+    // why): it first gets back the bytes it had at the checkpoint, checked against the
+    // checkpoint's CRC-32, which HDF5 itself flushed whole. Refused, it is left as it was.
+    const H5mdJournal::Mark at{mark.bytes, mark.crc};
+    try {
+        restore_h5md(file, shown, key, at);
+    } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) +
+                         "; the file is left as it was (a continuation given another "
+                         "output.trajectory.path starts a new trajectory there)");
+    }
     if (H5Fis_hdf5(file.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         s->fail("not an HDF5 file (or it cannot be read)");
     }
-    // HDF5 1.10 keeps no journal: a run killed in the middle of an HDF5 write can leave the
-    // file's metadata half updated, and writing on into it failed mid-run. So the file is
-    // only read: its objects are copied into a new file beside it (HDF5 walks every chunk
-    // index to copy them), cut back to the frames and rows to keep and read back whole;
-    // only then is the copy renamed over the file and written on. A file that fails any
-    // step is refused and left as it was. Cost: one copy of the trajectory per continuation.
-    std::string temporary;
-    try {
-        {
-            State old;
-            old.shown = shown;
-            old.dimension = dimension;
-            old.particles = particles;
-            const Handle fapl = old.access_properties();
-            old.file = Handle(old.check(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl.get()),
-                                        "cannot open the file"),
-                              H5Fclose);
-            open_layout(old, dimension, particles, keep_frames, keep_rows);
-            temporary = create_temporary(file, key);
-            s->file = Handle(
-                s->check(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
-                         "cannot create its copy"),
-                H5Fclose);
-            for (const char* name : {"h5md", "particles", "observables"})
-                s->check_status(
-                    H5Ocopy(old.file.get(), name, s->file.get(), name, H5P_DEFAULT, H5P_DEFAULT),
-                    std::string("cannot copy /") + name);
-            const Handle parameters = s->group(s->file.get(), "parameters", true);
-            const Handle choc = s->group(parameters.get(), "choc", true);
-            copy_attributes(*s, old.parameters_group.get(), choc.get(), "/parameters/choc");
-        }
-        open_layout(*s, dimension, particles, keep_frames, keep_rows);
-        for (auto* e : s->frame_elements()) s->resize(*e, keep_frames);
-        for (auto& e : s->observables) s->resize(e, keep_rows);
-        for (auto* e : s->frame_elements()) read_back(*s, *e, keep_frames);
-        for (const auto& e : s->observables) read_back(*s, e, keep_rows);
-        s->frames = keep_frames;
-        s->rows = keep_rows;
-        H5mdFile copy(std::move(s));
-        copy.flush();
-        if (std::rename(temporary.c_str(), file.c_str()) != 0)
-            copy.state_->fail(std::string("cannot replace it by its copy: ") +
-                              std::strerror(errno));
-        temporary.clear();
-        return copy;
-    } catch (const InputError& e) {
-        if (s) s.reset(); // closed before it is removed
-        if (!temporary.empty()) ::unlink(temporary.c_str());
-        throw InputError(std::string(e.what()) +
-                         "; the file is left as it was (a continuation given another "
-                         "output.trajectory.path starts a new trajectory there)");
-    } catch (...) {
-        if (s) s.reset();
-        if (!temporary.empty()) ::unlink(temporary.c_str());
-        throw;
+    s->journal = std::make_unique<H5mdJournal>(file, shown, key, at);
+    {
+        const Handle fapl = s->access_properties();
+        s->file = Handle(
+            s->check(H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl.get()), "cannot open the file"),
+            H5Fclose);
     }
+    open_layout(*s, dimension, particles, mark.frames, mark.rows);
+    // (the file's samples are the mark's: the frames and rows after it went with the bytes
+    // after it; a file marked between the datasets of a sample is cut to the mark)
+    for (auto* e : s->frame_elements()) s->resize(*e, mark.frames);
+    for (auto& e : s->observables) s->resize(e, mark.rows);
+    s->frames = mark.frames;
+    s->rows = mark.rows;
+    return H5mdFile(std::move(s));
 }
 
 XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_key,
@@ -697,9 +1009,19 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
     quiet_hdf5();
     State s;
     s.shown = file;
+    s.path = file;
     auto fail = [&](const std::string& what) -> InputError {
         return InputError(from_key + ": \"" + escaped(file) + "\": " + what);
     };
+    // Inside HDF5 no flag is polled: in `choc run`, SIGINT or SIGTERM end the process here.
+    const ExitOnInterrupt section("reading " + from_key + " \"" + escaped(file) + "\"");
+    // Test hook: CHOC_TEST_HDF5_STALL holds the read here for ever, as a read that never
+    // returns from HDF5 would (tests/cli_h5md.py, DEVELOPING).
+    if (std::getenv("CHOC_TEST_HDF5_STALL")) {
+        const char held[] = "choc: CHOC_TEST_HDF5_STALL: the read is held\n";
+        (void)!::write(STDERR_FILENO, held, sizeof held - 1);
+        for (;;) ::pause();
+    }
     if (H5Fis_hdf5(file.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         throw fail("not an HDF5 file (or it cannot be read)");
@@ -791,38 +1113,13 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
         f.box = {1.0, 1.0, 1.0};
         for (hsize_t a = 0; a < d; ++a) f.box[a] = edge[a * d + a];
         // boundary: "periodic" | "none" per axis
-        {
-            Handle attr(s.check(H5Aopen(box.get(), "boundary", H5P_DEFAULT), "no box boundary"),
-                        H5Aclose);
-            std::vector<char*> text(d, nullptr);
-            const Handle type = s.string_type();
-            Handle space(s.check(H5Aget_space(attr.get()), "boundary"), H5Sclose);
-            if (H5Sget_simple_extent_npoints(space.get()) != static_cast<hssize_t>(d))
-                throw fail("box boundary does not have one entry per axis");
-            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "boundary");
-            for (hsize_t a = 0; a < d; ++a) {
-                f.periodic[a] = text[a] && std::string(text[a]) == "periodic";
-                H5free_memory(text[a]);
-            }
-        }
+        const auto boundary = s.read_strings(box.get(), "boundary", static_cast<hssize_t>(d),
+                                             static_cast<hssize_t>(d), 64);
+        for (hsize_t a = 0; a < d; ++a) f.periodic[a] = boundary[a] == "periodic";
         // species names, then every particle's species, mass and radius
-        std::vector<std::string> names;
-        {
-            const Handle parameters = s.group(root, "parameters/choc", false);
-            Handle attr(s.check(H5Aopen(parameters.get(), "species_names", H5P_DEFAULT),
-                                "no species_names"),
-                        H5Aclose);
-            Handle space(s.check(H5Aget_space(attr.get()), "species_names"), H5Sclose);
-            const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-            if (count < 1 || count > 1 << 20) throw fail("species_names is damaged");
-            std::vector<char*> text(static_cast<std::size_t>(count), nullptr);
-            const Handle type = s.string_type();
-            s.check_status(H5Aread(attr.get(), type.get(), text.data()), "species_names");
-            for (char* t : text) {
-                names.emplace_back(t ? t : "");
-                H5free_memory(t);
-            }
-        }
+        const Handle parameters = s.group(root, "parameters/choc", false);
+        const auto names =
+            s.read_strings(parameters.get(), "species_names", 1, hssize_t{1} << 20, 1 << 16);
         std::vector<int> species(n);
         f.mass.resize(n);
         f.radius.resize(n);
@@ -939,6 +1236,24 @@ void H5mdFile::flush() {
         s.fail(std::string("cannot sync the file: ") + std::strerror(errno));
 }
 
+OutputMark H5mdFile::mark() {
+    State& s = *state_;
+    if (!s.journal) s.fail("a mark of a file not written in place");
+    flush();
+    void* handle = nullptr;
+    s.check_status(H5Fget_vfd_handle(s.file.get(), H5P_DEFAULT, &handle), "no file descriptor");
+    const int fd = *static_cast<int*>(handle);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) s.fail(std::string("cannot get its size: ") + std::strerror(errno));
+    const H5mdJournal::Mark m = s.journal->advance(fd, static_cast<std::uint64_t>(st.st_size));
+    OutputMark result;
+    result.bytes = m.bytes;
+    result.crc = m.crc;
+    result.frames = s.frames;
+    result.rows = s.rows;
+    return result;
+}
+
 void H5mdFile::close(const std::string& finished) {
     State& s = *state_;
     if (!s.file.valid()) return;
@@ -954,9 +1269,9 @@ void H5mdFile::close(const std::string& finished) {
 }
 
 template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, const Box<2>&,
-                                      const Particles<2>&, const Provenance&, bool);
+                                      const Particles<2>&, const Provenance&, bool, bool);
 template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
-                                      const Particles<3>&, const Provenance&, bool);
+                                      const Particles<3>&, const Provenance&, bool, bool);
 template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double, std::uint64_t);
 template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double, std::uint64_t);
 

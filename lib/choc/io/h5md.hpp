@@ -23,6 +23,7 @@
 // error stack is switched off.
 #pragma once
 
+#include "choc/io/atomic_file.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
@@ -46,21 +47,21 @@ class H5mdFile {
     // `particles` (in their order, which every frame keeps) and the provenance.
     // `observables`: create the time-series elements now (rows are written with
     // write_observables). `shown` is the name errors give (the target, not a temporary).
+    // `journaled`: the file is written in place (a checkpointed run) with an undo journal
+    // beside it (h5md_journal.hpp), and mark() records where it stands at each checkpoint.
     template <int D>
     static H5mdFile create(const std::string& file, const std::string& shown, const Box<D>& box,
                            const Particles<D>& particles, const Provenance& provenance,
-                           bool observables);
+                           bool observables, bool journaled = false);
 
-    // Reopens a file written by create() to go on writing it (continuation): checks that it
-    // is an H5MD 1.1 file by choc with `particles` particles in `dimension` dimensions,
-    // keeps its first `keep_frames` frames and `keep_rows` time-series rows, drops the rest
-    // of every time-dependent dataset, and appends after them. A file with fewer frames or
-    // rows than asked for is refused. The file itself is only read: a copy of it, checked by
-    // reading back what is kept, replaces it before anything is written (h5md.cpp says why),
-    // so a refused file is left as it was.
+    // Reopens a file written in place to go on writing it (continuation) at `mark` (its
+    // length, CRC-32, frames and rows at a checkpoint): first gives the file back its bytes
+    // at the mark from its journal, checked against the mark's CRC-32 (a file that cannot be
+    // given them is refused and left as it was; nothing of it is read with HDF5 before), then
+    // checks that it is an H5MD 1.1 file by choc with `particles` particles in `dimension`
+    // dimensions and at least the mark's frames and rows, and appends after them.
     static H5mdFile reopen(const std::string& file, const std::string& shown, int dimension,
-                           std::uint64_t particles, std::uint64_t keep_frames,
-                           std::uint64_t keep_rows);
+                           std::uint64_t particles, const OutputMark& mark);
 
     // The last frame of an H5MD trajectory written by choc (init.from): positions,
     // velocities, species names, masses, radii, box and its boundary, and the frame's time,
@@ -90,6 +91,9 @@ class H5mdFile {
     double bytes() const;
     // Everything written so far onto the disk: HDF5's buffers out (H5Fflush), then fsync.
     void flush();
+    // A journaled file, flushed: its length and the CRC-32 of its bytes (carried forward by
+    // the journal), frames and rows, which a continuation gives to reopen().
+    OutputMark mark();
     // Records the end time (/parameters/choc attribute `finished`), flushes and closes the
     // file; nothing may be written after it.
     void close(const std::string& finished);
@@ -102,9 +106,9 @@ class H5mdFile {
 };
 
 extern template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, const Box<2>&,
-                                             const Particles<2>&, const Provenance&, bool);
+                                             const Particles<2>&, const Provenance&, bool, bool);
 extern template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
-                                             const Particles<3>&, const Provenance&, bool);
+                                             const Particles<3>&, const Provenance&, bool, bool);
 extern template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double,
                                               std::uint64_t);
 extern template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double,

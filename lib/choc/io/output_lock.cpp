@@ -3,8 +3,12 @@
 
 #include "choc/errors.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/interrupt.hpp"
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -26,6 +30,42 @@ std::string owner_of(int fd) {
     std::string pid;
     for (ssize_t k = 0; k < n && text[k] >= '0' && text[k] <= '9'; ++k) pid += text[k];
     return pid;
+}
+
+// The lock files this process holds, as C strings, for a process ended from its signal
+// handler during a stage that cannot stop at a check (interrupt.hpp, ExitOnInterrupt): it
+// removes them there, with unlink, which is async-signal-safe. A run holds a handful; a
+// lock beyond the slots (a sweep's many runs, which never end so) is only not listed.
+std::array<std::atomic<char*>, 64> listed_locks{};
+
+extern "C" void remove_listed_locks() {
+    for (auto& slot : listed_locks)
+        if (const char* name = slot.load()) ::unlink(name);
+}
+
+void list_lock(const std::string& name) {
+    static const bool installed = [] {
+        exit_on_interrupt_cleanup = remove_listed_locks;
+        return true;
+    }();
+    (void)installed;
+    char* copy = ::strdup(name.c_str());
+    if (!copy) return;
+    for (auto& slot : listed_locks) {
+        char* empty = nullptr;
+        if (slot.compare_exchange_strong(empty, copy)) return;
+    }
+    std::free(copy);
+}
+
+void unlist_lock(const std::string& name) {
+    for (auto& slot : listed_locks) {
+        char* held = slot.load();
+        if (held && name == held && slot.compare_exchange_strong(held, nullptr)) {
+            std::free(held);
+            return;
+        }
+    }
 }
 
 bool same_file(int fd, const std::string& path) {
@@ -82,6 +122,7 @@ OutputLocks::OutputLocks(const std::vector<NamedPath>& outputs) {
                     continue;
                 }
                 held_.emplace_back(name, fd);
+                list_lock(name);
                 // The pid is for the message of a run refused (owner_of); the lock is the
                 // flock. On a full disk it cannot be written, and the run goes on without.
                 const std::string pid = std::to_string(::getpid()) + "\n";
@@ -103,6 +144,7 @@ void OutputLocks::release() {
     // Removed while still held: a run that opened the file meanwhile finds, once it has the
     // lock, that the name no longer leads to it, and takes a new one.
     for (const auto& [name, fd] : held_) {
+        unlist_lock(name);
         ::unlink(name.c_str());
         ::close(fd);
     }

@@ -4,7 +4,8 @@
 // observables). Either way the file is written to a temporary beside the target and
 // renamed over it by publish(): it appears whole or not at all, like every output; in a
 // checkpointed run (InPlace) it is written in place, and a continuation resumes it at the
-// checkpoint's mark (XYZ: bytes, checked by the CRC of their tail; H5MD: frames and rows).
+// checkpoint's mark (its length and the CRC-32 of its bytes; H5MD also frames and rows, and
+// the bytes HDF5 rewrote after the mark are put back from its journal first).
 #pragma once
 
 #include "choc/io/atomic_file.hpp"
@@ -39,14 +40,13 @@ class TrajectoryOutput {
             return;
         }
         if (in_place && in_place->resume) {
-            const OutputMark& at = *in_place->resume;
             h5md_.emplace(
-                H5mdFile::reopen(output.path, output.path, D, initial.size(), at.frames, at.rows));
+                H5mdFile::reopen(output.path, output.path, D, initial.size(), *in_place->resume));
             return;
         }
         if (in_place) {
-            h5md_.emplace(
-                H5mdFile::create(output.path, output.path, box, initial, provenance, observables));
+            h5md_.emplace(H5mdFile::create(output.path, output.path, box, initial, provenance,
+                                           observables, true));
             return;
         }
         temporary_ = create_temporary(output.path, key);
@@ -85,14 +85,7 @@ class TrajectoryOutput {
     bool in_place() const { return in_place_; }
     const std::string& path() const { return path_; }
     // In place: everything written so far made durable, and where it stands.
-    OutputMark mark() {
-        if (!h5md_) return xyz_->mark();
-        h5md_->flush();
-        OutputMark m;
-        m.frames = h5md_->frames();
-        m.rows = h5md_->rows();
-        return m;
-    }
+    OutputMark mark() { return h5md_ ? h5md_->mark() : xyz_->mark(); }
 
     // Bytes written so far (the run's trajectory budget).
     double bytes() { return h5md_ ? h5md_->bytes() : static_cast<double>(xyz_->stream().tellp()); }
