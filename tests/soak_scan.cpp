@@ -278,6 +278,11 @@ constexpr std::array fixed_failures{
                  "contact distance: a disc in TC micro-bounces on a tilted plane under "
                  "gravity sank by an ulp a bounce, each flight measured from contact "
                  "instead of from its rounded overlap (issue 40)"},
+    FixedFailure{17988110416831559236ull,
+                 "event order: a sheared inelastic gas with TC and maintenance every 109 "
+                 "events kept a runner-up an ulp before its best (compared as intervals from "
+                 "a clock just rebased, stored as absolute times) and promoted it when the "
+                 "best proved stale, behind the clock (issue 40)"},
 };
 
 struct Scan {

@@ -1234,23 +1234,36 @@ class Engine {
 
     // Merges the candidates' pair times dt[0 .. k) into i's best and runner-up: strictly
     // earlier wins, so among equal times the first listed does, as in a one-by-one scan.
+    //
+    // The candidates are compared as they are stored, absolute times t = fl(now + dt), not
+    // as intervals from now. renew() promotes the runner-up when the best proves stale, at
+    // the best's time, so the promise is pair.time <= runner_up.time as stored. Against an
+    // interval, a stored time T is T - now, exact only when now >= T / 2 (Sterbenz); soon
+    // after a rebase (now small, T far off) it is rounded, and a dt >= fl(T - now) could be
+    // stored as fl(now + dt) = T - 1 ulp: a runner-up an ulp before the best, promoted at a
+    // clock already past it (invariant 'event order', scan case 17988110416831559236: the
+    // same pair found again after the partner re-entered through the sliding face, its
+    // count new and its relative flight unchanged). fl(now + dt) is monotone in dt, so the
+    // order decided here is the order the calendar and renew() see.
     void take_earliest(std::uint32_t i, const std::uint32_t* candidate, const double* dt, int k) {
         Schedule& s = schedule_[i];
-        double best = std::min(s.pair.time, s.wall_time) - now_, next = pair_horizon(s);
+        double best = std::min(s.pair.time, s.wall_time);
+        double next = std::min(s.runner_up.time, s.wall_time);
         for (int m = 0; m < k; ++m) {
-            if (dt[m] >= next) continue;
+            const double t = now_ + dt[m];
+            if (t >= next) continue;
             const std::uint32_t j = candidate[m];
             // A pair that has just collided is at contact, and with e = 0 it may look
             // approaching by round-off; straight lines cannot meet twice, so skip it. So
             // is a contact the group rule has just left at rest (resting_contacts.hpp).
             if (dt[m] == 0.0 && just_met(i, j)) [[unlikely]]
                 continue;
-            const PairCandidate c{now_ + dt[m], j, particles_.state[j].count};
-            if (dt[m] < best) {
+            const PairCandidate c{t, j, particles_.state[j].count};
+            if (t < best) {
                 s.runner_up = s.pair, next = best;
-                s.pair = c, best = dt[m];
+                s.pair = c, best = t;
             } else {
-                s.runner_up = c, next = dt[m];
+                s.runner_up = c, next = t;
             }
         }
     }
