@@ -243,9 +243,12 @@ class ReferenceSim {
             const Vec<D> u = v - motion_.velocity(p_[j], now_);
             const double dt =
                 motion_.pair_time(r, u, table_.pair_sigma2(species(i), species(j)), never);
-            // a pair that has just collided is at contact; with e = 0 it may look
-            // approaching by round-off: skipped, as in the engine
-            if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i) continue;
+            // a pair that has just collided (each other's last partner, both stamped now)
+            // is at contact; with e = 0 it may look approaching by round-off: skipped, as
+            // in the engine (Engine::just_met)
+            if (dt == 0.0 && last_partner_[i] == j && last_partner_[j] == i && p_[i].t == now_ &&
+                p_[j].t == now_)
+                continue;
             // ... and so is a contact the group rule left at rest at this instant, while
             // neither velocity has changed since (resting_contacts.hpp)
             if (dt == 0.0 && rested_at_ == now_) {
