@@ -443,7 +443,7 @@ class Engine {
         const Vec<D> xi = motion_.position(particles_.state[i], now_);
         for (int m = 0; m < k; ++m) {
             const std::uint32_t j = candidate[m];
-            if (j == i) continue;
+            if (j == i || group_.overlap_expected(i, j)) continue; // (group_step.hpp)
             const auto& pj = particles_.state[j];
             const double r =
                 norm(xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_));
