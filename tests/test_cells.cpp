@@ -413,6 +413,51 @@ TEST_CASE("insert, remove and move keep cell membership consistent") {
 
 namespace {
 
+// Every list in its order, and every particle's place in it.
+template <int D>
+std::vector<std::vector<std::uint32_t>> lists_of(const Cells<D>& cells, std::uint32_t n) {
+    std::vector<std::vector<std::uint32_t>> out(cells.size());
+    for (std::uint32_t c = 0; c < cells.size(); ++c) out[c].assign(cells.begin(c), cells.end(c));
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const auto& l = out[cells.cell_of(i)];
+        REQUIRE(l[cells.slot_of(i)] == i);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("unmove: moves undone in reverse order leave every list as it was, order included") {
+    // (GroupStep's crossings made ahead inside a window, then undone: group_step.hpp)
+    const auto box = make_box<2>({6.0, 6.0}, {true, true});
+    const std::uint32_t n = 60; // ~7 a cell: the first and the last of a list both move
+    Cells<2> cells(box, 2.0, n);
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<std::uint32_t> any_cell(0, 8), any_particle(0, n - 1);
+    for (std::uint32_t i = 0; i < n; ++i) cells.insert(i, any_cell(rng));
+    for (int trial = 0; trial < 200; ++trial) {
+        const auto before = lists_of(cells, n);
+        struct Move {
+            std::uint32_t i, from, slot;
+        };
+        std::vector<Move> done;
+        for (int m = 0; m < 1 + trial % 6; ++m) { // the same particle may move again
+            const std::uint32_t i =
+                trial % 4 == 0 && !done.empty() ? done.back().i : any_particle(rng);
+            std::uint32_t to = any_cell(rng);
+            if (to == cells.cell_of(i)) to = (to + 1) % 9;
+            done.push_back({i, cells.cell_of(i), cells.slot_of(i)});
+            cells.move(i, to);
+        }
+        for (auto m = done.rbegin(); m != done.rend(); ++m) cells.unmove(m->i, m->from, m->slot);
+        REQUIRE(lists_of(cells, n) == before);
+        // and on from there: a few ordinary moves, so that the next trial starts elsewhere
+        for (int m = 0; m < 5; ++m) cells.move(any_particle(rng), any_cell(rng));
+    }
+}
+
+namespace {
+
 constexpr double inf = std::numeric_limits<double>::infinity();
 
 // Crossing time straight from the definition: on each axis with motion, the face ahead at

@@ -175,6 +175,21 @@ class Cells {
         insert(i, to);
     }
 
+    // i's place in its cell's list (the order a scan meets them in).
+    std::uint32_t slot_of(std::uint32_t i) const { return slot_[i]; }
+    // Undoes move(i, to), made when i was at `slot` in cell `from`, when no list has changed
+    // since: i is the last of to's list, and the one move's remove put at `slot` of from's
+    // (its last) goes back to the end, i to its place. The lists are then as before the
+    // move, order included (GroupStep's crossings made ahead, undone in reverse order).
+    void unmove(std::uint32_t i, std::uint32_t from, std::uint32_t slot) {
+        remove(i);
+        insert(i, from);
+        std::uint32_t* b = block(from);
+        const std::uint32_t end = b[0] - 1, other = b[1 + slot];
+        b[1 + slot] = i, b[1 + end] = other;
+        slot_[other] = end, slot_[i] = slot;
+    }
+
     // The lists as they stand, with the order inside each cell: a scan meets a cell's
     // particles in that order and the first of equal times wins, so a checkpoint keeps it.
     void save(ArchiveWriter& out) const {

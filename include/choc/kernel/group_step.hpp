@@ -11,7 +11,9 @@
 // resolved at t: one contact by the binary rule, more by the group rule
 // (group_rule.hpp). Resolving at the earliest time means the later pairs of the
 // window still have a gap of at most |u| epsilon, never an overlap. Cell crossings met
-// in the window change no velocity; they are put back and happen after the group.
+// in the window change no velocity, but a pair or wall event behind one belongs to the
+// window too: the crossing is made at its own time to find it, then undone, and happens
+// again after the step (look_past, below).
 //
 // GroupStep works on the engine's state (calendar, schedules, cells, particles, tally)
 // through the Engine it is given, which makes it a friend; it keeps only its scratch,
@@ -22,6 +24,7 @@
 #include "choc/kernel/group_rule.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/obstacle.hpp"
+#include "choc/kernel/particles.hpp"
 #include "choc/kernel/resting_contacts.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
@@ -44,6 +47,7 @@ class GroupStep {
         using Kind = typename Engine::Kind;
         if (member_.size() != e.particles_.size()) member_.assign(e.particles_.size(), 0);
         const double until = e.now_ + e.settings_.epsilon;
+        std::vector<Crossed<Engine>> crossed; // (allocates only when a crossing comes up)
         take_event(e, first);
         while (e.calendar_.top_time() <= until) {
             const std::uint32_t k = e.calendar_.top();
@@ -53,10 +57,10 @@ class GroupStep {
             } else if (kind == Kind::pair || kind == Kind::wall) {
                 take_event(e, k);
             } else {
-                put_back_.push_back(k);
-                e.calendar_.set(k, never);
+                look_past(e, k, crossed);
             }
         }
+        undo(e, crossed);
         for (const std::uint32_t b : bodies_) e.advance(b);
         if (e.settings_.contact_gap > 0.0)
             for (std::size_t n = 0; n < bodies_.size(); ++n) add_touching(e, bodies_[n]);
@@ -77,17 +81,102 @@ class GroupStep {
                             e.particles_.state[b].count);
         rested_.clear();
         for (const std::uint32_t b : bodies_) e.predict_all(b);
-        for (const std::uint32_t k : put_back_) e.reschedule(k);
+        for (const auto& c : crossed) e.reschedule(c.particle); // its crossing, put back
         bodies_.clear();
         contacts_.clear();
-        put_back_.clear();
     }
 
     // The pair contacts the group rule left at rest at this instant (resting_contacts.hpp).
     RestingContacts& resting() { return resting_; }
     const RestingContacts& resting() const { return resting_; }
 
+    // Whether a scan may see i and j overlap: while look_past makes a crossing later than
+    // the step's time, a particle of the step is still on the flight it had before its
+    // event, which the step ends at t; that flight may run into another after the event,
+    // by at most |u| epsilon. Two particles outside the step may not overlap then either:
+    // their flights hold, and a contact of theirs before the crossing would have been an
+    // event of the window, which the step takes with both.
+    bool overlap_expected(std::uint32_t i, std::uint32_t j) const {
+        return looking_past_ && (member_[i] || member_[j]);
+    }
+
   private:
+    // A crossing look_past made and what it changed, as it was before: the particle's
+    // state (a periodic wrap moves it), its candidate events, its cell in grids 0 .. its
+    // level (from `cells` on in cells_) and its place in its own grid's list.
+    template <class Engine>
+    struct Crossed {
+        std::uint32_t particle;
+        ParticleState<D> state;
+        typename Engine::Schedule schedule;
+        std::size_t cells;
+        std::uint32_t slot;
+    };
+
+    // A crossing of k at t_c inside the window (t <= t_c <= t + epsilon). Behind it k may
+    // have a pair or wall event of the window that its candidates cannot show: the cells
+    // it enters hold partners it has not looked at, and a segment's or triangle's contact
+    // is searched for only up to the crossing. Put back for after the step (as before
+    // issue 40), such an event was resolved alone right after the group instead of in it
+    // (the oracle's aligned lattices, whose collisions fall on cell faces).
+    //
+    // Moving k into its new cell at t instead is not exact: with cells one diameter wide,
+    // a particle listed in a cell it is still |v| epsilon short of can miss a contact by
+    // about that much. So the crossing is made as the event loop makes it, at t_c: k
+    // enters its cell, looks at the layer that brings near and at the walls from there,
+    // and is rescheduled. No velocity changes before the step is resolved, so every
+    // flight is still the one it was: what k finds is what a run with epsilon = 0 finds at
+    // t_c, exact, and an event up to t + epsilon comes up in this loop, in time order, to
+    // be taken. Crossings come up in time order too: the lists a later crossing of the
+    // window scans are those of its time. A stale pair renewed meanwhile (from t, as
+    // ever) is renewed at its own event, no earlier than the crossings made: the lists
+    // hold every partner it can meet from then on, and whatever it finds is exact.
+    //
+    // Before the particles are advanced to t, where each is still in its old cell, every
+    // crossing made is undone, the last first (undo): lists (their order too), state,
+    // candidates and the tally's count are as they were, and the crossing is put back, to
+    // be made again after the step. A step whose crossings reveal nothing thus goes on
+    // exactly as before; k, if its event joined the step, is predicted from its old cell
+    // at t like every particle of the step.
+    template <class Engine>
+    void look_past(Engine& e, std::uint32_t k, std::vector<Crossed<Engine>>& crossed) {
+        const std::size_t own = e.level_of(k);
+        if (crossed.empty()) wrapped_potential_ = e.wrapped_potential_;
+        crossed.push_back(
+            {k, e.particles_.state[k], e.schedule_[k], cells_.size(), e.grid(own).slot_of(k)});
+        for (std::size_t l = 0; l <= own; ++l) cells_.push_back(e.grid(l).cell_of(k));
+        const double t = e.now_;
+        e.now_ = e.schedule_[k].crossing_time;
+        looking_past_ = true;
+        e.cross(k);
+        looking_past_ = false;
+        e.now_ = t;
+    }
+
+    template <class Engine>
+    void undo(Engine& e, std::vector<Crossed<Engine>>& crossed) {
+        if (crossed.empty()) return;
+        for (auto c = crossed.rbegin(); c != crossed.rend(); ++c) {
+            const std::uint32_t k = c->particle;
+            const std::size_t own = e.level_of(k);
+            for (std::size_t l = 0; l <= own; ++l) {
+                auto& grid = e.grid(l);
+                const std::uint32_t cell = cells_[c->cells + l];
+                if (grid.cell_of(k) == cell) continue;
+                if (l == own)
+                    grid.unmove(k, cell, c->slot);
+                else
+                    grid.place(k, cell); // (a finer grid: k's cell there, not in its lists)
+            }
+            e.particles_.state[k] = c->state;
+            e.schedule_[k] = c->schedule;
+            e.calendar_.set(k, never); // until resolve puts its crossing back
+        }
+        e.wrapped_potential_ = wrapped_potential_;
+        e.tally_.crossings -= crossed.size();
+        cells_.clear();
+    }
+
     void join(std::uint32_t b) {
         if (member_[b]) return;
         member_[b] = 1;
@@ -309,7 +398,11 @@ class GroupStep {
         Vec<D> point; // the triangle's point nearest to the centre
     };
     std::vector<TouchingTriangle> touching_; // add_touching_triangles' workspace
-    std::vector<std::uint32_t> put_back_;    // crossings met in the window
+    // look_past: the crossed particles' cells, the engine's potential taken back at
+    // periodic wraps before the first crossing, and whether a crossing is being made
+    std::vector<std::uint32_t> cells_;
+    double wrapped_potential_ = 0.0;
+    bool looking_past_ = false;
     GroupSolver<D> solver_;
     // Pair contacts of the components the group rule resolved in this step, recorded in
     // resting_ once the step's collision counts are final.
