@@ -339,6 +339,29 @@ trajectory = {{ path = "t.h5", every = 0.5, format = "h5md" }}
         variant("bad_species", bad_species)
 
 
+# The damage fuzz_h5md found (issue 41): each global heap collection's free-space object
+# given size 0, on which HDF5 1.10.8's parser of the collection never moves on (H5Aread of
+# a variable-length string looped for ever). Made from the committed 3D seed, so it needs
+# neither choc nor h5py. Collection: "GCOL", version 1, 3 reserved bytes, size (u64);
+# objects: index (u16), references (u16), reserved (4), size (u64), bytes padded to 8.
+def heap_without_free_space():
+    data = bytearray((corpus / "h5md" / "small3d").read_bytes())
+    at = 0
+    while (at := data.find(b"GCOL", at)) >= 0:
+        if data[at + 4] == 1:
+            (size,) = struct.unpack_from("<Q", data, at + 8)
+            o = at + 16
+            while o + 16 <= at + size:
+                index, _, _, object_size = struct.unpack_from("<HHIQ", data, o)
+                if index == 0:
+                    struct.pack_into("<Q", data, o + 8, 0)
+                    break
+                o += 16 + (object_size + 7) // 8 * 8
+        at += 4
+    write("h5md", "heap_free_space_zero", bytes(data))
+
+
 if len(sys.argv) == 2:
     h5md_seeds(os.path.abspath(sys.argv[1]))
+heap_without_free_space()
 print(f"wrote the seed corpora under {corpus.relative_to(root)}/")

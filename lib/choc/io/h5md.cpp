@@ -159,22 +159,24 @@ herr_t keep_stored_reference(hid_t source, hid_t destination, H5T_cdata_t* cdata
 }
 
 // The memory type an attribute of variable-length strings is read into as stored
-// references (the conversion registered once).
+// references (the conversion registered once; HDF5 keeps only the types' classes of it).
 hid_t stored_reference_type() {
-    static const hid_t type = [] {
+    static const bool registered = [] {
         const hid_t opaque = H5Tcreate(H5T_OPAQUE, stored_reference_size);
-        if (opaque < 0 || H5Tset_tag(opaque, stored_reference_tag) < 0) return hid_t{-1};
         const hid_t string = H5Tcopy(H5T_C_S1);
-        const bool registered = string >= 0 && H5Tset_size(string, H5T_VARIABLE) >= 0 &&
-                                H5Tregister(H5T_PERS_SOFT, "choc_stored_string", string, opaque,
-                                            keep_stored_reference) >= 0;
+        const bool done = opaque >= 0 && string >= 0 && H5Tset_size(string, H5T_VARIABLE) >= 0 &&
+                          H5Tregister(H5T_PERS_SOFT, "choc_stored_string", string, opaque,
+                                      keep_stored_reference) >= 0;
         if (string >= 0) H5Tclose(string);
-        if (!registered) {
-            H5Tclose(opaque);
-            return hid_t{-1};
-        }
-        return opaque;
+        if (opaque >= 0) H5Tclose(opaque);
+        return done;
     }();
+    if (!registered) return -1;
+    const hid_t type = H5Tcreate(H5T_OPAQUE, stored_reference_size);
+    if (type >= 0 && H5Tset_tag(type, stored_reference_tag) < 0) {
+        H5Tclose(type);
+        return -1;
+    }
     return type;
 }
 
@@ -493,9 +495,9 @@ struct H5mdFile::State {
                                  : std::to_string(fewest) + " to " + std::to_string(most)));
         const auto n = static_cast<std::size_t>(count);
         std::vector<unsigned char> references(std::max<std::size_t>(n, 1) * stored_reference_size);
-        check_status(
-            H5Aread(attr.get(), check(stored_reference_type(), "string type"), references.data()),
-            what + " is not a string as choc writes it");
+        const Handle reference_type(check(stored_reference_type(), "string type"), H5Tclose);
+        check_status(H5Aread(attr.get(), reference_type.get(), references.data()),
+                     what + " is not a string as choc writes it");
         // The file's layout: 8-byte addresses and lengths (as choc writes), and where its
         // addresses start (a user block before the superblock).
         hsize_t base = 0;
@@ -976,13 +978,7 @@ H5mdFile H5mdFile::reopen(const std::string& file, const std::string& shown, int
     // why): it first gets back the bytes it had at the checkpoint, checked against the
     // checkpoint's CRC-32, which HDF5 itself flushed whole. Refused, it is left as it was.
     const H5mdJournal::Mark at{mark.bytes, mark.crc};
-    try {
-        restore_h5md(file, shown, key, at);
-    } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) +
-                         "; the file is left as it was (a continuation given another "
-                         "output.trajectory.path starts a new trajectory there)");
-    }
+    restore_h5md(file, shown, key, at);
     if (H5Fis_hdf5(file.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         s->fail("not an HDF5 file (or it cannot be read)");

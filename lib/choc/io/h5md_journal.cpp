@@ -301,8 +301,10 @@ H5mdJournal::Mark H5mdJournal::advance(int fd, std::uint64_t length) {
 
 void restore_h5md(const std::string& path, const std::string& shown, const std::string& key,
                   H5mdJournal::Mark mark) {
-    auto fail = [&](const std::string& what) {
-        throw InputError(key + ": \"" + escaped(shown) + "\": " + what);
+    auto fail = [&](const std::string& what) { // before anything is changed
+        throw InputError(key + ": \"" + escaped(shown) + "\": " + what +
+                         "; the file is left as it was (a continuation given another " + key +
+                         " starts a new trajectory there)");
     };
     if (mark.bytes == 0)
         fail("the checkpoint records no length of the trajectory (a checkpoint of a choc "
@@ -396,8 +398,9 @@ void restore_h5md(const std::string& path, const std::string& shown, const std::
     const std::string reason = std::strerror(errno);
     if (fd >= 0) ::close(fd);
     if (!done)
-        fail("cannot give it back its content at the checkpoint (" + reason +
-             "); its journal is kept, and a continuation tries again");
+        throw InputError(key + ": \"" + escaped(shown) +
+                         "\": cannot give it back its content at the checkpoint (" + reason +
+                         "); its journal is kept, and a continuation does it again");
 }
 
 } // namespace choc

@@ -97,9 +97,10 @@ class H5mdJournal {
 // A continuation's first step: gives the H5MD file `path` the content it had at `mark`
 // (the file now with its journal's bytes put back, cut to the mark's length), after checking
 // that content against the mark's CRC-32. Throws InputError naming `key` and `shown`, the
-// file unchanged, if it cannot (no journal where one is needed, a journal of another mark or
-// damaged, a file changed otherwise, shorter than the mark, or unreadable). Only reads and
-// plain writes: no HDF5.
+// file unchanged ("left as it was"), if it cannot (no journal where one is needed, a journal
+// of another mark or damaged, a file changed otherwise, shorter than the mark, unreadable);
+// a write that fails while the bytes are put back is an InputError too, the journal kept
+// for the next attempt. Only reads and plain writes: no HDF5.
 void restore_h5md(const std::string& path, const std::string& shown, const std::string& key,
                   H5mdJournal::Mark mark);
 
