@@ -33,8 +33,8 @@ namespace choc {
 // zero, for a centre inside now: a sphere passing through a one-sided triangle). The bound
 // |F''| <= M holds for −F as well, so the steps are the same.
 // `nearest(x)` is the set's point nearest to x; `scale` the size of the set's coordinates
-// (distances within a few ulp of it are round-off).
-template <int Sign = 1, int D, class Motion, class Nearest>
+// (distances within a few ulp of it are round-off); `Point`: the set is one point.
+template <int Sign = 1, bool Point = false, int D, class Motion, class Nearest>
 double convex_time_stepped(const Motion& motion, const Nearest& nearest, double scale,
                            const ParticleState<D>& q, double a, double window) {
     static_assert(Sign == 1 || Sign == -1, "an entry (+1) or an exit (-1)");
@@ -51,7 +51,24 @@ double convex_time_stepped(const Motion& motion, const Nearest& nearest, double 
         const Vec<D> w = motion.velocity(q, tau);
         double f = Sign * (norm2(r) - a * a);
         const double df = Sign * 2.0 * dot(r, w);
-        if (f <= touch && df <= 0.0) return tau; // at contact and not separating (exit: leaving)
+        if (f <= touch && df <= 0.0) {
+            if (df < 0.0) return tau; // at contact and approaching (exit: leaving): now
+            // Tangent at contact (F' = 0): the sign of F'' decides. For a convex set
+            // F''/2 = r.x'' + x'ᵀ H x' with 0 <= H <= 1 (H the Hessian of d²/2), H = 1 for a
+            // point: `bend`, a lower bound of (sign F)''/2, exact for a point.
+            const double ra = dot(r, motion.acceleration(w)), w2 = norm2(w);
+            const double bend = Sign == 1 ? ra + (Point ? w2 : 0.0) : -ra - w2;
+            if (!(bend > 0.0)) return tau; // pressed in, or not provably leaving: meets now
+            // Leaving: F(τ + η) = F + bend η² + O(η³), so the contact is left behind once
+            // bend η² > 4 touch, where the search resumes. (Before, f = df = 0 made the
+            // step below 0/0 and the search returned never. Seen since: a particle woken
+            // from rest (Engine::wake) touching one at rest above it or beside it, gravity
+            // taking it away or it moving up, met it at once for ever; issue 40.)
+            const double rise = std::sqrt(4.0 * touch / bend);
+            if (!(tau + rise < window)) return never;
+            tau += rise;
+            continue;
+        }
         f = std::max(f, 0.0); // at contact and separating: the bound starts from contact
         const double h = std::min(trial, window - tau);
         if (!(h > 0.0)) return never;

@@ -498,9 +498,11 @@ class Engine {
         prefetch_calendar(j);
         advance(i);
         advance(j);
+        end_glide(i);
+        end_glide(j);
         apply_pair(i, j, true);
-        ++particles_.state[i].count;
-        ++particles_.state[j].count;
+        particles_.state[i].bump();
+        particles_.state[j].bump();
         predict_or_rest(i);
         predict_or_rest(j);
     }
@@ -537,9 +539,10 @@ class Engine {
 
     void collide_wall(std::uint32_t i, std::uint32_t w) {
         advance(i);
+        end_glide(i);
         apply_wall(i, w, true);
-        ++particles_.state[i].count;
-        predict_or_rest(i);
+        particles_.state[i].bump();
+        predict_or_rest(i, w);
     }
 
     // Reflection of i, advanced to now, from wall w, and its tally.
@@ -584,12 +587,130 @@ class Engine {
     // predicted by the one that changed, or, when it is the one put to rest, by every
     // awake particle around it (put_to_rest).
 
-    // After a collision at now: i is put to rest if slow and held, else predicted anew.
-    void predict_or_rest(std::uint32_t i) {
-        if constexpr (Motion::has_field)
+    // After a collision at now (with wall w, if one): i is put to rest if slow and held, or
+    // glides along w if w is a floor it left slowly, else is predicted anew.
+    void predict_or_rest(std::uint32_t i, std::uint32_t w = none) {
+        if constexpr (Motion::has_field) {
             if (rest_.on() && rest_.slow(particles_.state[i].v) && held(i)) [[unlikely]]
                 return put_to_rest(i);
+            if (w != none && rest_.on() && glides_on(i, w)) [[unlikely]]
+                return start_glide(i, w);
+        }
         predict_all(i);
+    }
+
+    // Gliding. A particle that leaves a floor slower than rest speed but moves along it
+    // faster would bounce on it for ever in ever smaller hops (an inelastic collapse; with
+    // TC, elastic micro-bounces too short for the clock), while a smooth particle slides.
+    // It glides instead: its speed across the floor (at most the rest speed) is taken and
+    // booked as the rest model's loss, and it moves along the floor as if gravity were
+    // switched off (the floor holds it up), with drag if there is drag. Its next event of
+    // any kind ends the glide (end_glide): it is predicted again as every particle is, and
+    // at the floor it glides again. A floor here is a plane wall (a box wall or a [[walls]]
+    // plane, not thermal) whose normal is an axis, with gravity along that axis against
+    // it: the velocity across it is then one coordinate, set to zero exactly, and the
+    // glide stays at its height to the bit. (resting.hpp, docs/PHYSICS.md.)
+    bool glides_on(std::uint32_t i, std::uint32_t w) const requires Motion::has_field {
+        if (w >= box_.walls.size()) return false;
+        const auto& wall = box_.walls[w];
+        const auto& g = motion_.gravity();
+        if (wall.thermal()) return false;
+        int axis = -1;
+        for (int a = 0; a < D; ++a) {
+            if (wall.normal[a] == 0.0 && g[a] == 0.0) continue;
+            if (axis >= 0 || std::abs(wall.normal[a]) != 1.0 || wall.normal[a] * g[a] >= 0.0)
+                return false; // not a floor
+            axis = a;
+        }
+        return axis >= 0 && std::abs(particles_.state[i].v[axis]) < rest_.speed;
+    }
+    void start_glide(std::uint32_t i, std::uint32_t w) requires Motion::has_field {
+        auto& p = particles_.state[i];
+        const auto& n = box_.walls[w].normal;
+        const double k = kinetic_energy(particles_.mass(i), p.v);
+        for (int a = 0; a < D; ++a)
+            if (n[a] != 0.0) p.v[a] = 0.0; // (the one axis of glides_on)
+        const double lost = k - kinetic_energy(particles_.mass(i), p.v);
+        kinetic_change(p.species, -lost);
+        tally_.rest_energy += lost;
+        if (loaded(i)) [[unlikely]] {
+            ++tally_.leans;
+            return put_to_rest(i);
+        }
+        ++tally_.glides;
+        ++gliding_;
+        p.set_gliding(true);
+        p.bump();
+        predict_all(i);
+    }
+    // Whether a falling particle touching i (about to glide, its velocity along the floor)
+    // meets it or bounces on it slower than rest speed, pulled back onto it: one lying on i. A
+    // glider feels no gravity, so the one on it comes back again and again, in ever shorter hops as
+    // each landing pushes i into the floor, which takes the push (seen: a disc riding on a gliding
+    // one, the 60-disc box, the 2D hourglass: millions of events, or at last the same contact at
+    // the same instant for ever). The smooth pair would push each other along in a lasting contact,
+    // which no event describes. A loaded particle is therefore put to rest on its floor instead, as
+    // by friction, and the one on it comes to rest on it or leans on it (docs/PHYSICS.md,
+    // "Particles at rest").
+    bool loaded(std::uint32_t i) requires Motion::has_field {
+        const auto& p = particles_.state[i];
+        bool found = false;
+        for_each_near(i, [&](std::uint32_t k, const Vec<D>& shift) {
+            const auto& pk = particles_.state[k];
+            if (found || k == i || pk.resting() || pk.gliding()) return;
+            const ParticleState<D> q = flight_from_now(k);
+            const Vec<D> r = q.x + shift - p.x; // from i to k's image beside it
+            const double sigma = particles_.table.pair_sigma(p.species, pk.species);
+            if (norm(r) - sigma > contact_tolerance_ * sigma) return; // not touching
+            // k's motion relative to i's glide: velocity v, the field's pull g
+            const Vec<D> v = q.v - p.v, n = r * (1.0 / norm(r));
+            // slow across the contact either way (an approach as slow lands as lightly; one
+            // by round-off, seen, met the glider again and again at one instant)
+            const double u = dot(v, n);
+            const double pull = dot(motion_.gravity(), n) + norm2(v - n * u) / norm(r);
+            found = std::abs(u) < rest_.speed && pull < 0.0;
+        });
+        return found;
+    }
+
+    // i (advanced to now) has an event: its glide, if it glided, ends here.
+    void end_glide(std::uint32_t i) {
+        if constexpr (Motion::has_field)
+            if (particles_.state[i].gliding()) [[unlikely]] {
+                particles_.state[i].set_gliding(false);
+                --gliding_;
+            }
+    }
+    // The flight p follows: a glide, or the field's.
+    const Motion& flight_motion(const ParticleState<D>& p) const {
+        if constexpr (Motion::has_field)
+            if (p.gliding()) [[unlikely]]
+                return glide_motion_;
+        return motion_;
+    }
+    static Motion glide_motion_of(const Motion& m) {
+        if constexpr (Motion::has_field)
+            return Motion(Vec<D>{}, m.drag());
+        else
+            return m;
+    }
+
+    // Time until i, whose flight from now is q (x seen beside j), first meets particle j,
+    // whose flight from now is (x_j, v_j), when exactly one of them glides: their relative
+    // motion is then curved (one falls, the other does not). The relative flight of i is
+    // the field's applied to the relative velocity (motions.hpp: both flights are linear
+    // in their velocities, and the glide's is the field's without g), met by the fixed
+    // point x_j: the search of a particle at rest, and with it its window and rescans.
+    double time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j, const Vec<D>& v_j,
+                          double sigma) const requires Motion::has_field {
+        if (q.gliding()) { // i glides, j falls: j's flight relative to i's, met at x_i
+            const Vec<D> x_i = q.x;
+            q.x = x_j, q.v = v_j - q.v;
+            q.set_gliding(false);
+            return time_to_resting(i, q, x_i, sigma);
+        }
+        q.v -= v_j;
+        return time_to_resting(i, q, x_j, sigma);
     }
 
     // Time until particle q (a flight from now, stamp 0) first touches the point x at
@@ -598,7 +719,7 @@ class Engine {
                            double sigma) const requires Motion::has_field {
         const Schedule& s = schedule_[i];
         const double window = std::min(pair_horizon(s), s.crossing_time - now_);
-        return end_time(motion_, x, q, sigma, window);
+        return end_time(flight_motion(q), x, q, sigma, window);
     }
 
     // Particle i (awake, advanced to now, just collided) is held against gravity by its
@@ -646,7 +767,7 @@ class Engine {
         ++at_rest_;
         p.v = Vec<D>{};
         p.t = rest_stamp;
-        ++p.count;
+        p.bump();
         forget_partner(i);
         schedule_[i] = Schedule{};
         reschedule(i); // nothing: out of the calendar's reach
@@ -670,6 +791,7 @@ class Engine {
     // hard-sphere dynamics (docs/PHYSICS.md).
     void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
         advance(i);
+        end_glide(i);
         auto& pi = particles_.state[i];
         auto& pj = particles_.state[j];
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
@@ -677,8 +799,8 @@ class Engine {
         if (rest_.wakes(u)) {
             wake(j);
             apply_pair(i, j, true);
-            ++pi.count;
-            ++pj.count;
+            pi.bump();
+            pj.bump();
             wake_above(j);
             predict_or_rest(i);
             predict_or_rest(j);
@@ -698,8 +820,106 @@ class Engine {
         // a curved flight may meet the fixed sphere again at once (a contact in a pocket):
         // no just-met exclusion, as with a wall
         last_partner_[i] = none;
-        ++pi.count;
+        pi.bump();
+        if (trapped(i)) [[unlikely]] {
+            if (!rest_.slow(pi.v)) free_from_contacts(i);
+            if (rest_.slow(pi.v) || trapped(i)) {
+                ++tally_.leans;
+                return put_to_rest(i);
+            }
+        }
         predict_or_rest(i);
+    }
+
+    // Whether particle i (advanced to now, just reflected from a particle at rest) meets a
+    // particle at rest it touches again before the clock can move on: the reflection
+    // cannot carry i off. Seen: a particle woken with velocity zero (wake) beside one still
+    // at rest, a little above its centre, so that gravity presses it in; its approach is
+    // zero, the reflection changes nothing, and the same contact came back at the same
+    // instant for ever (the 60-disc box, the 2D hourglass: the clock stopped, exit 3). A
+    // smooth particle there would slide down the sphere, a motion with no closed form,
+    // which reflections from the sphere cannot follow. Seen too: a disc rising in a slot
+    // between two at rest that both touch it, bouncing from one to the other at the same
+    // instant. A slow particle so trapped is leaning on its contacts and is put to rest
+    // against them (held as by friction; docs/PHYSICS.md, "Particles at rest"): the energy
+    // booked is at most m v_rest² / 2. A faster one first loses its velocity into them
+    // (free_from_contacts), and rests only if still trapped.
+    bool trapped(std::uint32_t i) requires Motion::has_field {
+        const ParticleState<D> q0 = flight_from_now(i);
+        const double resolution = round_off_time(q0);
+        const double reach = contact_tolerance_ * particles_.table.largest_diameter();
+        bool found = false;
+        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+            const auto& pj = particles_.state[j];
+            if (found || j == i || !pj.resting()) return;
+            ParticleState<D> q = q0;
+            q.x -= shift; // i as j's image sees it
+            const double sigma = particles_.table.pair_sigma(q0.species, pj.species);
+            if (norm(q.x - pj.x) - sigma > reach) return; // not touching
+            found = returns_within(q.x - pj.x, q.v, resolution);
+        });
+        return found;
+    }
+
+    // Whether a contact at relative position r (from the fixed partner: a particle at rest,
+    // or a glider seen from its glide), relative velocity v and the field's acceleration g
+    // comes back within `window`. Near contact the gap moves as
+    //     gap(τ) = u τ + (g.n + |v_t|² / |r|) τ² / 2,   u = v.n,  v_t = v − u n,
+    // (the second term the pull along the normal and the curvature of the sphere): an
+    // approach meets now, and a separation pulled back meets again after 2u / |pull|. Said
+    // in closed form since the searches of convex_time.hpp cannot step below the round-off
+    // of positions, where these returns happen.
+    bool returns_within(const Vec<D>& r, const Vec<D>& v,
+                        double window) const requires Motion::has_field {
+        const double d = norm(r);
+        const Vec<D> n = r * (1.0 / d);
+        const double u = dot(v, n);
+        if (u < 0.0) return true;
+        const double pull = dot(motion_.gravity(), n) + norm2(v - n * u) / d;
+        return pull < 0.0 && 2.0 * u < window * -pull;
+    }
+
+    // How soon a contact that comes back is the same contact: within a few ulps of the
+    // clock, or before particle p (a flight from now) can move beyond the round-off of its
+    // coordinates, |v| τ + |g| τ²/2 < eps |x| (too_short, which the collapse watch counts:
+    // a run of such flights has stalled however its clock creeps). Seen: a disc sliding
+    // down a sphere at rest in micro-bounces one ulp of the clock long.
+    double round_off_time(const ParticleState<D>& p) const requires Motion::has_field {
+        constexpr double eps = std::numeric_limits<double>::epsilon();
+        double x = 0.0;
+        for (int a = 0; a < D; ++a) x = std::max(x, std::abs(p.x[a]));
+        const double move = eps * x, speed = norm(p.v), pull = norm(motion_.gravity());
+        const double still =
+            std::min(speed > 0.0 ? move / speed : never, std::sqrt(2.0 * move / pull));
+        return 4.0 * std::max(std::nextafter(now_, never) - now_, still);
+    }
+
+    // Takes from i's velocity its approach to every particle at rest it touches (plastic
+    // contacts, by repeated projection: the velocity nearest to i's that approaches none of
+    // them), the lost energy booked as the rest model's.
+    void free_from_contacts(std::uint32_t i) requires Motion::has_field {
+        auto& p = particles_.state[i];
+        const double k = kinetic_energy(particles_.mass(i), p.v);
+        const double reach = contact_tolerance_ * particles_.table.largest_diameter();
+        std::vector<Vec<D>>& normals = rest_normals_;
+        normals.clear();
+        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+            const auto& pj = particles_.state[j];
+            if (j == i || !pj.resting()) return;
+            const Vec<D> r = p.x - (pj.x + shift);
+            const double d = norm(r);
+            if (d - particles_.table.pair_sigma(p.species, pj.species) <= reach)
+                normals.push_back(r * (1.0 / d));
+        });
+        for (int sweep = 0; sweep < 16; ++sweep) {
+            bool changed = false;
+            for (const Vec<D>& n : normals)
+                if (const double u = dot(p.v, n); u < 0.0) p.v -= n * u, changed = true;
+            if (!changed) break;
+        }
+        const double lost = k - kinetic_energy(particles_.mass(i), p.v);
+        kinetic_change(p.species, -lost);
+        tally_.rest_energy += lost;
     }
 
     // Particle j, at rest, moves again from now, at rest velocity zero (its caller gives it
@@ -708,7 +928,7 @@ class Engine {
         auto& p = particles_.state[j];
         p.t = now_;
         p.v = Vec<D>{};
-        ++p.count;
+        p.bump();
         forget_partner(j);
         ++tally_.wakes;
         --at_rest_;
@@ -750,17 +970,21 @@ class Engine {
 
     // After a cell crossing: i's contacts with the particles at rest around it, searched
     // before only as far as the crossing, are searched again as far as the next one.
+    // So are its curved meetings with gliders (when i falls) or with falling particles
+    // (when i glides), searched no further than the crossing either.
     void rescan_resting(std::uint32_t i) {
         if constexpr (Motion::has_field) {
-            if (at_rest_ == 0) return;
+            if (at_rest_ == 0 && gliding_ == 0) return;
             const ParticleState<D> q0 = flight_from_now(i);
             for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
                 const auto& pj = particles_.state[j];
-                if (!pj.resting()) return;
+                if (j == i || !(pj.resting() || pj.gliding() != q0.gliding())) return;
                 ParticleState<D> q = q0;
                 q.x -= shift; // i as j's image sees it
-                const double dt = time_to_resting(
-                    i, q, pj.x, particles_.table.pair_sigma(q0.species, pj.species));
+                const double sigma = particles_.table.pair_sigma(q0.species, pj.species);
+                const double dt = pj.resting() ? time_to_resting(i, q, pj.x, sigma)
+                                               : time_to_glider(i, q, motion_.position(pj, now_),
+                                                                motion_.velocity(pj, now_), sigma);
                 take_earliest(i, &j, &dt, 1);
             });
         }
@@ -851,6 +1075,9 @@ class Engine {
             at_rest_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.resting(); }));
+            gliding_ = static_cast<std::uint32_t>(
+                std::count_if(particles_.state.begin(), particles_.state.end(),
+                              [](const ParticleState<D>& p) { return p.gliding(); }));
         }
     }
 
@@ -933,9 +1160,7 @@ class Engine {
     // as N / 2 collisions, so done every 10 N of them: about 20 collisions per particle, over
     // which a shear rate small against the collision rate heats the fluid by a fraction of
     // a per cent).
-    std::uint64_t thermostat_every() const {
-        return 10 * particles_.size();
-    }
+    std::uint64_t thermostat_every() const { return 10 * particles_.size(); }
     void thermostat() {
         thermostat_from_ = tally_.collisions;
         const auto n = static_cast<std::uint32_t>(particles_.size());
@@ -1001,7 +1226,7 @@ class Engine {
         if (fluxes_) flux_leave(i);
         p.v = v;
         if (fluxes_) flux_.add(m, p.v, 1.0);
-        ++p.count;
+        p.bump();
         kinetic_change(p.species, kinetic_energy(m, p.v) - k);
     }
 
@@ -1010,12 +1235,8 @@ class Engine {
     std::size_t level_of(std::uint32_t i) const {
         return levels_.of_species()[particles_.state[i].species];
     }
-    Cells<D>& grid(std::size_t l) {
-        return l == 0 ? cells_ : upper_[l - 1];
-    }
-    const Cells<D>& grid(std::size_t l) const {
-        return l == 0 ? cells_ : upper_[l - 1];
-    }
+    Cells<D>& grid(std::size_t l) { return l == 0 ? cells_ : upper_[l - 1]; }
+    const Cells<D>& grid(std::size_t l) const { return l == 0 ? cells_ : upper_[l - 1]; }
     // Puts i in `cell` of grid l (emptied before): in its lists if l is i's level, else
     // only as i's cell there (a larger particle's, or one it never reads).
     void enter(std::size_t l, std::uint32_t i, std::uint32_t cell) {
@@ -1120,14 +1341,15 @@ class Engine {
             s = Schedule{};
             return reschedule(i);
         }
-        const Vec<D> x = motion_.position(p, now_);
-        const Vec<D> v = motion_.velocity(p, now_);
+        const Motion& m = flight_motion(p);
+        const Vec<D> x = m.position(p, now_);
+        const Vec<D> v = m.velocity(p, now_);
         const double a = particles_.radius(i);
         s.wall_time = never;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
             const auto& wall = box_.walls[w];
-            const double t = now_ + motion_.first_contact(wall.distance(x) - a, dot(v, wall.normal),
-                                                          motion_.along(wall.normal));
+            const double t = now_ + m.first_contact(wall.distance(x) - a, dot(v, wall.normal),
+                                                    m.along(wall.normal));
             if (t < s.wall_time) s.wall_time = t, s.wall = w;
         }
         set_next_crossing(i);
@@ -1173,10 +1395,10 @@ class Engine {
                     s.wall_time = now_ + dt,
                     s.wall = Obstacle::encode_segment(box_.walls.size(), k, part);
             };
-            consider(face_time(motion_, seg, q, a), Segment<D>::face);
+            consider(face_time(flight_motion(q), seg, q, a), Segment<D>::face);
             const double window = std::min(s.crossing_time, s.wall_time) - now_;
             for (const int end : {Segment<D>::from_end, Segment<D>::to_end})
-                consider(end_time(motion_, seg.end(end), q, a, window), end);
+                consider(end_time(flight_motion(q), seg.end(end), q, a, window), end);
         }
     }
 
@@ -1197,23 +1419,24 @@ class Engine {
     void predict_triangles(std::uint32_t i) {
         Schedule& s = schedule_[i];
         const ParticleState<D> q = flight_from_now(i);
+        const Motion& fm = flight_motion(q);
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
         for (const auto* p = triangle_cells_.patches_begin(cell);
              p != triangle_cells_.patches_end(cell); ++p) {
             const double h = dot(q.x, p->normal) - p->offset, side = h >= 0.0 ? 1.0 : -1.0;
-            const double dt = motion_.first_contact(side * h - a, side * dot(q.v, p->normal),
-                                                    side * motion_.along(p->normal));
+            const double dt = fm.first_contact(side * h - a, side * dot(q.v, p->normal),
+                                               side * fm.along(p->normal));
             if (now_ + dt < s.wall_time && now_ + dt <= s.crossing_time) {
                 const std::uint32_t k =
-                    triangle_cells_.holder(*p, motion_.position(q, dt), box_.triangles);
+                    triangle_cells_.holder(*p, fm.position(q, dt), box_.triangles);
                 s.wall_time = now_ + dt,
                 s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), k);
             }
         }
         // how far the centre can go in time w: |v| w (+ |g| w²/2 with gravity; drag only
         // slows it)
-        const double speed = norm(q.v), pull = norm(motion_.acceleration(Vec<D>{}));
+        const double speed = norm(q.v), pull = norm(fm.acceleration(Vec<D>{}));
         for (const bool faces : {true, false})
             for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.loose_end(cell);
                  ++e) {
@@ -1224,13 +1447,13 @@ class Engine {
                 const double travel =
                     window < never ? (speed + 0.5 * pull * window) * window : never;
                 if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
-                if (!(triangle_plane_bound(motion_, e->normal, e->offset, q, a) < window)) continue;
+                if (!(triangle_plane_bound(fm, e->normal, e->offset, q, a) < window)) continue;
                 const Triangle<D>& tri = box_.triangles[e->index];
                 const double dt = e->one_sided
-                                      ? one_sided_triangle_time(motion_, tri, q, a, window,
+                                      ? one_sided_triangle_time(fm, tri, q, a, window,
                                                                 passing_elsewhere(cell, e, a))
-                                  : faces ? triangle_face_time(motion_, tri, q, a)
-                                          : triangle_rim_time(motion_, tri, q, a, window);
+                                  : faces ? triangle_face_time(fm, tri, q, a)
+                                          : triangle_rim_time(fm, tri, q, a, window);
                 if (now_ + dt < s.wall_time)
                     s.wall_time = now_ + dt, s.wall = Obstacle::encode_triangle(
                                                  box_.walls.size(), box_.segments.size(), e->index);
@@ -1290,7 +1513,9 @@ class Engine {
     double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field {
         const auto& p = particles_.state[i];
         const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
-        return to > from ? 0.5 * particles_.mass(i) * motion_.speed2_integral(p.v, from, to) : 0.0;
+        return to > from
+                   ? 0.5 * particles_.mass(i) * flight_motion(p).speed2_integral(p.v, from, to)
+                   : 0.0;
     }
 
     // Particle i's velocity is about to change at now: the flux integrals up to now, and
@@ -1321,9 +1546,7 @@ class Engine {
         }
         le_crossed_ = 0.0, le_since_ = now_, le_y2_start_ = half_m_y2(), le_py_ = drift_[1];
     }
-    double drift_energy() const {
-        return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0;
-    }
+    double drift_energy() const { return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0; }
     // The momentum is about to change by dp: the drift's integral up to now first.
     void drift_change(const Vec<D>& dp) {
         drift_time_ += drift_energy() * (now_ - drift_since_);
@@ -1356,16 +1579,17 @@ class Engine {
         if constexpr (!Motion::has_field) {
             return cells.next_crossing(cell, p.x, p.v, p.t, now_);
         } else {
-            const Vec<D> x = motion_.position(p, now_), v = motion_.velocity(p, now_);
-            const auto& g = motion_.gravity();
+            const Motion& m = flight_motion(p);
+            const Vec<D> x = m.position(p, now_), v = m.velocity(p, now_);
+            const auto& g = m.gravity();
             typename Cells<D>::Crossing best{never, 0, 0};
             for (int a = 0; a < D; ++a)
                 for (const int dir : {-1, 1}) {
                     if (!cells.open(cell, a, dir)) continue;
                     const double bound = cells.bound(cell, a, dir);
                     // the gap to that face, its rate and acceleration, seen from inside
-                    const double t = now_ + motion_.first_contact(dir * (bound - x[a]), dir * -v[a],
-                                                                  dir * -g[a]);
+                    const double t =
+                        now_ + m.first_contact(dir * (bound - x[a]), dir * -v[a], dir * -g[a]);
                     if (t < best.time) best = {t, a, dir};
                 }
             return best;
@@ -1581,11 +1805,17 @@ class Engine {
         for (int m = 0; m < k; ++m) {
             const auto& pj = particles_.state[candidate[m]];
             const Vec<D> xs = xi_seen_by<Shifted>(xi, shift, from, m);
-            const Vec<D> r = xs - motion_.position(pj, now_);
-            const Vec<D> v = vi - motion_.velocity(pj, now_);
+            const Vec<D> xj = motion_.position(pj, now_), vj = motion_.velocity(pj, now_);
+            const Vec<D> r = xs - xj;
+            const Vec<D> v = vi - vj;
             if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
-                dt[m] = time_to_resting(i, ParticleState<D>{xs, vi, 0.0, 0, pi.species}, pj.x,
-                                        std::sqrt(sigma2[pj.species]));
+                dt[m] = time_to_resting(i, ParticleState<D>{xs, vi, 0.0, pi.count, pi.species},
+                                        pj.x, std::sqrt(sigma2[pj.species]));
+            else if (pi.gliding() != pj.gliding()) [[unlikely]] // one glides: a curved meeting
+                dt[m] = time_to_glider(i, ParticleState<D>{xs, vi, 0.0, pi.count, pi.species}, xj,
+                                       vj, std::sqrt(sigma2[pj.species]));
+            else if (pi.gliding()) [[unlikely]] // both glide: straight, as without gravity
+                dt[m] = glide_motion_.pair_time(r, v, sigma2[pj.species], horizon);
             else
                 dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
             if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
@@ -1778,6 +2008,8 @@ class Engine {
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
+    // The flight of a particle gliding along a floor: the same drag, no gravity (resting.hpp).
+    Motion glide_motion_ = glide_motion_of(motion_);
     CellLevels<D> levels_;            // one level, but for size-disperse particles
     Cells<D> cells_;                  // the grid of level 0 (of every particle with one level)
     std::vector<Cells<D>> upper_;     // the grids of levels 1, 2, ...
@@ -1837,6 +2069,7 @@ class Engine {
     std::uint64_t short_flights_ = 0; // (short_flights)
     std::vector<Vec<D>> rest_normals_;
     std::vector<std::uint32_t> rest_woken_;
+    std::uint32_t gliding_ = 0; // particles gliding along a floor now
 };
 
 // --- The entry points, defined outside the class ----------------------------------------

@@ -73,7 +73,7 @@ class GroupStep {
             for (const ContactComponent& c : contact_components(contacts_)) resolve_component(e, c);
 
         for (const std::uint32_t b : bodies_) {
-            ++e.particles_.state[b].count;
+            e.particles_.state[b].bump();
             member_[b] = 0;
         }
         for (const auto& [a, b] : rested_)

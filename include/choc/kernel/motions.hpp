@@ -125,11 +125,14 @@ class Field {
         return gs >= 1.0 ? never : -std::log1p(-gs) / gamma_;
     }
 
-    // A particle at rest (resting.hpp) stays where it lies, with no velocity.
+    // A particle at rest (resting.hpp) stays where it lies, with no velocity; one gliding
+    // along a floor moves as if there were no gravity (the floor takes it): x + v s(τ).
     Vec<D> position(const ParticleState<D>& p, double now) const {
         if (p.resting()) [[unlikely]]
             return p.x;
         const double tau = now - p.t;
+        if (p.gliding()) [[unlikely]]
+            return p.x + p.v * s(tau);
         if (gamma_ == 0.0) return p.x + p.v * tau + g_ * (0.5 * tau * tau);
         return p.x + terminal_ * tau + (p.v - terminal_) * s(tau);
     }
@@ -137,6 +140,8 @@ class Field {
         if (p.resting()) [[unlikely]]
             return {};
         const double tau = now - p.t;
+        if (p.gliding()) [[unlikely]]
+            return gamma_ == 0.0 ? p.v : p.v * std::exp(-gamma_ * tau);
         if (gamma_ == 0.0) return p.v + g_ * tau;
         return terminal_ + (p.v - terminal_) * std::exp(-gamma_ * tau);
     }

@@ -20,13 +20,18 @@ namespace choc {
 // Minus infinity is never a real stamp and survives the engine's origin moves (t - shift).
 inline constexpr double rest_stamp = -std::numeric_limits<double>::infinity();
 
+// The top bit of a particle's count: it glides along a floor (resting.hpp), a flight with
+// no field along its path. The count's other 31 bits count its velocity changes.
+inline constexpr std::uint32_t glide_bit = 0x80000000u;
+
 template <int D>
 struct alignas(D == 3 ? 64 : 16) ParticleState {
     Vec<D> x;       // position at time t
     Vec<D> v;       // velocity
     double t = 0.0; // the particle's own time stamp
-    std::uint32_t count =
-        0; // velocity changes so far: predictions naming it are stale once it moves
+    // Velocity changes so far (the low 31 bits, wrapping round) and the glide bit: a
+    // prediction naming the particle is stale once either changes.
+    std::uint32_t count = 0;
     std::uint32_t species = 0;
 
     // Always inlined: the prediction loop calls it once per neighbour, and GCC left it
@@ -35,6 +40,11 @@ struct alignas(D == 3 ? 64 : 16) ParticleState {
     // At rest (resting.hpp): v is zero and x is where it lies, whatever the time. Only
     // under a field (the straight-line paths never meet one).
     bool resting() const { return t == rest_stamp; }
+    // Gliding along a floor (resting.hpp): its flight feels no gravity, the floor takes it.
+    bool gliding() const { return (count & glide_bit) != 0; }
+    void set_gliding(bool on) { count = on ? count | glide_bit : count & ~glide_bit; }
+    // One more velocity change (the glide bit kept).
+    void bump() { count = (count & glide_bit) | ((count + 1) & ~glide_bit); }
 };
 
 static_assert(sizeof(ParticleState<3>) == 64, "3D hot record should be one cache line");

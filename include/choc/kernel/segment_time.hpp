@@ -45,7 +45,7 @@ double end_time(const Motion& motion, const Vec<D>& p, const ParticleState<D>& q
         return pair_time(q.x - p, q.v, a * a);
     } else {
         if (motion.gravity() == Vec<D>{}) return motion.pair_time(q.x - p, q.v, a * a, never);
-        return convex_time_stepped(
+        return convex_time_stepped<1, true>(
             motion, [&](const Vec<D>&) { return p; }, norm(p), q, a, window);
     }
 }

@@ -73,6 +73,7 @@ struct RestSummary {
     double speed = 0.0, reach = 0.0;
     std::uint64_t rests = 0, wakes = 0, slow_impacts = 0, at_rest = 0;
     double energy = 0.0;
+    std::uint64_t glides = 0, leans = 0;
 };
 
 struct ShearSummary {

@@ -41,7 +41,9 @@ namespace choc {
 //     last 4096 bytes
 // 16: the tally counts the rest model's rests, wakes and slow impacts and the energy it
 //     took (a particle at rest is stored with the stamp rest_stamp, particles.hpp)
-inline constexpr std::uint32_t checkpoint_format = 16;
+// 17: the tally counts glides and leans (a gliding particle is stored with the glide bit
+//     of its count, particles.hpp)
+inline constexpr std::uint32_t checkpoint_format = 17;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

@@ -100,9 +100,13 @@ class CollapseWatch {
                 ", did not end it (particles at rest against a wall cannot bounce "
                 "again); set collisions.tc from the start (on_collapse = \"stop\")" +
                 advice_);
+        // (micro-bounces under a slide are elastic already under TC: no tc shortens them)
         if (tc_ > 0.0)
-            throw InelasticCollapse("collisions.tc: " + what + "The TC model is on with tc = " +
-                                    number_text(tc_) + "; a larger tc would prevent it." + advice_);
+            throw InelasticCollapse(
+                "collisions.tc: " + what + "The TC model is on with tc = " + number_text(tc_) +
+                (creeping ? "; a larger tc would not help: the bounces are elastic already."
+                          : "; a larger tc would prevent it.") +
+                advice_);
         throw InelasticCollapse(
             inelastic_ + ": " + what +
             "Set collisions.tc > 0 (the TC model) to prevent it, with "

@@ -237,6 +237,8 @@ std::string summary_json(const Summary& s) {
                               {"rests", s.rest->rests},
                               {"wakes", s.rest->wakes},
                               {"slow_impacts", s.rest->slow_impacts},
+                              {"glides", s.rest->glides},
+                              {"leans", s.rest->leans},
                               {"energy", number(s.rest->energy)},
                               {"at_rest", s.rest->at_rest}}
                        : Json(nullptr);
