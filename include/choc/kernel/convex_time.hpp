@@ -51,19 +51,25 @@ double convex_time_stepped(const Motion& motion, const Nearest& nearest, double 
         const Vec<D> w = motion.velocity(q, tau);
         double f = Sign * (norm2(r) - a * a);
         const double df = Sign * 2.0 * dot(r, w);
-        if (f <= touch && df <= 0.0) {
-            if (df < 0.0) return tau; // at contact and approaching (exit: leaving): now
+        // F' within the round-off of 2 r.w is a tangent: its sign is noise (r carries the
+        // round-off of the coordinates, slack)
+        const double level = 4.0 * slack * norm(w);
+        if (f <= touch && df <= level) {
+            if (df < -level) return tau; // at contact and approaching (exit: leaving): now
             // Tangent at contact (F' = 0): the sign of F'' decides. For a convex set
             // F''/2 = r.x'' + x'ᵀ H x' with 0 <= H <= 1 (H the Hessian of d²/2), H = 1 for a
             // point: `bend`, a lower bound of (sign F)''/2, exact for a point.
             const double ra = dot(r, motion.acceleration(w)), w2 = norm2(w);
             const double bend = Sign == 1 ? ra + (Point ? w2 : 0.0) : -ra - w2;
             if (!(bend > 0.0)) return tau; // pressed in, or not provably leaving: meets now
-            // Leaving: F(τ + η) = F + bend η² + O(η³), so the contact is left behind once
-            // bend η² > 4 touch, where the search resumes. (Before, f = df = 0 made the
+            // Leaving: F(τ + η) = F + F' η + bend η² + O(η³), |F'| at round-off, so the
+            // contact is left behind once bend η² > 4 touch, where the search resumes (the
+            // overlap on the way, F'²/(4 bend), is round-off squared). (Before, f = df = 0 made the
             // step below 0/0 and the search returned never. Seen since: a particle woken
             // from rest (Engine::wake) touching one at rest above it or beside it, gravity
-            // taking it away or it moving up, met it at once for ever; issue 40.)
+            // taking it away or it moving up, met it at once for ever; and one falling past
+            // one at rest beside it, F' = -1e-30 by round-off, met it an ulp later for
+            // ever; issue 40.)
             const double rise = std::sqrt(4.0 * touch / bend);
             if (!(tau + rise < window)) return never;
             tau += rise;

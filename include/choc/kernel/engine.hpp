@@ -47,6 +47,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
+#include "choc/kernel/rest_cycle.hpp"
 #include "choc/kernel/resting.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
@@ -759,6 +760,8 @@ class Engine {
     // lost, its counter moves (every prediction naming it is stale), and every awake
     // particle around it predicts its contact with it, since i will predict nothing.
     void put_to_rest(std::uint32_t i) requires Motion::has_field {
+        if (rest_cycle_.holds(now_, id_[i], RestCycle::woken)) [[unlikely]]
+            rest_cycle_.record(now_, id_[i], RestCycle::again);
         auto& p = particles_.state[i];
         const double k = kinetic_energy(particles_.mass(i), p.v);
         kinetic_change(p.species, -k);
@@ -796,7 +799,7 @@ class Engine {
         auto& pj = particles_.state[j];
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
         const double u = -dot(pi.v, r) / norm(r); // approach speed (j does not move)
-        if (rest_.wakes(u)) {
+        if (rest_.wakes(u) && !rest_cycle_.holds(now_, id_[j], RestCycle::again)) {
             wake(j);
             apply_pair(i, j, true);
             pi.bump();
@@ -925,6 +928,7 @@ class Engine {
     // Particle j, at rest, moves again from now, at rest velocity zero (its caller gives it
     // one, or gravity does); predicted by its caller (meet_resting) or by wake_above.
     void wake(std::uint32_t j) requires Motion::has_field {
+        rest_cycle_.record(now_, id_[j], RestCycle::woken);
         auto& p = particles_.state[j];
         p.t = now_;
         p.v = Vec<D>{};
@@ -1924,6 +1928,7 @@ class Engine {
         flux_.shift(shift);
         for (auto& t : last_collision_) t -= shift;
         group_.resting().shift(shift);
+        rest_cycle_.shift(shift);
         tally_.start -= shift;
         calendar_.shift(shift);
         if (sheared_) { // ticks counted from the last one, on the new clock
@@ -1947,6 +1952,7 @@ class Engine {
         in.get(schedule_);
         in.get(last_partner_);
         group_.resting().restore(in);
+        rest_cycle_.restore(in);
         in.get(id_);
         const bool tc_clocks = !last_collision_.empty();
         in.get(last_collision_);
@@ -2070,6 +2076,7 @@ class Engine {
     std::vector<Vec<D>> rest_normals_;
     std::vector<std::uint32_t> rest_woken_;
     std::uint32_t gliding_ = 0; // particles gliding along a floor now
+    RestCycle rest_cycle_;      // woken and put to rest again at this instant
 };
 
 // --- The entry points, defined outside the class ----------------------------------------
@@ -2165,6 +2172,7 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     out.put(schedule_);
     out.put(last_partner_);
     group_.resting().save(out);
+    rest_cycle_.save(out);
     out.put(id_);
     out.put(last_collision_);
     out.put(tc_);
