@@ -378,6 +378,11 @@ def check_signals(choc, d, text, expected, seconds, sig, fractions):
             # killed before the first checkpoint, or (SIGTERM) before the program could
             # install its handler while it was still being loaded: nothing to continue
             continue
+        if process.returncode == 130 and "nothing was written" in err:
+            # stopped while its mesh was read or listed by cell (REFERENCE, exit status
+            # 130): nothing to continue from. Seen for the hopper at 0.30 of its wall time
+            # on a loaded machine, where the start takes a larger share of the run.
+            continue
         if process.returncode == -sig and finished(d):
             continue  # the run was over and the process exiting (its handler gone)
         check(process.returncode == (130 if sig != signal.SIGKILL else -signal.SIGKILL),
