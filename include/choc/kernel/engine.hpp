@@ -1796,42 +1796,16 @@ class Engine {
         take_earliest(i, candidate, dt.data(), k);
     }
 
-    template <bool Shifted>
+    // With Gliders (only while some particle glides, resting.hpp) a glider and a falling
+    // particle meet on a curved relative flight, two gliders on a straight one. The two
+    // branches this takes per candidate cost a fifth of a run under gravity when always in
+    // the loop (measured, the 2D hourglass), so the loop without them is compiled apart.
+    template <bool Shifted, bool Gliders = false>
     void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                                const std::uint8_t* from, int k) {
-        // Gliders need two more branches per candidate, which cost a fifth of a run under
-        // gravity when in the loop (measured, the 2D hourglass): only when there are any.
-        if (gliding_ > 0) [[unlikely]]
-            return pair_times_with_gliders<Shifted>(i, shift, candidate, from, k);
-        const auto& pi = particles_.state[i];
-        const Vec<D> xi = motion_.position(pi, now_);
-        const Vec<D> vi = motion_.velocity(pi, now_);
-        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
-        const Schedule& s = schedule_[i];
-        const double horizon = pair_horizon(s);
-        std::array<double, batch> dt;
-        for (int m = 0; m < k; ++m) {
-            const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> xs = xi_seen_by<Shifted>(xi, shift, from, m);
-            const Vec<D> r = xs - motion_.position(pj, now_);
-            const Vec<D> v = vi - motion_.velocity(pj, now_);
-            if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
-                dt[m] = time_to_resting(i, ParticleState<D>{xs, vi, 0.0, pi.count, pi.species},
-                                        pj.x, std::sqrt(sigma2[pj.species]));
-            else
-                dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
-            if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
-                candidate[m] != i) [[unlikely]]
-                overlap_seen<Shifted>(i, candidate, shift, from, k);
-        }
-        take_earliest(i, candidate, dt.data(), k);
-    }
-
-    // pair_times_one_by_one while some particles glide (resting.hpp): a glider and a
-    // falling particle meet on a curved relative flight, two gliders on a straight one.
-    template <bool Shifted>
-    void pair_times_with_gliders(std::uint32_t i, const Vec<D>* shift,
-                                 const std::uint32_t* candidate, const std::uint8_t* from, int k) {
+        if constexpr (!Gliders)
+            if (gliding_ > 0) [[unlikely]]
+                return pair_times_one_by_one<Shifted, true>(i, shift, candidate, from, k);
         const auto& pi = particles_.state[i];
         const Vec<D> xi = motion_.position(pi, now_);
         const Vec<D> vi = motion_.velocity(pi, now_);
@@ -1845,13 +1819,12 @@ class Engine {
             const Vec<D> xj = motion_.position(pj, now_), vj = motion_.velocity(pj, now_);
             const Vec<D> r = xs - xj;
             const Vec<D> v = vi - vj;
+            const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
             if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
-                dt[m] = time_to_resting(i, ParticleState<D>{xs, vi, 0.0, pi.count, pi.species},
-                                        pj.x, std::sqrt(sigma2[pj.species]));
-            else if (pi.gliding() != pj.gliding()) [[unlikely]] // one glides: a curved meeting
-                dt[m] = time_to_glider(i, ParticleState<D>{xs, vi, 0.0, pi.count, pi.species}, xj,
-                                       vj, std::sqrt(sigma2[pj.species]));
-            else if (pi.gliding()) [[unlikely]] // both glide: straight, as without gravity
+                dt[m] = time_to_resting(i, q, pj.x, std::sqrt(sigma2[pj.species]));
+            else if (Gliders && pi.gliding() != pj.gliding()) // one glides: a curved meeting
+                dt[m] = time_to_glider(i, q, xj, vj, std::sqrt(sigma2[pj.species]));
+            else if (Gliders && pi.gliding()) // both glide: straight, as without gravity
                 dt[m] = glide_motion_.pair_time(r, v, sigma2[pj.species], horizon);
             else
                 dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
