@@ -250,4 +250,14 @@ class LevelGrids {
     typename Cells<D>::WideStencil wide_;
 };
 
+// Compiled once, in lib/choc/kernel/kernel_cells.cpp (explicit instantiations), and linked:
+// not again in every source that includes this header. Members defined in the class are
+// still inlined where they are called.
+extern template struct Neighbourhood<2>;
+extern template struct Neighbourhood<3>;
+extern template class CellLevels<2>;
+extern template class CellLevels<3>;
+extern template class LevelGrids<2>;
+extern template class LevelGrids<3>;
+
 } // namespace choc

@@ -504,4 +504,10 @@ class Cells {
     FastVector<std::uint32_t> slot_;   // its index within that cell
 };
 
+// Compiled once, in lib/choc/kernel/kernel_cells.cpp (explicit instantiations), and linked:
+// not again in every source that includes this header. Members defined in the class are
+// still inlined where they are called.
+extern template class Cells<2>;
+extern template class Cells<3>;
+
 } // namespace choc

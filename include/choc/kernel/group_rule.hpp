@@ -577,4 +577,10 @@ GroupResult<D> resolve_group(std::span<const GroupBody<D>> bodies,
     return GroupSolver<D>().resolve(bodies, contacts, tolerances);
 }
 
+// Compiled once, in lib/choc/kernel/kernel_groups.cpp (explicit instantiations), and linked:
+// not again in every source that includes this header. Members defined in the class are
+// still inlined where they are called.
+extern template class GroupSolver<2>;
+extern template class GroupSolver<3>;
+
 } // namespace choc

@@ -118,4 +118,9 @@ double max_overlap(const Box<D>& box, const Particles<D>& particles, double now)
                           [&](std::uint32_t i) { return particles.state[i].position_at(now); });
 }
 
+// Compiled once, in lib/choc/kernel/kernel_groups.cpp (explicit instantiations), and linked:
+// not again in every source that includes this header.
+extern template double max_overlap<2>(const Box<2>&, const Particles<2>&, double);
+extern template double max_overlap<3>(const Box<3>&, const Particles<3>&, double);
+
 } // namespace choc

@@ -358,4 +358,10 @@ class TriangleCells {
     std::vector<Patch> patches_;
 };
 
+// Compiled once, in lib/choc/kernel/kernel_cells.cpp (explicit instantiations), and linked:
+// not again in every source that includes this header. Members defined in the class are
+// still inlined where they are called. (Only 3D: flat patches exist only there, and an
+// explicit instantiation would compile find_patches for 2D too.)
+extern template class TriangleCells<3>;
+
 } // namespace choc
