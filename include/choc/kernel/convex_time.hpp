@@ -59,9 +59,25 @@ double convex_time_stepped(const Motion& motion, const Nearest& nearest, double 
             // Tangent at contact (F' = 0): the sign of F'' decides. For a convex set
             // F''/2 = r.x'' + x'ᵀ H x' with 0 <= H <= 1 (H the Hessian of d²/2), H = 1 for a
             // point: `bend`, a lower bound of (sign F)''/2, exact for a point.
-            const double ra = dot(r, motion.acceleration(w)), w2 = norm2(w);
+            const Vec<D> acc = motion.acceleration(w);
+            const double ra = dot(r, acc), w2 = norm2(w), a2 = norm2(acc);
             const double bend = Sign == 1 ? ra + (Point ? w2 : 0.0) : -ra - w2;
-            if (!(bend > 0.0)) return tau; // pressed in, or not provably leaving: meets now
+            if (!(bend > 0.0)) {
+                // A point beside a particle nearly at rest, its acceleration square to the
+                // contact (a disc woken beside one at rest at the same height: bend = 0
+                // exactly, met at once 455,426 times; the 60-disc box, e = 0.3, seed 6):
+                // then F(τ + η) = F + bend η² + (w.x'') η³ + |x''|² η⁴ / 4 + ..., bend and w at
+                // round-off, and the quartic term carries it off. Skipped when the overlap
+                // on the way, bend² / |x''|², and the cubic term's share are round-off; after
+                // the skip the search looks again with the velocity gravity has given it.
+                if (!(Point && Sign == 1 && bend * bend <= a2 * touch && w2 * w2 <= a2 * touch))
+                    return tau; // pressed in, or not provably leaving: meets now
+                const double s = 2.0 * (-bend + std::sqrt(bend * bend + 4.0 * a2 * touch)) / a2;
+                const double rise = std::sqrt(s);
+                if (!(tau + rise < window)) return never;
+                tau += rise;
+                continue;
+            }
             // Leaving: F(τ + η) = F + F' η + bend η² + O(η³), |F'| at round-off, so the
             // contact is left behind once bend η² > 4 touch, where the search resumes (the
             // overlap on the way, F'²/(4 bend), is round-off squared). (Before, f = df = 0 made the

@@ -48,6 +48,12 @@ inline constexpr double default_contact_gap = 1e-9;
 // the particle below) does not hold a smooth particle, and neither does the model.
 inline constexpr double rest_balance_tolerance = 1e-9;
 
+// Rest model (Engine::rests_together): the most slow awake particles gathered to be put to
+// rest together, holding one another (a count). A pile's clusters of mutual support seen
+// were of a few to 25 discs; the bound keeps the gathering's cost (each member looks at
+// its neighbourhood) small when it fails, at every collision of a slow particle.
+inline constexpr std::size_t rest_cluster_limit = 64;
+
 // Rest model: two or three support normals count as independent when the determinant of
 // their system (1 - cos^2 of the angle between two; the triple product of three) is at
 // least this; below, their pair or triple is left to the singles or pairs, whose
