@@ -272,6 +272,23 @@ constexpr std::array known_failures{
                  "livelock: a dilute 3D gas of 2635 spheres under gravity, periodic across "
                  "and walled below, TC and the rest model: a million events at one instant "
                  "at t = 133.4 (the engine stops it; issue 40)"},
+    KnownFailure{17361983651036864775ull, "invariant: contact distance",
+                 "sinking: a dilute 2D gas of 1220 discs under gravity with segments, "
+                 "inelastic with TC (no rest model): a disc sliding on a segment sinks into "
+                 "it by the contact tolerance at t = 5.13 (issue 40's second engine bug; "
+                 "fails the same on the engine of Session 26)"},
+    KnownFailure{14466090374848110308ull, "invariant: contact distance",
+                 "sinking: a dilute 2D pile of 971 discs under gravity between walls and "
+                 "planes, TC and the rest model: a disc sinks into a plane by the contact "
+                 "tolerance at t = 21.98 (issue 40's second engine bug)"},
+    KnownFailure{12532767243672626640ull, "invariant: progress",
+                 "livelock: 3854 discs under gravity between walls, planes and thermal walls, "
+                 "TC, no rest model: a million events at one instant at t = 0.4895 (fails the "
+                 "same on the engine of Session 26; issue 40)"},
+    KnownFailure{11218041617594855573ull, "setup",
+                 "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
+                 "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
+                 "scan's drawing, not the engine"},
 };
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too.
