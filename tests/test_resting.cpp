@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 using namespace choc;

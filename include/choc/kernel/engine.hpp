@@ -369,15 +369,17 @@ class Engine {
     // thousand events; a jam that has no room cannot keep its energy, and the loss is
     // booked as the collisions' (docs/PHYSICS.md, "Particles at rest").
     double pair_restitution(std::uint32_t i, std::uint32_t j) const {
-        if (events_at_now_ > plastic_limit_) [[unlikely]]
-            return 0.0;
+        if constexpr (Motion::has_field)
+            if (events_at_now_ > plastic_limit_) [[unlikely]]
+                return 0.0;
         if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
         const auto n = particles_.table.size();
         return restitution_[particles_.state[i].species * n + particles_.state[j].species];
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        if (events_at_now_ > plastic_limit_) [[unlikely]]
-            return 0.0;
+        if constexpr (Motion::has_field)
+            if (events_at_now_ > plastic_limit_) [[unlikely]]
+                return 0.0;
         if (tc_ > 0.0 && recent(i)) return 1.0;
         return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
@@ -760,13 +762,10 @@ class Engine {
     // supports at rest, since every contact with another of the group pushes it down or
     // sideways. The energy booked is at most m v_rest² / 2 a particle.
     bool rests_together(std::uint32_t i) requires Motion::has_field {
-        struct Contact {
-            std::uint32_t a, b; // indices into the group
-            Vec<D> n;           // unit normal from b to a
-        };
         std::vector<std::uint32_t>& group = rest_group_;
         std::vector<Vec<D>>& where = rest_group_x_;
-        std::vector<Contact> contacts;
+        std::vector<RestContact>& contacts = rest_contacts_;
+        contacts.clear();
         group.assign(1, i);
         where.assign(1, particles_.state[i].x);
         const double reach = rest_.reach;
@@ -794,7 +793,8 @@ class Engine {
             });
         }
         if (group.size() < 2) return false;
-        std::vector<char> in(group.size(), 1);
+        std::vector<char>& in = rest_group_in_;
+        in.assign(group.size(), 1);
         std::vector<Vec<D>>& normals = rest_normals_;
         for (bool changed = true; changed;) {
             changed = false;
@@ -803,7 +803,7 @@ class Engine {
                 normals.clear();
                 for_each_support(group[n], where[n], rest_.reach,
                                  [&](const Vec<D>& nn, double) { normals.push_back(nn); });
-                for (const Contact& c : contacts)
+                for (const RestContact& c : contacts)
                     if (c.a == n && in[c.b]) normals.push_back(c.n);
                 if (!holds_against_gravity<D>(normals, motion_.gravity()))
                     in[n] = 0, changed = true;
@@ -942,7 +942,7 @@ class Engine {
     }
 
     // Whether particle i (advanced to now, just reflected from a particle at rest) meets a
-    // support it touches again, slowly, before the clock can move on: the reflection
+    // support it touches again before the clock can move on: the reflection
     // cannot carry i off. Seen: a particle woken with velocity zero (wake) beside one still
     // at rest, a little above its centre, so that gravity presses it in; its approach is
     // zero, the reflection changes nothing, and the same contact came back at the same
@@ -2195,8 +2195,15 @@ class Engine {
     std::uint32_t at_rest_ = 0;
     std::uint64_t short_flights_ = 0; // (short_flights)
     std::vector<Vec<D>> rest_normals_;
-    std::vector<std::uint32_t> rest_group_; // (rests_together)
+    // rests_together's memory: the group, its positions now, its contacts, who is still in
+    struct RestContact {
+        std::uint32_t a, b; // indices into the group
+        Vec<D> n;           // unit normal from b to a
+    };
+    std::vector<std::uint32_t> rest_group_;
     std::vector<Vec<D>> rest_group_x_;
+    std::vector<RestContact> rest_contacts_;
+    std::vector<char> rest_group_in_;
     std::vector<std::uint32_t> rest_woken_;
     std::uint32_t gliding_ = 0; // particles gliding along a floor now
     RestCycle rest_cycle_;      // woken and put to rest again at this instant
