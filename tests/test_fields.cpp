@@ -191,3 +191,37 @@ TEST_CASE("a ball bouncing to rest never falls through the floor") {
     CHECK(engine.tally().max_overlap <= 1e-12);
     CHECK(std::abs(s.state[0].v[1]) < 1e-6);
 }
+
+TEST_CASE("a disc in TC micro-bounces down a tilted plane does not sink into it") {
+    // Scan case 14466090374848110308 (issue 40): a disc sliding at 3 down a plane tilted by
+    // 37 degrees, 65 from the origin, in elastic TC bounces of normal speed 4.4e-16 (the
+    // round-off of its velocity) from a round-off overlap, each flight 5e-15 long and
+    // rising 6e-31, so that none could rise out of the overlap while each flight's end
+    // rounded about 1.2e-15 deeper (its coordinates' ulp is 1.4e-14), until the contact
+    // check stopped the run at 1e-9 of the radius (t = 21.98). Here: the same plane,
+    // gravity, velocity and place, from an overlap of 3e-14, for 1e-3.
+    const Vec<2> g{{0.0, -0.2145000492252466}};
+    Box<2> box = walled_square(126.33074198676374, 1.0);
+    Wall<2> plane;
+    plane.normal = Vec<2>{{0.4555640680402133, 0.5965226427271166}};
+    plane.normal = plane.normal * (1.0 / norm(plane.normal));
+    plane.offset = dot(Vec<2>{{40.527472119629635, 33.522955778211994}}, plane.normal);
+    box.walls.push_back(plane);
+    const Vec<2> seen{{65.646648501379161, 14.968586049564596}};
+    const Vec<2> x = seen + plane.normal * (0.5 - 3e-14 - plane.distance(seen));
+    REQUIRE(plane.distance(x) - 0.5 < -1e-14); // a round-off overlap, deeper than a flight rises
+    REQUIRE(plane.distance(x) - 0.5 > -1e-13);
+    const Vec<2> v{{2.3579255769798055, -1.8007466792444637}};
+    REQUIRE(std::abs(dot(v, plane.normal)) < 1e-15);
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(x, v, 0);
+    EngineSettings settings;
+    settings.tc = 1.0; // every bounce elastic: the micro-bounces go on
+    FieldEngine engine(box, p, settings, Field<2>(g, 0.0));
+    REQUIRE_NOTHROW(engine.run(1e-3, ~0ull, ~0ull));
+    CHECK(engine.tally().wall_collisions > 100);
+    CHECK(engine.tally().max_overlap <= 1e-13);
+    const auto s = engine.snapshot(1e-3);
+    CHECK(plane.distance(s.state[0].x) >= 0.5 - 1e-13);
+}

@@ -234,6 +234,39 @@ TEST_CASE("a disc bouncing along a segment under gravity falls off its end to th
     CHECK(s.state[0].x[0] > 5.0);
 }
 
+TEST_CASE("a disc in TC micro-bounces along a tilted face under gravity does not sink into it") {
+    // Scan case 17361983651036864775 (issue 40): a disc sliding at about 1.1 along a tilted
+    // segment, 30 from the origin, in elastic TC bounces of normal speed 2.7e-8, each flight
+    // rising 1.3e-15 from the face, less than an ulp of its coordinates (7e-15). Rounding
+    // each flight's end left it ~4e-15 deeper, an overlap no flight could rise out of, and
+    // it sank by about that at every bounce until the contact check stopped the run at
+    // 1e-9 of the radius. Here: the same segment, gravity and flight, for 0.04 (200,000 such
+    // bounces; put back on contact, the disc bounces from the coordinates' rounding, and
+    // falling from there makes its bounces longer: about 12,000).
+    const V g{{-0.19939873808969458, -0.2059422729406406}};
+    const Segment<2> seg = Segment<2>::between(V{{36.986701487535655, 35.003270923941756}},
+                                               V{{18.623666347256204, 48.97074939993908}}, 0.42);
+    REQUIRE(dot(g, seg.normal) > 0.0); // gravity presses a disc on the -normal side onto it
+    Box<2> box;
+    box.length = V{{124.5, 124.5}};
+    box.periodic = {false, false};
+    add_box_walls(box, 1.0);
+    box.segments.push_back(seg);
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(seg.from + seg.tangent * 6.24 - seg.normal * 0.5,
+          seg.tangent * 1.13 - seg.normal * 2.7e-8, 0);
+    EngineSettings settings;
+    settings.tc = 1.0; // every bounce elastic: the micro-bounces go on
+    Engine<2, DefaultCalendar, Field<2>> engine(box, p, settings, Field<2>(g, 0.0));
+    REQUIRE_NOTHROW(engine.run(0.04, ~0ull, ~0ull));
+    CHECK(engine.tally().wall_collisions > 1000);
+    CHECK(engine.tally().max_overlap <= 1e-13);
+    const auto s = engine.snapshot(0.04);
+    CHECK(seg.nearest_part(s.state[0].x) == Segment<2>::face); // still sliding on the face
+    CHECK(std::abs(seg.height(s.state[0].x)) >= 0.5 - 1e-13);
+}
+
 namespace {
 
 // N discs of radius 0.5 placed at random in `box`, clear of its walls and segments, with

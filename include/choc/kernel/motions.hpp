@@ -191,7 +191,11 @@ class Field {
     // flight, so its coordinates round the same way each time) sank by about one ulp of
     // its coordinates per bounce, 5e-10 of a radius after 36,000 bounces, until the run
     // stopped (issue 40, scan case 9647990790255583171). A gap too deep to rise out of
-    // before it turns is taken from zero, as before: the overlap then does not grow.
+    // before it turns is taken from zero, as before: the flight ends in the overlap it
+    // began in, and the rounding of its end can deepen it (a bounce rising less than an ulp
+    // of the coordinates on a tilted support sank by a few ulps a bounce: scan case
+    // 17361983651036864775), so the engine puts a particle that leaves an obstacle so back
+    // on the contact at the collision (Engine::back_to_contact).
     double first_contact(double gap, double u, double a) const {
         if (gap <= 0.0 && (u < 0.0 || (u == 0.0 && a < 0.0))) return 0.0;
         if (gap < 0.0)
