@@ -275,6 +275,16 @@ constexpr std::array known_failures{
                  "ever (wall events at t = 21.69: sliding on a slope is not followed). It sank "
                  "into the plane before issue 40's sinking was fixed (contact distance, "
                  "t = 21.98)"},
+    KnownFailure{11682011839193705786ull, "invariant: progress",
+                 "livelock: the same slope: 2512 spheres under gravity in a walled box with "
+                 "two tilted planes, TC and the rest model; a sphere woken from rest on a "
+                 "tilted plane with no velocity at all, at t = 4.251 (4.592 on the engine "
+                 "before back_to_contact, another sphere, the same way)"},
+    KnownFailure{9564059025244880716ull, "invariant: progress",
+                 "livelock: the same with no rest model: a dense 2D hex lattice of 1229 discs "
+                 "under tilted gravity and drag, TC; a disc at a side wall the field presses "
+                 "it onto, its normal speed at round-off (6.7e-16) and then zero, at "
+                 "t = 2.6538 (the same to the bit on the engine before back_to_contact)"},
     KnownFailure{11218041617594855573ull, "setup",
                  "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
                  "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
