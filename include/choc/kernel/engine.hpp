@@ -219,6 +219,42 @@ class Engine {
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
     const RestRule& rest_rule() const { return rest_; }
+    // A stall over the last `span` of time (the caller's collapse watch found it,
+    // collapse_watch.hpp, or an instant the plastic collisions did not end): every particle
+    // that collided within it stops where it is, its kinetic energy booked as the rest
+    // model's, and moves on from rest (put to rest if held, else falling). The stall's
+    // particles collide again and again within its span; a flowing one, colliding once in
+    // a mean free time, does not and goes on. Seen: two discs beside one at rest in a
+    // horizontal row, the outer one rising at 0.014 past the middle one, pinned against the
+    // one at rest: the contact normals differ by 2e-6 rad, and plastic collisions, one
+    // contact at a time, took half the approach away at each round, a million times at
+    // one instant (the 2D hourglass, rest_speed 0.01, TC, t = 40.2). Stopped together they
+    // have no relative velocity left, exactly, and the clock moves on. This is the limit
+    // of an inelastic collapse in a jam, particles in lasting contact, taken at once
+    // (docs/PHYSICS.md, "Particles at rest").
+    void rescue_stall(double span) requires Motion::has_field {
+        if (!rest_.on()) return;
+        std::vector<std::uint32_t>& stopped = rest_woken_;
+        stopped.clear();
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            auto& p = particles_.state[i];
+            if (p.resting() || now_ - last_collision_[i] > span) continue;
+            advance(i);
+            end_glide(i);
+            const double k = kinetic_energy(particles_.mass(i), p.v);
+            kinetic_change(p.species, -k);
+            tally_.rest_energy += k;
+            p.v = Vec<D>{};
+            p.bump();
+            forget_partner(i);
+            stopped.push_back(i);
+        }
+        ++tally_.rescues;
+        // (a copy: putting one to rest may gather others, and reuses rest_woken_)
+        const std::vector<std::uint32_t> all(stopped.begin(), stopped.end());
+        for (const std::uint32_t i : all)
+            if (!particles_.state[i].resting()) predict_or_rest(i);
+    }
     std::uint32_t at_rest() const { return at_rest_; }
     // Flights so far (under a field) too short to move their particle by round-off
     // (too_short): what the collapse watch compares with the events.
@@ -370,7 +406,7 @@ class Engine {
     // booked as the collisions' (docs/PHYSICS.md, "Particles at rest").
     double pair_restitution(std::uint32_t i, std::uint32_t j) const {
         if constexpr (Motion::has_field)
-            if (events_at_now_ > plastic_limit_) [[unlikely]]
+            if (plastic(i) || plastic(j)) [[unlikely]]
                 return 0.0;
         if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
         const auto n = particles_.table.size();
@@ -378,12 +414,16 @@ class Engine {
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if constexpr (Motion::has_field)
-            if (events_at_now_ > plastic_limit_) [[unlikely]]
+            if (plastic(i)) [[unlikely]]
                 return 0.0;
         if (tc_ > 0.0 && recent(i)) return 1.0;
         return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
+    // Whether i's collision now is plastic: an instant of more than plastic_limit_ events.
+    bool plastic(std::uint32_t) const requires Motion::has_field {
+        return events_at_now_ > plastic_limit_;
+    }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
     void collided(std::uint32_t i) {
         if (!last_collision_.empty()) last_collision_[i] = now_;
@@ -512,6 +552,9 @@ class Engine {
         prefetch_calendar(j);
         advance(i);
         advance(j);
+        if constexpr (Motion::has_field)
+            if ((plastic(i) || plastic(j)) && at_rest_contact(i, j)) [[unlikely]]
+                return leave_at_rest(i, j);
         end_glide(i);
         end_glide(j);
         apply_pair(i, j, true);
@@ -519,6 +562,32 @@ class Engine {
         particles_.state[j].bump();
         predict_or_rest(i);
         predict_or_rest(j);
+    }
+
+    // A plastic collision (plastic) of a pair that approaches by round-off only: by at most
+    // group_approach_tolerance of the faster one's speed, the group rule's "at rest". The
+    // plastic rule would leave it approaching by round-off again, met again at once; a
+    // straight row of touching particles doing so, each contact in turn, is met at one
+    // instant for ever. Seen: a row of eight touching discs falling over sideways as one,
+    // at 6e-5, its collisions plastic (the 2D hourglass, rest_speed 0.01, TC: a million
+    // events at t = 39.9, invariant `progress`). The pair is left as it is, and not met
+    // again at this instant while neither changes course (RestingContacts, as the group
+    // rule's contacts at rest are); in exact arithmetic its relative velocity is zero.
+    bool at_rest_contact(std::uint32_t i, std::uint32_t j) const requires Motion::has_field {
+        const auto& pi = particles_.state[i];
+        const auto& pj = particles_.state[j];
+        // (a glide ending, or a sliding image, changes the flights: a collision as usual)
+        if (pi.gliding() || pj.gliding() || sheared_) return false;
+        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+        const double u = dot(pi.v - pj.v, r) / norm(r); // < 0: approaching
+        return u >= -group_approach_tolerance * std::max(norm(pi.v), norm(pj.v));
+    }
+    void leave_at_rest(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
+        const auto& pi = particles_.state[i];
+        const auto& pj = particles_.state[j];
+        group_.resting().record(now_, id_[i], id_[j], pi.count, pj.count);
+        predict_all(i);
+        predict_all(j);
     }
 
     // The binary rule on i and j, both advanced to now, and its tally. `at_contact`: the
@@ -1095,14 +1164,21 @@ class Engine {
     }
 
     // j has just been woken: every particle at rest within reach of it and above it (the
-    // contact's normal from j has a part against gravity: j may have been holding it)
-    // wakes too, and so on up; each is then predicted from rest.
+    // contact's normal from j has a part against gravity: j may have been holding it) that
+    // its supports still at rest no longer hold (held) wakes too, and so on up; each is
+    // then predicted from rest. One still held stays at rest, as it would have been put to
+    // rest with those supports alone; if j comes back, it meets it as one at rest. Seen:
+    // woken with every particle above, a grain struck deep in a pile woke the cone above
+    // it, which came to rest again at once (the 2D hourglass, rest_speed 0.05, to t = 22:
+    // 1.38 million rests, 1.19 million of the wakes from here; 0.38 million rests now).
     void wake_above(std::uint32_t j) requires Motion::has_field {
         std::vector<std::uint32_t>& woken = rest_woken_;
+        std::vector<std::uint32_t>& above = rest_above_;
         woken.assign(1, j);
         for (std::size_t n = 0; n < woken.size(); ++n) {
             const std::uint32_t b = woken[n];
             const auto& pb = particles_.state[b];
+            above.clear();
             for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
                 const auto& pk = particles_.state[k];
                 if (!pk.resting()) return;
@@ -1110,9 +1186,14 @@ class Engine {
                 if (norm(r) - particles_.table.pair_sigma(pb.species, pk.species) > rest_.reach)
                     return;
                 if (dot(r, motion_.gravity()) >= 0.0) return; // not above b
-                wake(k);
-                woken.push_back(k);
+                above.push_back(k);
             });
+            // (held walks the cells too: after the walk above, not inside it)
+            for (const std::uint32_t k : above)
+                if (particles_.state[k].resting() && !held(k)) {
+                    wake(k);
+                    woken.push_back(k);
+                }
         }
         for (std::size_t n = 1; n < woken.size(); ++n) predict_all(woken[n]);
     }
@@ -2238,8 +2319,9 @@ class Engine {
     std::vector<RestContact> rest_contacts_;
     std::vector<char> rest_group_in_;
     std::vector<std::uint32_t> rest_woken_;
-    std::uint32_t gliding_ = 0; // particles gliding along a floor now
-    RestCycle rest_cycle_;      // woken and put to rest again at this instant
+    std::vector<std::uint32_t> rest_above_; // (wake_above)
+    std::uint32_t gliding_ = 0;             // particles gliding along a floor now
+    RestCycle rest_cycle_;                  // woken and put to rest again at this instant
 };
 
 // --- The entry points, defined outside the class ----------------------------------------
@@ -2299,6 +2381,11 @@ auto Engine<D, Cal, Motion, Log>::run(double until, std::uint64_t collision_limi
             events_at_now_ = 0;
         else if (++events_at_now_ > stuck_limit_) [[unlikely]]
             clock_stuck();
+        if constexpr (Motion::has_field)
+            if (events_at_now_ == 2 * plastic_limit_) [[unlikely]] {
+                rescue_stall(0.0); // the plastic collisions of the instant did not end it
+                continue;          // (the calendar's top has changed)
+            }
         now_ = t;
         prefetch_upcoming();
         ++processed_;
@@ -2423,7 +2510,8 @@ Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings
         throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
     // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
     overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
-    if (settings_.tc > 0.0) {
+    // (the rest model's rescue of a stall reads the TC clock too)
+    if (settings_.tc > 0.0 || (Motion::has_field && settings_.rest_speed > 0.0)) {
         last_collision_.assign(particles_.size(), -never);
         if (settings_.tc_from_start) tc_ = settings_.tc;
     }

@@ -27,6 +27,7 @@ struct Tally {
     std::uint64_t rest_impacts = 0;     // slow impacts met by a particle at rest as fixed
     std::uint64_t glides = 0;           // glides begun along a floor
     std::uint64_t leans = 0;            // particles put to rest leaning on one at rest
+    std::uint64_t rescues = 0;          // stalls given a plastic rescue (Engine::rescue_stall)
     double virial = 0.0;                // sum over pair collisions of r_ij . dp_i
     double collision_energy = 0.0;      // kinetic energy gained in collisions (<= 0: lost)
     double max_overlap = 0.0;           // worst (sigma - r) / sigma seen at a contact
@@ -88,7 +89,7 @@ struct Tally {
 inline void save_tally(ArchiveWriter& out, const Tally& t) {
     for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans, t.groups,
                          t.singular_groups, t.fallback_groups, t.pair_predictions, t.rests, t.wakes,
-                         t.rest_impacts, t.glides, t.leans})
+                         t.rest_impacts, t.glides, t.leans, t.rescues})
         out.put(c);
     for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start, t.rest_energy})
         out.put(x);
@@ -102,7 +103,7 @@ inline void save_tally(ArchiveWriter& out, const Tally& t) {
 inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
     for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
                     &t.groups, &t.singular_groups, &t.fallback_groups, &t.pair_predictions,
-                    &t.rests, &t.wakes, &t.rest_impacts, &t.glides, &t.leans})
+                    &t.rests, &t.wakes, &t.rest_impacts, &t.glides, &t.leans, &t.rescues})
         in.get(*c);
     for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start, &t.rest_energy})
         in.get(*x);

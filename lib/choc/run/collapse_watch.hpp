@@ -16,6 +16,14 @@
 // per particle per time unit), more than ulp(t) = 2.2e-16 t until N t passes 2e14, some
 // 5e15 events: centuries of computing. Eight strikes in a row stop the run: `check` throws
 // InelasticCollapse (errors.hpp), exit status 3.
+//
+// Under the rest model (collisions.rest_speed > 0) a stall is first answered by a plastic
+// rescue (`rescue`, Engine::rescue_stall): the collisions of the particles that collided
+// within the stall's span of time become plastic for a while, which ends a jam that no
+// instant holds alone (seen: a row of eight touching discs in the 2D hourglass, pressed
+// together by gravity, passing speeds of 1e-4 to and fro elastically under TC while the
+// clock crept by 1e-12 an event; exit 3 at t = 39.9). A second stall with no healthy chunk
+// between the two stops the run as before: a rescue that did not end it is not repeated.
 #pragma once
 
 #include "choc/errors.hpp"
@@ -39,11 +47,13 @@ class CollapseWatch {
     // `tc` is the TC time configured (0: none) and `inelastic` the key whose restitution
     // below 1 makes the run inelastic, for the message.
     // `advice` ends the message (a sentence, or empty).
+    // `rescue(time, span)`, when given (the rest model), is called at every collapse that
+    // follows a healthy chunk, with the stall's span of time, instead of stopping.
     explicit CollapseWatch(bool active, std::function<void(double)> switch_on_tc = {},
                            double tc = 0.0, std::string inelastic = "collisions.restitution",
-                           std::string advice = "")
-        : active_(active), switch_on_tc_(std::move(switch_on_tc)), tc_(tc),
-          inelastic_(std::move(inelastic)), advice_(std::move(advice)) {}
+                           std::string advice = "", std::function<void(double, double)> rescue = {})
+        : active_(active), switch_on_tc_(std::move(switch_on_tc)), rescue_(std::move(rescue)),
+          tc_(tc), inelastic_(std::move(inelastic)), advice_(std::move(advice)) {}
 
     // After a chunk: the absolute time and the number of events processed so far
     // (any monotone count; a count that went down starts the watch afresh), and the
@@ -71,8 +81,10 @@ class CollapseWatch {
         const double ulp = std::nextafter(std::abs(time), std::numeric_limits<double>::infinity()) -
                            std::abs(time);
         const bool stalled = time - last_time_ <= ulp * static_cast<double>(chunk);
-        strikes_ =
-            (stalled || creeping || step < collapse_step_ratio * largest_step_) ? strikes_ + 1 : 0;
+        const bool strike = stalled || creeping || step < collapse_step_ratio * largest_step_;
+        if (strike && strikes_ == 0) streak_from_ = last_time_;
+        strikes_ = strike ? strikes_ + 1 : 0;
+        if (!strike) rescued_ = false;
         last_time_ = time;
         last_events_ = events;
         if (strikes_ < strikes_to_stop) return;
@@ -80,6 +92,12 @@ class CollapseWatch {
             switch_on_tc_(time);
             switch_on_tc_ = nullptr;
             switched_at_ = time;
+            strikes_ = 0;
+            return;
+        }
+        if (rescue_ && !rescued_) {
+            rescue_(time, time - streak_from_);
+            rescued_ = true;
             strikes_ = 0;
             return;
         }
@@ -93,6 +111,11 @@ class CollapseWatch {
                            "Zeno sequence). ";
         // TC switched on at a collapse cannot restart particles that had already come to
         // rest against a wall under a field: their elastic bounces take no time either.
+        if (rescue_)
+            throw InelasticCollapse(
+                "collisions.rest_speed: " + what +
+                "The rest model's plastic rescue of the stall just before did not end it" +
+                (tc_ > 0.0 ? " (collisions.tc = " + number_text(tc_) + ")." : ".") + advice_);
         if (switched_at_)
             throw InelasticCollapse(
                 "collisions.on_collapse: " + what +
@@ -125,6 +148,8 @@ class CollapseWatch {
         out.put(last_events_);
         out.put(last_short_);
         out.put(strikes_);
+        out.put(rescued_);
+        out.put(streak_from_);
     }
     void restore(ArchiveReader& in) {
         if (!in.get<bool>()) switch_on_tc_ = nullptr;
@@ -135,6 +160,8 @@ class CollapseWatch {
         in.get(last_events_);
         in.get(last_short_);
         in.get(strikes_);
+        in.get(rescued_);
+        in.get(streak_from_);
     }
 
   private:
@@ -142,6 +169,7 @@ class CollapseWatch {
     static constexpr int strikes_to_stop = 8;
     bool active_;
     std::function<void(double)> switch_on_tc_;
+    std::function<void(double, double)> rescue_;
     double tc_;
     std::string inelastic_, advice_;
     std::optional<double> switched_at_; // when switch_on_tc_ was called
@@ -149,6 +177,8 @@ class CollapseWatch {
     double last_time_ = 0.0, largest_step_ = 0.0;
     std::uint64_t last_events_ = 0, last_short_ = 0;
     int strikes_ = 0;
+    bool rescued_ = false;     // a rescue, and no healthy chunk since
+    double streak_from_ = 0.0; // the time the strikes in a row began
 };
 
 // An engine's short flights (Engine::short_flights), or 0 for one that keeps none.

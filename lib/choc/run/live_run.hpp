@@ -455,12 +455,21 @@ class LiveRun final : public Simulation::Impl {
         // under gravity a collapse is often a pile settling: the rest model is the cure
         const bool gravity = std::any_of(config_.gravity.begin(), config_.gravity.end(),
                                          [](double g) { return g != 0.0; });
+        // the rest model answers a stall by a plastic rescue (collapse_watch.hpp)
+        std::function<void(double, double)> rescue;
+        if constexpr (requires(EngineT & e) { e.rescue_stall(0.0); })
+            if (config_.rest_speed > 0.0)
+                rescue = [this](double time, double span) {
+                    engine_->rescue_stall(span);
+                    spdlog::debug("stall at t = {:.17g} (over {:.3g}): plastic rescue", time, span);
+                };
         watch_.emplace(inelastic.has_value() && EngineT::exact, std::move(switch_on_tc), config_.tc,
                        inelastic.value_or(""),
                        gravity && config_.rest_speed == 0.0
                            ? " Under gravity, collisions.rest_speed > 0 (the rest model) puts "
                              "particles that have settled on their supports to rest instead."
-                           : "");
+                           : "",
+                       std::move(rescue));
         if (resume) watch_->restore(*resume);
 
         if (config_.checkpoint && options_.files) {
@@ -652,9 +661,9 @@ class LiveRun final : public Simulation::Impl {
             s.engine = EngineCosts{t.crossings, t.stale, t.rescans, t.pair_predictions,
                                    engine_->memory_bytes()};
             if (const RestRule& rule = engine_->rest_rule(); rule.on())
-                s.rest = RestSummary{rule.speed,    rule.reach,     t.rests,
-                                     t.wakes,       t.rest_impacts, engine_->at_rest(),
-                                     t.rest_energy, t.glides,       t.leans};
+                s.rest = RestSummary{rule.speed,     rule.reach,         t.rests,       t.wakes,
+                                     t.rest_impacts, engine_->at_rest(), t.rest_energy, t.glides,
+                                     t.leans,        t.rescues};
         } else
             s.timestep = stepping_summary();
         if (violation_) {

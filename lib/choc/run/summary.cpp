@@ -239,6 +239,7 @@ std::string summary_json(const Summary& s) {
                               {"slow_impacts", s.rest->slow_impacts},
                               {"glides", s.rest->glides},
                               {"leans", s.rest->leans},
+                              {"rescues", s.rest->rescues},
                               {"energy", number(s.rest->energy)},
                               {"at_rest", s.rest->at_rest}}
                        : Json(nullptr);
