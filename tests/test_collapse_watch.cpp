@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 using choc::CollapseWatch;
 
@@ -128,4 +130,44 @@ TEST_CASE("a collapse is its own kind of error, not bad input") {
         collapsed = std::string(e.what()).rfind("walls[0].restitution: inelastic collapse", 0) == 0;
     }
     CHECK(collapsed);
+}
+
+TEST_CASE("under the rest model a stall is rescued, once until a healthy chunk (issue 40)") {
+    // Feeds chunks of 2^16 events: steps of 1 while healthy, then the clock creeping by
+    // 1e-9 a chunk from t = 39.9 (the 2D hourglass's row of touching discs); each rescue is
+    // recorded with its time and span.
+    std::vector<std::pair<double, double>> rescues;
+    CollapseWatch watch(true, {}, 1e-4, "collisions.restitution", "",
+                        [&](double time, double span) { rescues.emplace_back(time, span); });
+    double t = 39.9;
+    std::uint64_t events = 0;
+    watch.check(t, events);
+    auto chunk = [&](double dt) {
+        events += 1u << 16;
+        t += dt;
+        watch.check(t, events);
+    };
+    for (int k = 0; k < 10; ++k) chunk(1e-2);
+    const double stall_from = t;
+    for (int k = 0; k < 8; ++k) chunk(1e-9);
+    // the eighth strike rescues instead of stopping, with the stall's span of time
+    REQUIRE(rescues.size() == 1);
+    CHECK(rescues[0].first == t);
+    CHECK(rescues[0].second == doctest::Approx(8e-9).epsilon(1e-6));
+    CHECK(t - stall_from == doctest::Approx(8e-9).epsilon(1e-6));
+    // a healthy chunk re-arms it: a second stall is rescued too
+    chunk(1e-2);
+    for (int k = 0; k < 8; ++k) chunk(1e-9);
+    CHECK(rescues.size() == 2);
+    // a stall right after a rescue, with no healthy chunk between, stops the run and says
+    // the rescue did not end it
+    std::string message;
+    try {
+        for (int k = 0; k < 8; ++k) chunk(1e-9);
+    } catch (const choc::InelasticCollapse& e) {
+        message = e.what();
+    }
+    CHECK(rescues.size() == 2);
+    CHECK(message.find("collisions.rest_speed") != std::string::npos);
+    CHECK(message.find("rescue") != std::string::npos);
 }

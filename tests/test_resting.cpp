@@ -372,3 +372,37 @@ TEST_CASE("two slow discs that hold each other up are put to rest together") {
     CHECK(engine.processed() < 100);
     CHECK(engine.tally().leans >= 2);
 }
+
+TEST_CASE("a stall's rescue stops the particles that collided within its span, booked") {
+    // Disc 0 falls from the top of the box at 0.3 across and has met nothing by t = 1; disc
+    // 1 bounces on the floor from a height of 0.1 (e = 0.8, rest speed 0.05) and is in its
+    // second flight then, 0.045 above the floor. A rescue over a span that covers its
+    // bounces (Engine::rescue_stall, what the collapse watch calls at a stall) stops disc 1
+    // where it is, from where it falls again, and leaves disc 0 alone; the ledger stays
+    // closed, the energy booked as the rest model's.
+    Engine2 engine = rest_case({}, {Vec<2>{{5.0, 9.4}}, Vec<2>{{2.0, 0.6}}}, Vec<2>{{0.3, 0.0}});
+    const double e0 = energy(engine, down);
+    REQUIRE(engine.run(1.0, ~0ull, 100'000) == Engine2::Stop::time);
+    REQUIRE(engine.tally().wall_collisions > 0);
+    const auto before = engine.snapshot(engine.time());
+    REQUIRE(norm(before.state[1].v) > 0.0); // disc 1, the bouncing one (added second)
+    const double rest_energy = engine.tally().rest_energy;
+    const double moving = 0.5 * norm2(before.state[1].v);
+    engine.rescue_stall(2.0);
+    const auto after = engine.snapshot(engine.time());
+    CHECK(engine.tally().rescues == 1);
+    CHECK(after.state[1].v == Vec<2>{});
+    CHECK(engine.at_rest() == 0);                 // in the air: not held
+    CHECK(after.state[0].v == before.state[0].v); // never collided: goes on
+    CHECK(engine.tally().rest_energy - rest_energy == doctest::Approx(moving));
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    // and the run goes on, valid: disc 1 falls from there and comes to rest on the floor
+    // (disc 0, from 9 diameters up, is still bouncing at t = 20)
+    for (int k = 0; k < 20 && engine.time() < 20.0; ++k)
+        if (engine.run(20.0, ~0ull, 100'000) == Engine2::Stop::time) break;
+    REQUIRE(engine.time() == 20.0);
+    CHECK(engine.at_rest() >= 1);
+    CHECK(engine.tally().max_overlap <= 1e-12);
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    engine.check_conservation();
+}
