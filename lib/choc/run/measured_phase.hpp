@@ -676,7 +676,13 @@ class MeasuredPhase {
             }
             begun_ = true;
             const double target = std::min(until, next_sample());
-            const Stop stop = engine_.run(target, limit, chunk_budget(engine_));
+            Stop stop;
+            try {
+                stop = engine_.run(target, limit, chunk_budget(engine_));
+            } catch (const InelasticCollapse& e) { // a stall the rest model could not end
+                stop_at_collapse(e);
+                return;
+            }
             if (stop == Stop::time && target == next_sample()) sample();
             // The step's limits (the run's own in `choc run`): a checkpoint that a
             // continuation with larger limits extends (written before the last block
