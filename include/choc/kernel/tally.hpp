@@ -27,7 +27,7 @@ struct Tally {
     std::uint64_t rest_impacts = 0;     // slow impacts met by a particle at rest as fixed
     std::uint64_t glides = 0;           // glides begun along a floor
     std::uint64_t leans = 0;            // particles put to rest leaning on one at rest
-    std::uint64_t rescues = 0;          // stalls given a plastic rescue (Engine::rescue_stall)
+    std::uint64_t rescues = 0;          // stalls stopped (Engine::rescue_stall)
     double virial = 0.0;                // sum over pair collisions of r_ij . dp_i
     double collision_energy = 0.0;      // kinetic energy gained in collisions (<= 0: lost)
     double max_overlap = 0.0;           // worst (sigma - r) / sigma seen at a contact

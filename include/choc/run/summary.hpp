@@ -74,7 +74,7 @@ struct RestSummary {
     std::uint64_t rests = 0, wakes = 0, slow_impacts = 0, at_rest = 0;
     double energy = 0.0;
     std::uint64_t glides = 0, leans = 0;
-    std::uint64_t rescues = 0; // stalls given a plastic rescue
+    std::uint64_t rescues = 0; // stalls stopped (Engine::rescue_stall)
 };
 
 struct ShearSummary {

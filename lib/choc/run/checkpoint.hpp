@@ -43,8 +43,9 @@ namespace choc {
 //     took (a particle at rest is stored with the stamp rest_stamp, particles.hpp)
 // 17: the tally counts glides and leans (a gliding particle is stored with the glide bit
 //     of its count, particles.hpp)
-// 18: the engine keeps a plastic rescue's events left and span, the tally the rescues, the
-//     collapse watch whether it rescued and when its strikes began
+// 18: the tally counts the rest model's rescues of stalls, the collapse watch whether it
+//     rescued and when its strikes began; under the rest model the engine keeps the TC
+//     clocks
 inline constexpr std::uint32_t checkpoint_format = 18;
 
 struct Checkpoint {

@@ -17,13 +17,13 @@
 // 5e15 events: centuries of computing. Eight strikes in a row stop the run: `check` throws
 // InelasticCollapse (errors.hpp), exit status 3.
 //
-// Under the rest model (collisions.rest_speed > 0) a stall is first answered by a plastic
-// rescue (`rescue`, Engine::rescue_stall): the collisions of the particles that collided
-// within the stall's span of time become plastic for a while, which ends a jam that no
-// instant holds alone (seen: a row of eight touching discs in the 2D hourglass, pressed
-// together by gravity, passing speeds of 1e-4 to and fro elastically under TC while the
-// clock crept by 1e-12 an event; exit 3 at t = 39.9). A second stall with no healthy chunk
-// between the two stops the run as before: a rescue that did not end it is not repeated.
+// Under the rest model (collisions.rest_speed > 0) a stall is first answered by a rescue
+// (`rescue`, Engine::rescue_stall): the particles that collided within the stall's span of
+// time stop and move on from rest, which ends a jam that no instant holds alone (seen: a row of
+// eight touching discs in the 2D hourglass, pressed together by gravity, passing speeds of 1e-4 to
+// and fro elastically under TC while the clock crept by 1e-12 an event; exit 3 at t = 39.9). A
+// second stall with no healthy chunk between the two stops the run as before: a rescue that did not
+// end it is not repeated.
 #pragma once
 
 #include "choc/errors.hpp"
@@ -114,7 +114,8 @@ class CollapseWatch {
         if (rescue_)
             throw InelasticCollapse(
                 "collisions.rest_speed: " + what +
-                "The rest model's plastic rescue of the stall just before did not end it" +
+                "The rest model's rescue of the stall just before (its particles stopped) did "
+                "not end it" +
                 (tc_ > 0.0 ? " (collisions.tc = " + number_text(tc_) + ")." : ".") + advice_);
         if (switched_at_)
             throw InelasticCollapse(

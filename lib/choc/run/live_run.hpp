@@ -455,13 +455,14 @@ class LiveRun final : public Simulation::Impl {
         // under gravity a collapse is often a pile settling: the rest model is the cure
         const bool gravity = std::any_of(config_.gravity.begin(), config_.gravity.end(),
                                          [](double g) { return g != 0.0; });
-        // the rest model answers a stall by a plastic rescue (collapse_watch.hpp)
+        // the rest model answers a stall by stopping it (collapse_watch.hpp)
         std::function<void(double, double)> rescue;
         if constexpr (requires(EngineT & e) { e.rescue_stall(0.0); })
             if (config_.rest_speed > 0.0)
                 rescue = [this](double time, double span) {
                     engine_->rescue_stall(span);
-                    spdlog::debug("stall at t = {:.17g} (over {:.3g}): plastic rescue", time, span);
+                    spdlog::debug("stall at t = {:.17g} (over {:.3g}): its particles stopped", time,
+                                  span);
                 };
         watch_.emplace(inelastic.has_value() && EngineT::exact, std::move(switch_on_tc), config_.tc,
                        inelastic.value_or(""),
