@@ -251,9 +251,8 @@ class Engine {
             stopped.push_back(i);
         }
         ++tally_.rescues;
-        // (a copy: putting one to rest may gather others, and reuses rest_woken_)
-        const std::vector<std::uint32_t> all(stopped.begin(), stopped.end());
-        for (const std::uint32_t i : all)
+        // (predict_or_rest may put others of them to rest together with one)
+        for (const std::uint32_t i : stopped)
             if (!particles_.state[i].resting()) predict_or_rest(i);
     }
     std::uint32_t at_rest() const { return at_rest_; }
@@ -407,7 +406,7 @@ class Engine {
     // booked as the collisions' (docs/PHYSICS.md, "Particles at rest").
     double pair_restitution(std::uint32_t i, std::uint32_t j) const {
         if constexpr (Motion::has_field)
-            if (plastic(i) || plastic(j)) [[unlikely]]
+            if (plastic_instant()) [[unlikely]]
                 return 0.0;
         if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
         const auto n = particles_.table.size();
@@ -415,14 +414,14 @@ class Engine {
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if constexpr (Motion::has_field)
-            if (plastic(i)) [[unlikely]]
+            if (plastic_instant()) [[unlikely]]
                 return 0.0;
         if (tc_ > 0.0 && recent(i)) return 1.0;
         return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
-    // Whether i's collision now is plastic: an instant of more than plastic_limit_ events.
-    bool plastic(std::uint32_t) const requires Motion::has_field {
+    // Whether collisions now are plastic: an instant of more than plastic_limit_ events.
+    bool plastic_instant() const requires Motion::has_field {
         return events_at_now_ > plastic_limit_;
     }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
@@ -571,7 +570,7 @@ class Engine {
         advance(i);
         advance(j);
         if constexpr (Motion::has_field)
-            if ((plastic(i) || plastic(j)) && at_rest_contact(i, j)) [[unlikely]]
+            if (plastic_instant() && at_rest_contact(i, j)) [[unlikely]]
                 return leave_at_rest(i, j);
         end_glide(i);
         end_glide(j);
@@ -582,7 +581,7 @@ class Engine {
         predict_or_rest(j);
     }
 
-    // A plastic collision (plastic) of a pair that approaches by round-off only: by at most
+    // A plastic collision (plastic_instant) of a pair that approaches by round-off only: by at most
     // group_approach_tolerance of the faster one's speed, the group rule's "at rest". The
     // plastic rule would leave it approaching by round-off again, met again at once; a
     // straight row of touching particles doing so, each contact in turn, is met at one
