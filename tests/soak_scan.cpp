@@ -264,23 +264,6 @@ struct KnownFailure {
     const char* bug;
 };
 constexpr std::array known_failures{
-    KnownFailure{14466090374848110308ull, "invariant: progress",
-                 "livelock: a dilute 2D pile of 971 discs under gravity between walls and "
-                 "planes, TC and the rest model: a disc woken from rest on the tilted plane, "
-                 "at contact with no velocity at all, meets it again at the same instant for "
-                 "ever (wall events at t = 21.69: sliding on a slope is not followed). It sank "
-                 "into the plane before issue 40's sinking was fixed (contact distance, "
-                 "t = 21.98)"},
-    KnownFailure{11682011839193705786ull, "invariant: progress",
-                 "livelock: the same slope: 2512 spheres under gravity in a walled box with "
-                 "two tilted planes, TC and the rest model; a sphere woken from rest on a "
-                 "tilted plane with no velocity at all, at t = 4.251 (4.592 on the engine "
-                 "before back_to_contact, another sphere, the same way)"},
-    KnownFailure{9564059025244880716ull, "invariant: progress",
-                 "livelock: the same with no rest model: a dense 2D hex lattice of 1229 discs "
-                 "under tilted gravity and drag, TC; a disc at a side wall the field presses "
-                 "it onto, its normal speed at round-off (6.7e-16) and then zero, at "
-                 "t = 2.6538 (the same to the bit on the engine before back_to_contact)"},
     KnownFailure{11218041617594855573ull, "setup",
                  "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
                  "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
@@ -323,6 +306,22 @@ constexpr std::array fixed_failures{
                  "TC and the rest model: a million events at one instant at t = 46.9, until "
                  "the rest model stopped stalls (Engine::rescue_stall; issue 40)",
                  true},
+    FixedFailure{14466090374848110308ull,
+                 "livelock: a dilute 2D pile of 971 discs under gravity between walls and "
+                 "planes, TC and the rest model: a disc woken from rest on the tilted plane, at "
+                 "contact with no velocity at all, met it again at the same instant for ever "
+                 "(t = 21.69), until glides followed slopes (Engine::glide_slot_on; issue 40)",
+                 true},
+    FixedFailure{11682011839193705786ull,
+                 "livelock: the same slope: 2512 spheres under gravity in a walled box with two "
+                 "tilted planes, TC and the rest model; a sphere woken from rest on a tilted "
+                 "plane with no velocity at all (t = 4.251), until glides followed slopes",
+                 true},
+    FixedFailure{9564059025244880716ull,
+                 "livelock: the same with no rest model: a dense 2D hex lattice of 1229 discs "
+                 "under tilted gravity and drag, TC; a disc at a side wall the field presses it "
+                 "onto, its normal speed at round-off (6.7e-16) and then zero (t = 2.6538), "
+                 "until a bounce below round-off glides"},
 };
 
 struct Scan {

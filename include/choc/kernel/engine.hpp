@@ -197,7 +197,8 @@ class Engine {
     std::size_t memory_bytes() const {
         if (retired_) return retired_bytes_;
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + cells_.bytes() +
-                        held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_);
+                        held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
+                        held_bytes(glide_on_);
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
         for (const auto& g : upper_) b += g.bytes();
         return b;
@@ -318,6 +319,9 @@ class Engine {
     Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled);
 
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    // A glider's wall candidate that is not an obstacle: its contact leaves the face it
+    // glides on (glide_end_time). Glides need epsilon = 0: a group never meets one.
+    static constexpr std::uint32_t glide_end = none - 1;
     enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
 
     // A predicted pair collision of a particle with `partner`.
@@ -382,7 +386,9 @@ class Engine {
                 collide_pair(i, s.pair.partner);
             break;
         case Kind::wall:
-            if (settings_.epsilon > 0.0)
+            if (s.wall == glide_end) [[unlikely]]
+                leave_glide(i);
+            else if (settings_.epsilon > 0.0)
                 group_.resolve(*this, i);
             else
                 collide_wall(i, s.wall);
@@ -729,66 +735,97 @@ class Engine {
                 if (held(i)) return put_to_rest(i);
                 if (rests_together(i)) return;
             }
-            if (w != none && rest_.on() && glides_on(i, w)) [[unlikely]]
-                return start_glide(i, w);
+            if (w != none && settings_.epsilon == 0.0)
+                if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
+                    return start_glide(i, w, slot);
         }
         predict_all(i);
     }
 
-    // Gliding. A particle that leaves a floor slower than rest speed but moves along it
+    // Gliding. A particle that leaves a support slower than rest speed but moves along it
     // faster would bounce on it for ever in ever smaller hops (an inelastic collapse; with
     // TC, elastic micro-bounces too short for the clock), while a smooth particle slides.
-    // It glides instead: its speed across the floor (at most the rest speed) is taken and
-    // booked as the rest model's loss, and it moves along the floor as if gravity were
-    // switched off (the floor holds it up), with drag if there is drag. Its next event of
-    // any kind ends the glide (end_glide): it is predicted again as every particle is, and
-    // at the floor it glides again. A floor here is a plane wall (a box wall or a [[walls]]
-    // plane, not thermal) whose normal is an axis, with gravity along that axis against
-    // it: the velocity across it is then one coordinate, set to zero exactly, and the
-    // glide stays at its height to the bit. (resting.hpp, docs/PHYSICS.md.)
-    bool glides_on(std::uint32_t i, std::uint32_t w) const requires Motion::has_field {
-        if (w >= box_.walls.size()) return false;
-        const auto& wall = box_.walls[w];
-        const auto& g = motion_.gravity();
-        if (wall.thermal()) return false;
-        int axis = -1;
-        for (int a = 0; a < D; ++a) {
-            if (wall.normal[a] == 0.0 && g[a] == 0.0) continue;
-            if (axis >= 0 || std::abs(wall.normal[a]) != 1.0 || wall.normal[a] * g[a] >= 0.0)
-                return false; // not a floor
-            axis = a;
+    // It glides instead: its speed across the support (at most the rest speed) is taken and
+    // booked as the rest model's loss, and it moves along the support, pulled by the
+    // field's part along it, a = g − (g.n) n (the support takes the rest), with drag if
+    // there is drag: on a floor square to the field a = 0, down a slope a = |g| sin θ along
+    // it. Its next event of any kind ends the glide (end_glide): it is predicted again as
+    // every particle is, and at the support it glides again. So does its contact leaving
+    // the face it glides on (an end of a segment, an edge of a triangle: leave_glide). A
+    // support here is the face of a plane wall, a segment or a triangle that reflects
+    // (a thermal wall re-emits) with the field pressing onto it.
+    //
+    // Without the rest model a particle glides only when its bounce is below the round-off
+    // of the clock or of its coordinates (returns_within): the hard-sphere flight then is
+    // a glide, the limit of bounces of no height, and the normal speed taken is round-off.
+    // Seen: a disc at a side wall under tilted gravity, its normal speed 6.7e-16 and then
+    // zero, met the wall at one instant for ever (invariant `progress`, scan case
+    // 9564059025244880716); spheres woken from rest on a tilted plane with v = 0 (cases
+    // 14466090374848110308 and 11682011839193705786), with the rest model.
+    //
+    // Returns the glide's slot (glides_) if i, just reflected by obstacle w at now, glides
+    // on it, else 0.
+    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w) const {
+        if constexpr (Motion::has_field) {
+            if (w >= glide_slot_of_.size() || glide_slot_of_[w] == 0) return 0;
+            const auto& p = particles_.state[i];
+            const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+            if (o.triangle && !box_.triangles[o.index].over(p.x)) return 0; // a rim, not a face
+            const Wall<D> plane = obstacle_plane(box_, w, p.x);
+            const double pull = motion_.along(plane.normal), u = dot(p.v, plane.normal);
+            if (!(pull < 0.0)) return 0; // the field does not press it on
+            // (just reflected, it approaches only by the rounding of the reflection). Without
+            // the rest model, on a floor square to the field (a = 0) bounces below round-off
+            // are left to end as they did, in a Zeno sequence the collapse watch reports: a
+            // glider there, with TC switched on at the collapse, was met again at one instant
+            // for ever by a disc bouncing on it (the 60-disc box, seed 2, on_collapse = "tc").
+            if (rest_.on() ? std::abs(u) < rest_.speed
+                           : motion_.glide_acceleration(glide_slot_of_[w]) != Vec<D>{} &&
+                                 returns_within(plane.normal, never, p.v, round_off_time(p),
+                                                round_off_height(p)))
+                return glide_slot_of_[w];
         }
-        return axis >= 0 && std::abs(particles_.state[i].v[axis]) < rest_.speed;
+        return 0;
     }
-    void start_glide(std::uint32_t i, std::uint32_t w) requires Motion::has_field {
+    void start_glide(std::uint32_t i, std::uint32_t w,
+                     std::uint32_t slot) requires Motion::has_field {
         auto& p = particles_.state[i];
-        const auto& n = box_.walls[w].normal;
+        const Vec<D> n = obstacle_plane(box_, w, p.x).normal;
         const double k = kinetic_energy(particles_.mass(i), p.v);
+        // the velocity across the support taken: on an axis exactly, the coordinate set to
+        // zero, so that a glide along a floor stays at its height to the bit
+        int axis = -1;
         for (int a = 0; a < D; ++a)
-            if (n[a] != 0.0) p.v[a] = 0.0; // (the one axis of glides_on)
+            if (std::abs(n[a]) == 1.0) axis = a;
+        if (axis >= 0)
+            p.v[axis] = 0.0;
+        else
+            p.v -= n * dot(p.v, n);
         const double lost = k - kinetic_energy(particles_.mass(i), p.v);
         kinetic_change(p.species, -lost);
         tally_.rest_energy += lost;
-        if (loaded(i)) [[unlikely]] {
+        if (rest_.on() && loaded(i, motion_.glide_acceleration(slot))) [[unlikely]] {
             ++tally_.leans;
             return put_to_rest(i);
         }
         ++tally_.glides;
         ++gliding_;
-        p.set_gliding(true);
+        p.set_glide(slot);
+        glide_on_[i] = w;
         p.bump();
         predict_all(i);
     }
-    // Whether a falling particle touching i (about to glide, its velocity along the floor)
-    // meets it or bounces on it slower than rest speed, pulled back onto it: one lying on i. A
-    // glider feels no gravity, so the one on it comes back again and again, in ever shorter hops as
-    // each landing pushes i into the floor, which takes the push (seen: a disc riding on a gliding
-    // one, the 60-disc box, the 2D hourglass: millions of events, or at last the same contact at
-    // the same instant for ever). The smooth pair would push each other along in a lasting contact,
-    // which no event describes. A loaded particle is therefore put to rest on its floor instead, as
-    // by friction, and the one on it comes to rest on it or leans on it (docs/PHYSICS.md,
-    // "Particles at rest").
-    bool loaded(std::uint32_t i) requires Motion::has_field {
+    // Whether a falling particle touching i (about to glide at acceleration a, its velocity
+    // along the support) meets it or bounces on it slower than rest speed, pulled back onto
+    // it: one lying on i. A glider feels no pull across its support, so the one on it comes
+    // back again and again, in ever shorter hops as each landing pushes i into the support,
+    // which takes the push (seen: a disc riding on a gliding one, the 60-disc box, the 2D
+    // hourglass: millions of events, or at last the same contact at the same instant for
+    // ever). The smooth pair would push each other along in a lasting contact, which no
+    // event describes. A loaded particle is therefore put to rest on its support instead,
+    // as by friction, and the one on it comes to rest on it or leans on it
+    // (docs/PHYSICS.md, "Particles at rest").
+    bool loaded(std::uint32_t i, const Vec<D>& a) requires Motion::has_field {
         const auto& p = particles_.state[i];
         bool found = false;
         for_each_near(i, [&](std::uint32_t k, const Vec<D>& shift) {
@@ -798,12 +835,12 @@ class Engine {
             const Vec<D> r = q.x + shift - p.x; // from i to k's image beside it
             const double sigma = particles_.table.pair_sigma(p.species, pk.species);
             if (norm(r) - sigma > contact_tolerance_ * sigma) return; // not touching
-            // k's motion relative to i's glide: velocity v, the field's pull g
+            // k's motion relative to i's glide: velocity v, the pull g − a
             const Vec<D> v = q.v - p.v, n = r * (1.0 / norm(r));
             // slow across the contact either way (an approach as slow lands as lightly; one
             // by round-off, seen, met the glider again and again at one instant)
             const double u = dot(v, n);
-            const double pull = dot(motion_.gravity(), n) + norm2(v - n * u) / norm(r);
+            const double pull = dot(motion_.gravity() - a, n) + norm2(v - n * u) / norm(r);
             found = std::abs(u) < rest_.speed && pull < 0.0;
         });
         return found;
@@ -813,40 +850,120 @@ class Engine {
     void end_glide(std::uint32_t i) {
         if constexpr (Motion::has_field)
             if (particles_.state[i].gliding()) [[unlikely]] {
-                particles_.state[i].set_gliding(false);
+                particles_.state[i].set_glide(0);
                 --gliding_;
             }
     }
-    // The flight p follows: a glide, or the field's.
+    // Glider i's contact leaves the face it glided on: it flies on from there. Its centre
+    // is put just past the edge it reached, where the face no longer holds it: the time the
+    // edge was reached is rounded, and a centre left a rounding short of the edge, pressed
+    // onto the face with no speed across it, met the face at once, glided on it and left it
+    // at once, for ever (seen: a disc leaving a segment's end). The step is of the order of
+    // the rounding of the coordinates: the glide's end to round-off.
+    void leave_glide(std::uint32_t i) {
+        advance(i);
+        if constexpr (Motion::has_field) {
+            auto& x = particles_.state[i].x;
+            const Obstacle o =
+                Obstacle::decode(glide_on_[i], box_.walls.size(), box_.segments.size());
+            // the edge it reached (inward normal n through e): the one it is nearest inside;
+            // stepped past until the face's own test (face_time's) no longer has it over it
+            Vec<D> e{}, n{};
+            double inside = never;
+            auto edge = [&](const Vec<D>& through, const Vec<D>& normal) {
+                if (const double h = dot(x - through, normal); h < inside)
+                    inside = h, e = through, n = normal;
+            };
+            auto over = [&](const Vec<D>& y) {
+                if (o.triangle) return box_.triangles[o.index].over(y);
+                const auto& seg = box_.segments[o.index];
+                const double along = seg.along(y);
+                return along >= 0.0 && along <= seg.length;
+            };
+            if (o.triangle) {
+                const auto& tri = box_.triangles[o.index];
+                for (int k = 0; k < 3; ++k) edge(tri.vertex[k], tri.inward[k]);
+            } else if (!o.wall) {
+                const auto& seg = box_.segments[o.index];
+                edge(seg.from, seg.tangent);
+                edge(seg.to, seg.tangent * -1.0);
+            }
+            if (inside < never) {
+                double size = 0.0;
+                for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
+                double step = std::numeric_limits<double>::epsilon() * size;
+                for (int k = 0; k < 16 && over(x); ++k, step *= 2.0)
+                    x -= n * (std::max(dot(x - e, n), 0.0) + step);
+            }
+        }
+        end_glide(i);
+        particles_.state[i].bump();
+        predict_all(i);
+    }
+    // When the contact of glider i, whose flight from now is q, leaves the face it glides
+    // on: its centre's projection along the face reaches an end of the segment or an edge of
+    // the triangle, each a one-dimensional gap closing as first_contact solves it (the
+    // glide's pull along the face, a, its acceleration there); never on a plane wall.
+    double glide_end_time(std::uint32_t i,
+                          const ParticleState<D>& q) const requires Motion::has_field {
+        const Motion& m = flight_motion(q);
+        const Obstacle o = Obstacle::decode(glide_on_[i], box_.walls.size(), box_.segments.size());
+        if (o.wall) return never;
+        // the gap inside the edge of inward normal n through point e
+        auto leaves = [&](const Vec<D>& e, const Vec<D>& n) {
+            return m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n));
+        };
+        if (!o.triangle) {
+            const auto& seg = box_.segments[o.index];
+            return std::min(leaves(seg.from, seg.tangent), leaves(seg.to, seg.tangent * -1.0));
+        }
+        const auto& tri = box_.triangles[o.index];
+        double t = never;
+        for (int k = 0; k < 3; ++k) t = std::min(t, leaves(tri.vertex[k], tri.inward[k]));
+        return t;
+    }
+    // The obstacle i glides on (none if it does not): its predictions pass it by, its
+    // flight being along it to round-off.
+    std::uint32_t glide_support(const ParticleState<D>& p, std::uint32_t i) const {
+        if constexpr (Motion::has_field)
+            if (p.gliding()) [[unlikely]]
+                return glide_on_[i];
+        return none;
+    }
+    // The flight p follows: a glide's, or the field's.
     const Motion& flight_motion(const ParticleState<D>& p) const {
         if constexpr (Motion::has_field)
             if (p.gliding()) [[unlikely]]
-                return glide_motion_;
+                return glide_motions_[p.glide_slot()];
         return motion_;
-    }
-    static Motion glide_motion_of(const Motion& m) {
-        if constexpr (Motion::has_field)
-            return Motion(Vec<D>{}, m.drag());
-        else
-            return m;
     }
 
     // Time until i, whose flight from now is q (x seen beside j), first meets particle j,
-    // whose flight from now is (x_j, v_j), when exactly one of them glides: their relative
-    // motion is then curved (one falls, the other does not). The relative flight of i is
-    // the field's applied to the relative velocity (motions.hpp: both flights are linear
-    // in their velocities, and the glide's is the field's without g), met by the fixed
-    // point x_j: the search of a particle at rest, and with it its window and rescans.
+    // whose flight from now is (x_j, v_j) on glide slot j_slot, when their flights differ
+    // in kind (one glides, or they glide on different supports): their relative motion is
+    // then curved. Both flights are linear in their velocities and their pulls with the
+    // same drag (motions.hpp), so the relative flight is the field's form with the relative
+    // velocity and the pull a_i − a_j, met by the fixed point: the search of a particle at
+    // rest, and with it its window and rescans. (When i glides and j falls, j's flight is
+    // taken relative to i's, so that a glide along a floor, a = 0, is searched as before.)
     double time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j, const Vec<D>& v_j,
-                          double sigma) const requires Motion::has_field {
-        if (q.gliding()) { // i glides, j falls: j's flight relative to i's, met at x_i
+                          std::uint32_t j_slot, double sigma) const requires Motion::has_field {
+        const Vec<D>& g = motion_.gravity();
+        const Schedule& s = schedule_[i];
+        const double window = std::min(pair_horizon(s), s.crossing_time - now_);
+        if (q.gliding() && j_slot == 0) { // i glides, j falls: j's flight relative to i's
             const Vec<D> x_i = q.x;
+            const Motion relative(g - motion_.glide_acceleration(q.glide_slot()), motion_.drag());
             q.x = x_j, q.v = v_j - q.v;
-            q.set_gliding(false);
-            return time_to_resting(i, q, x_i, sigma);
+            q.set_glide(0);
+            return end_time(relative, x_i, q, sigma, window);
         }
+        const Vec<D> a_i = q.gliding() ? motion_.glide_acceleration(q.glide_slot()) : g;
+        const Vec<D> a_j = j_slot > 0 ? motion_.glide_acceleration(j_slot) : g;
+        const Motion relative(a_i - a_j, motion_.drag());
         q.v -= v_j;
-        return time_to_resting(i, q, x_j, sigma);
+        q.set_glide(0);
+        return end_time(relative, x_j, q, sigma, window);
     }
 
     // Time until particle q (a flight from now, stamp 0) first touches the point x at
@@ -1225,13 +1342,14 @@ class Engine {
             const ParticleState<D> q0 = flight_from_now(i);
             for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
                 const auto& pj = particles_.state[j];
-                if (j == i || !(pj.resting() || pj.gliding() != q0.gliding())) return;
+                if (j == i || !(pj.resting() || pj.glide_slot() != q0.glide_slot())) return;
                 ParticleState<D> q = q0;
                 q.x -= shift; // i as j's image sees it
                 const double sigma = particles_.table.pair_sigma(q0.species, pj.species);
                 const double dt = pj.resting() ? time_to_resting(i, q, pj.x, sigma)
                                                : time_to_glider(i, q, motion_.position(pj, now_),
-                                                                motion_.velocity(pj, now_), sigma);
+                                                                motion_.velocity(pj, now_),
+                                                                pj.glide_slot(), sigma);
                 take_earliest(i, &j, &dt, 1);
             });
         }
@@ -1322,11 +1440,59 @@ class Engine {
             at_rest_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.resting(); }));
+            plastic_limit_ = plastic_events_per_particle * std::uint64_t{particles_.size()} +
+                             plastic_events_base;
+        }
+    }
+
+    // The glide table: the pull along each support face a particle can glide on, a = g −
+    // (g.n) n, one slot per distinct a (at most glide_slots − 1; a face beyond them has no
+    // slot and its particles bounce as they did before glides), in the obstacles' order, so
+    // that it is the same in a restored engine. On an axis normal a is g with that
+    // coordinate zero, exactly (a floor square to the field: a = 0). Thermal walls re-emit
+    // and hold nothing; segment ends and triangle rims are not faces.
+    void set_up_glides() {
+        if constexpr (Motion::has_field) {
+            const Vec<D>& g = motion_.gravity();
+            auto table = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
+            auto slot_of = [&](const Vec<D>& n) -> std::uint8_t {
+                if (dot(g, n) == 0.0) return 0; // the field never presses onto it
+                Vec<D> a = g;
+                int axis = -1;
+                for (int k = 0; k < D; ++k)
+                    if (std::abs(n[k]) == 1.0) axis = k;
+                if (axis >= 0)
+                    a[axis] = 0.0;
+                else
+                    a -= n * dot(g, n);
+                for (std::size_t k = 1; k < table->size(); ++k)
+                    if ((*table)[k] == a) return static_cast<std::uint8_t>(k);
+                if (table->size() == glide_slots) return 0;
+                table->push_back(a);
+                return static_cast<std::uint8_t>(table->size() - 1);
+            };
+            const std::size_t walls = box_.walls.size(), segments = box_.segments.size();
+            glide_slot_of_.assign(walls + 3 * segments + box_.triangles.size(), 0);
+            for (std::size_t w = 0; w < walls; ++w)
+                if (!box_.walls[w].thermal()) glide_slot_of_[w] = slot_of(box_.walls[w].normal);
+            for (std::size_t k = 0; k < segments; ++k)
+                glide_slot_of_[Obstacle::encode_segment(walls, static_cast<std::uint32_t>(k),
+                                                        Segment<D>::face)] =
+                    slot_of(box_.segments[k].normal);
+            for (std::size_t k = 0; k < box_.triangles.size(); ++k)
+                glide_slot_of_[Obstacle::encode_triangle(walls, segments,
+                                                         static_cast<std::uint32_t>(k))] =
+                    slot_of(box_.triangles[k].normal);
+            motion_.set_glides(table);
+            glide_motions_.clear();
+            for (const Vec<D>& a : *table) {
+                glide_motions_.emplace_back(a, motion_.drag());
+                glide_motions_.back().set_glides(table);
+            }
+            glide_on_.assign(particles_.size(), none);
             gliding_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.gliding(); }));
-            plastic_limit_ = plastic_events_per_particle * std::uint64_t{particles_.size()} +
-                             plastic_events_base;
         }
     }
 
@@ -1594,8 +1760,14 @@ class Engine {
         const Vec<D> x = m.position(p, now_);
         const Vec<D> v = m.velocity(p, now_);
         const double a = particles_.radius(i);
+        const std::uint32_t support = glide_support(p, i);
         s.wall_time = never;
+        if constexpr (Motion::has_field)
+            if (support != none) [[unlikely]]
+                s.wall_time = now_ + glide_end_time(i, flight_from_now(i)), s.wall = glide_end;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
+            if (w == support) [[unlikely]]
+                continue;
             const auto& wall = box_.walls[w];
             const double t = now_ + m.first_contact(wall.distance(x) - a, dot(v, wall.normal),
                                                     m.along(wall.normal));
@@ -1636,9 +1808,12 @@ class Engine {
         for (int k = 0; k < D; ++k)
             lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
         const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
+        const std::uint32_t support = glide_support(q, i), walls = box_.walls.size();
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
             if (!seg.may_reach(lo, hi, reach)) continue;
+            if (support == Obstacle::encode_segment(walls, k, Segment<D>::face)) [[unlikely]]
+                continue; // the glide's (its end: glide_end_time)
             auto consider = [&](double dt, int part) {
                 if (now_ + dt < s.wall_time)
                     s.wall_time = now_ + dt,
@@ -1671,6 +1846,11 @@ class Engine {
         const Motion& fm = flight_motion(q);
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
+        // the triangle i glides on, if it does: passed by (its edges: glide_end_time)
+        const std::uint32_t support = glide_support(q, i);
+        const std::uint32_t first =
+            Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), 0);
+        const std::uint32_t skip = support != none && support >= first ? support - first : none;
         for (const auto* p = triangle_cells_.patches_begin(cell);
              p != triangle_cells_.patches_end(cell); ++p) {
             const double h = dot(q.x, p->normal) - p->offset, side = h >= 0.0 ? 1.0 : -1.0;
@@ -1679,6 +1859,8 @@ class Engine {
             if (now_ + dt < s.wall_time && now_ + dt <= s.crossing_time) {
                 const std::uint32_t k =
                     triangle_cells_.holder(*p, fm.position(q, dt), box_.triangles);
+                if (k == skip) [[unlikely]]
+                    continue;
                 s.wall_time = now_ + dt,
                 s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), k);
             }
@@ -1692,6 +1874,8 @@ class Engine {
                 // a one-sided triangle: its whole search in the first pass (the flag is read
                 // from the entry: the triangle itself is another cache line)
                 if (e->one_sided && !faces) continue;
+                if (e->index == skip) [[unlikely]]
+                    continue;
                 const double window = std::min(s.crossing_time, s.wall_time) - now_;
                 const double travel =
                     window < never ? (speed + 0.5 * pull * window) * window : never;
@@ -2042,7 +2226,8 @@ class Engine {
     }
 
     // With Gliders (only while some particle glides, resting.hpp) a glider and a falling
-    // particle meet on a curved relative flight, two gliders on a straight one. The two
+    // particle meet on a curved relative flight, as do two gliders on different supports;
+    // two on the same slot on a straight one. The two
     // branches this takes per candidate cost a fifth of a run under gravity when always in
     // the loop (measured, the 2D hourglass), so the loop without them is compiled apart.
     template <bool Shifted, bool Gliders = false>
@@ -2067,10 +2252,12 @@ class Engine {
             const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
             if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
                 dt[m] = time_to_resting(i, q, pj.x, std::sqrt(sigma2[pj.species]));
-            else if (Gliders && pi.gliding() != pj.gliding()) // one glides: a curved meeting
-                dt[m] = time_to_glider(i, q, xj, vj, std::sqrt(sigma2[pj.species]));
-            else if (Gliders && pi.gliding()) // both glide: straight, as without gravity
-                dt[m] = glide_motion_.pair_time(r, v, sigma2[pj.species], horizon);
+            else if (Gliders && pi.glide_slot() != pj.glide_slot()) // a curved meeting
+                dt[m] =
+                    time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2[pj.species]));
+            else if (Gliders && pi.gliding()) // both glide alike: straight, as without gravity
+                dt[m] =
+                    glide_motions_[pi.glide_slot()].pair_time(r, v, sigma2[pj.species], horizon);
             else
                 dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
             if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
@@ -2143,6 +2330,7 @@ class Engine {
         permute(schedule_);
         permute(last_partner_);
         if (!last_collision_.empty()) permute(last_collision_);
+        if (!glide_on_.empty()) permute(glide_on_);
         permute(id_);
         for (auto& s : schedule_)
             for (PairCandidate* c : {&s.pair, &s.runner_up})
@@ -2205,10 +2393,11 @@ class Engine {
         group_.resting().restore(in);
         rest_cycle_.restore(in);
         in.get(id_);
-        const bool tc_clocks = !last_collision_.empty();
+        const bool tc_clocks = !last_collision_.empty(), glides = !glide_on_.empty();
         in.get(last_collision_);
+        in.get(glide_on_);
         if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-            last_collision_.size() != (tc_clocks ? n : 0))
+            last_collision_.size() != (tc_clocks ? n : 0) || glide_on_.size() != (glides ? n : 0))
             throw ArchiveError("the state's per-particle arrays do not match its particles");
         in.get(tc_);
         in.get(ledger_);
@@ -2247,7 +2436,10 @@ class Engine {
             const auto& s = schedule_[i];
             if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
                 (s.runner_up.partner != none && s.runner_up.partner >= n) ||
-                (last_partner_[i] != none && last_partner_[i] >= n))
+                (last_partner_[i] != none && last_partner_[i] >= n) ||
+                (particles_.state[i].gliding() &&
+                 (glide_on_.empty() || glide_on_[i] >= glide_slot_of_.size() ||
+                  glide_slot_of_[glide_on_[i]] != particles_.state[i].glide_slot())))
                 throw ArchiveError("the state's particle indices are damaged");
         }
         for (std::uint32_t i = 0; i < n; ++i) reschedule(i);
@@ -2265,8 +2457,12 @@ class Engine {
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
-    // The flight of a particle gliding along a floor: the same drag, no gravity (resting.hpp).
-    Motion glide_motion_ = glide_motion_of(motion_);
+    // The glides (set_up_glides): the flight of each glide slot (the pull along its
+    // supports, the same drag), the slot of each obstacle number (0: none glides on it),
+    // and the obstacle each gliding particle glides on.
+    std::vector<Motion> glide_motions_;
+    std::vector<std::uint8_t> glide_slot_of_;
+    std::vector<std::uint32_t> glide_on_;
     CellLevels<D> levels_;            // one level, but for size-disperse particles
     Cells<D> cells_;                  // the grid of level 0 (of every particle with one level)
     std::vector<Cells<D>> upper_;     // the grids of levels 1, 2, ...
@@ -2443,6 +2639,7 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     rest_cycle_.save(out);
     out.put(id_);
     out.put(last_collision_);
+    out.put(glide_on_);
     out.put(tc_);
     out.put(ledger_);
     out.put(events_at_now_);
@@ -2545,6 +2742,7 @@ Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings
         std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
     fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
     if (box_.sheared()) set_up_sliding();
+    set_up_glides();
     if (settings_.rest_speed > 0.0) set_up_rest();
     maintain_every_ = settings_.maintain_every > 0
                           ? settings_.maintain_every

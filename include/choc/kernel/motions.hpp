@@ -24,7 +24,9 @@
 #include <cmath>
 #include <concepts>
 #include <limits>
+#include <memory>
 #include <type_traits>
+#include <vector>
 
 namespace choc {
 
@@ -126,13 +128,18 @@ class Field {
     }
 
     // A particle at rest (resting.hpp) stays where it lies, with no velocity; one gliding
-    // along a floor moves as if there were no gravity (the floor takes it): x + v s(τ).
+    // along a support moves as if the field were its part along the support, a, with the
+    // same drag: its glide slot's acceleration (glides).
     Vec<D> position(const ParticleState<D>& p, double now) const {
         if (p.resting()) [[unlikely]]
             return p.x;
         const double tau = now - p.t;
-        if (p.gliding()) [[unlikely]]
-            return p.x + p.v * s(tau);
+        if (p.gliding()) [[unlikely]] {
+            const Vec<D>& a = glide_acceleration(p.glide_slot());
+            if (gamma_ == 0.0) return p.x + p.v * tau + a * (0.5 * tau * tau);
+            const Vec<D> w = a * (1.0 / gamma_);
+            return p.x + w * tau + (p.v - w) * s(tau);
+        }
         if (gamma_ == 0.0) return p.x + p.v * tau + g_ * (0.5 * tau * tau);
         return p.x + terminal_ * tau + (p.v - terminal_) * s(tau);
     }
@@ -140,11 +147,22 @@ class Field {
         if (p.resting()) [[unlikely]]
             return {};
         const double tau = now - p.t;
-        if (p.gliding()) [[unlikely]]
-            return gamma_ == 0.0 ? p.v : p.v * std::exp(-gamma_ * tau);
+        if (p.gliding()) [[unlikely]] {
+            const Vec<D>& a = glide_acceleration(p.glide_slot());
+            if (gamma_ == 0.0) return p.v + a * tau;
+            const Vec<D> w = a * (1.0 / gamma_);
+            return w + (p.v - w) * std::exp(-gamma_ * tau);
+        }
         if (gamma_ == 0.0) return p.v + g_ * tau;
         return terminal_ + (p.v - terminal_) * std::exp(-gamma_ * tau);
     }
+    // The glides' accelerations, by slot (slot 0 unused), shared by every copy: the
+    // engine's table (Engine::set_up_glides). A glide along a floor square to the field has
+    // a = 0 exactly, and then the forms above are x + v s(τ) and v e^(−γτ) to the bit.
+    void set_glides(std::shared_ptr<const std::vector<Vec<D>>> table) {
+        glides_ = std::move(table);
+    }
+    const Vec<D>& glide_acceleration(std::uint32_t slot) const { return (*glides_)[slot]; }
     void advance(ParticleState<D>& p, double now) const {
         if (p.resting()) [[unlikely]]
             return; // no flight to follow: it keeps its stamp
@@ -291,6 +309,7 @@ class Field {
     Vec<D> g_;
     double gamma_ = 0.0;
     Vec<D> terminal_; // g/γ
+    std::shared_ptr<const std::vector<Vec<D>>> glides_;
 };
 
 } // namespace choc

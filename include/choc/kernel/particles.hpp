@@ -20,16 +20,22 @@ namespace choc {
 // Minus infinity is never a real stamp and survives the engine's origin moves (t - shift).
 inline constexpr double rest_stamp = -std::numeric_limits<double>::infinity();
 
-// The top bit of a particle's count: it glides along a floor (resting.hpp), a flight with
-// no field along its path. The count's other 31 bits count its velocity changes.
-inline constexpr std::uint32_t glide_bit = 0x80000000u;
+// The top bits of a particle's count: the glide it is on (resting.hpp), 0 when none. A
+// glide is a flight along a support, pressed onto it by the field: it feels the field's
+// part along the support only, one acceleration per slot of the engine's glide table
+// (Field::glides). The count's other 26 bits count its velocity changes, wrapping round: a
+// prediction is taken for fresh only if its partner changed a multiple of 2^26 (67
+// million) times meanwhile, and the contact check (audit.hpp) would then stop the run.
+inline constexpr int glide_shift = 26;
+inline constexpr std::uint32_t glide_mask = ~std::uint32_t{0} << glide_shift;
+inline constexpr std::uint32_t glide_slots = std::uint32_t{1} << (32 - glide_shift); // 0: none
 
 template <int D>
 struct alignas(D == 3 ? 64 : 16) ParticleState {
     Vec<D> x;       // position at time t
     Vec<D> v;       // velocity
     double t = 0.0; // the particle's own time stamp
-    // Velocity changes so far (the low 31 bits, wrapping round) and the glide bit: a
+    // Velocity changes so far (the low 26 bits, wrapping round) and the glide slot: a
     // prediction naming the particle is stale once either changes.
     std::uint32_t count = 0;
     std::uint32_t species = 0;
@@ -40,11 +46,13 @@ struct alignas(D == 3 ? 64 : 16) ParticleState {
     // At rest (resting.hpp): v is zero and x is where it lies, whatever the time. Only
     // under a field (the straight-line paths never meet one).
     bool resting() const { return t == rest_stamp; }
-    // Gliding along a floor (resting.hpp): its flight feels no gravity, the floor takes it.
-    bool gliding() const { return (count & glide_bit) != 0; }
-    void set_gliding(bool on) { count = on ? count | glide_bit : count & ~glide_bit; }
-    // One more velocity change (the glide bit kept).
-    void bump() { count = (count & glide_bit) | ((count + 1) & ~glide_bit); }
+    // Gliding along a support (resting.hpp): its flight feels the field's part along the
+    // support only (Field::position), the support takes the rest.
+    bool gliding() const { return (count & glide_mask) != 0; }
+    std::uint32_t glide_slot() const { return count >> glide_shift; }
+    void set_glide(std::uint32_t slot) { count = (count & ~glide_mask) | (slot << glide_shift); }
+    // One more velocity change (the glide slot kept).
+    void bump() { count = (count & glide_mask) | ((count + 1) & ~glide_mask); }
 };
 
 static_assert(sizeof(ParticleState<3>) == 64, "3D hot record should be one cache line");

@@ -49,7 +49,7 @@ double triangle_edge_time(const Motion& motion, const Vec<D>& p0, const Vec<D>& 
             const double s = dot(x - p0, t);
             return s <= 0.0 ? p0 : s >= length ? p1 : p0 + t * s;
         };
-        return convex_time_stepped(motion, nearest, norm(p0) + length, q, a, window);
+        return convex_time_stepped(motion, nearest, norm(p0) + length, q, a, window, t);
     }
     const Vec<D> r = q.x - p0;
     const Vec<D> r_across = r - t * dot(r, t), v_across = q.v - t * dot(q.v, t);

@@ -46,7 +46,9 @@ namespace choc {
 // 18: the tally counts the rest model's rescues of stalls, the collapse watch whether it
 //     rescued and when its strikes began; under the rest model the engine keeps the TC
 //     clocks
-inline constexpr std::uint32_t checkpoint_format = 18;
+// 19: a gliding particle's count holds its glide slot in its top 6 bits (particles.hpp);
+//     under a field the engine keeps the obstacle each particle glides on
+inline constexpr std::uint32_t checkpoint_format = 19;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
