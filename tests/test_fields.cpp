@@ -220,11 +220,7 @@ TEST_CASE("a disc in TC micro-bounces down a tilted plane does not sink into it"
     settings.tc = 1.0; // every bounce elastic: the micro-bounces go on
     FieldEngine engine(box, p, settings, Field<2>(g, 0.0));
     REQUIRE_NOTHROW(engine.run(1e-3, ~0ull, ~0ull));
-    // Its bounces are below round-off: since such a bounce glides on a tilted support (the
-    // limit of bounces of no height; Engine::glide_slot_on), it glides from its first, at its
-    // depth; a glide ending in a bounce that rises out of no overlap would meet the same
-    // sinking.
-    CHECK(engine.tally().glides >= 1);
+    CHECK(engine.tally().wall_collisions > 100);
     CHECK(engine.tally().max_overlap <= 1e-13);
     const auto s = engine.snapshot(1e-3);
     CHECK(plane.distance(s.state[0].x) >= 0.5 - 1e-13);

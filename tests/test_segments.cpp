@@ -260,10 +260,7 @@ TEST_CASE("a disc in TC micro-bounces along a tilted face under gravity does not
     settings.tc = 1.0; // every bounce elastic: the micro-bounces go on
     Engine<2, DefaultCalendar, Field<2>> engine(box, p, settings, Field<2>(g, 0.0));
     REQUIRE_NOTHROW(engine.run(0.04, ~0ull, ~0ull));
-    // Bounces rising 1.3e-15 are below the round-off of its coordinates: since such a
-    // bounce glides (the limit of bounces of no height; Engine::glide_slot_on), it glides
-    // along the face from its first landing, at contact, and sinks no more than it did.
-    CHECK(engine.tally().glides >= 1);
+    CHECK(engine.tally().wall_collisions > 1000);
     CHECK(engine.tally().max_overlap <= 1e-13);
     const auto s = engine.snapshot(0.04);
     CHECK(seg.nearest_part(s.state[0].x) == Segment<2>::face); // still sliding on the face

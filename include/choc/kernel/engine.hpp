@@ -735,7 +735,7 @@ class Engine {
                 if (held(i)) return put_to_rest(i);
                 if (rests_together(i)) return;
             }
-            if (w != none && settings_.epsilon == 0.0)
+            if (w != none && rest_.on())
                 if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
                     return start_glide(i, w, slot);
         }
@@ -755,35 +755,28 @@ class Engine {
     // support here is the face of a plane wall, a segment or a triangle that reflects
     // (a thermal wall re-emits) with the field pressing onto it.
     //
-    // Without the rest model a particle glides only when its bounce is below the round-off
-    // of the clock or of its coordinates (returns_within): the hard-sphere flight then is
-    // a glide, the limit of bounces of no height, and the normal speed taken is round-off.
-    // Seen: a disc at a side wall under tilted gravity, its normal speed 6.7e-16 and then
-    // zero, met the wall at one instant for ever (invariant `progress`, scan case
-    // 9564059025244880716); spheres woken from rest on a tilted plane with v = 0 (cases
-    // 14466090374848110308 and 11682011839193705786), with the rest model.
+    // Without the rest model nothing glides: bounces below round-off there end as they did
+    // (tried, Session 30: glides of bounces below round-off on slopes, without the rest
+    // model, left a disc bouncing on a glider at one instant for ever, elastic under TC:
+    // the loaded glider the rest model puts to rest; scan cases 12532767243672626640,
+    // 9564059025244880716). Before glides followed slopes, spheres woken from rest on a
+    // tilted plane with v = 0, under the rest model, met it at one instant for ever
+    // (invariant `progress`, scan cases 14466090374848110308 and 11682011839193705786).
     //
     // Returns the glide's slot (glides_) if i, just reflected by obstacle w at now, glides
     // on it, else 0.
-    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w) const {
+    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w) {
         if constexpr (Motion::has_field) {
-            if (w >= glide_slot_of_.size() || glide_slot_of_[w] == 0) return 0;
+            if (!rest_.on()) return 0;
+            const std::uint32_t slot = glide_slot(w);
+            if (slot == 0) return 0;
             const auto& p = particles_.state[i];
             const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
             if (o.triangle && !box_.triangles[o.index].over(p.x)) return 0; // a rim, not a face
             const Wall<D> plane = obstacle_plane(box_, w, p.x);
             const double pull = motion_.along(plane.normal), u = dot(p.v, plane.normal);
             if (!(pull < 0.0)) return 0; // the field does not press it on
-            // (just reflected, it approaches only by the rounding of the reflection). Without
-            // the rest model, on a floor square to the field (a = 0) bounces below round-off
-            // are left to end as they did, in a Zeno sequence the collapse watch reports: a
-            // glider there, with TC switched on at the collapse, was met again at one instant
-            // for ever by a disc bouncing on it (the 60-disc box, seed 2, on_collapse = "tc").
-            if (rest_.on() ? std::abs(u) < rest_.speed
-                           : motion_.glide_acceleration(glide_slot_of_[w]) != Vec<D>{} &&
-                                 returns_within(plane.normal, never, p.v, round_off_time(p),
-                                                round_off_height(p)))
-                return glide_slot_of_[w];
+            if (std::abs(u) < rest_.speed) return slot;
         }
         return 0;
     }
@@ -1445,55 +1438,74 @@ class Engine {
         }
     }
 
-    // The glide table: the pull along each support face a particle can glide on, a = g −
-    // (g.n) n, one slot per distinct a (at most glide_slots − 1; a face beyond them has no
-    // slot and its particles bounce as they did before glides), in the obstacles' order, so
-    // that it is the same in a restored engine. On an axis normal a is g with that
-    // coordinate zero, exactly (a floor square to the field: a = 0). Thermal walls re-emit
-    // and hold nothing; segment ends and triangle rims are not faces.
+    // The glide table: the pull along each support face a particle glides on, a = g −
+    // (g.n) n, one slot per distinct a, given to a face when a particle first glides on it
+    // (glide_slot: a mesh has many faces, most of which nothing glides on: the 3D
+    // hourglass's upper cone has 48, its lower cone, an overhang, 48 more), at most
+    // glide_slots − 1 of them: a face beyond them has none, and its particles bounce as
+    // they did before glides. The table depends on the run's history, so it is saved with
+    // the engine. On an axis normal a is g with that coordinate zero, exactly (a floor
+    // square to the field: a = 0). Thermal walls re-emit and hold nothing; segment ends and
+    // triangle rims are not faces.
     void set_up_glides() {
         if constexpr (Motion::has_field) {
-            const Vec<D>& g = motion_.gravity();
-            auto table = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
-            auto slot_of = [&](const Vec<D>& n) -> std::uint8_t {
-                if (dot(g, n) == 0.0) return 0; // the field never presses onto it
-                Vec<D> a = g;
-                int axis = -1;
-                for (int k = 0; k < D; ++k)
-                    if (std::abs(n[k]) == 1.0) axis = k;
-                if (axis >= 0)
-                    a[axis] = 0.0;
-                else
-                    a -= n * dot(g, n);
-                for (std::size_t k = 1; k < table->size(); ++k)
-                    if ((*table)[k] == a) return static_cast<std::uint8_t>(k);
-                if (table->size() == glide_slots) return 0;
-                table->push_back(a);
-                return static_cast<std::uint8_t>(table->size() - 1);
-            };
-            const std::size_t walls = box_.walls.size(), segments = box_.segments.size();
-            glide_slot_of_.assign(walls + 3 * segments + box_.triangles.size(), 0);
-            for (std::size_t w = 0; w < walls; ++w)
-                if (!box_.walls[w].thermal()) glide_slot_of_[w] = slot_of(box_.walls[w].normal);
-            for (std::size_t k = 0; k < segments; ++k)
-                glide_slot_of_[Obstacle::encode_segment(walls, static_cast<std::uint32_t>(k),
-                                                        Segment<D>::face)] =
-                    slot_of(box_.segments[k].normal);
-            for (std::size_t k = 0; k < box_.triangles.size(); ++k)
-                glide_slot_of_[Obstacle::encode_triangle(walls, segments,
-                                                         static_cast<std::uint32_t>(k))] =
-                    slot_of(box_.triangles[k].normal);
-            motion_.set_glides(table);
-            glide_motions_.clear();
-            for (const Vec<D>& a : *table) {
-                glide_motions_.emplace_back(a, motion_.drag());
-                glide_motions_.back().set_glides(table);
-            }
+            glide_table_ = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
+            glide_table_->reserve(glide_slots); // (Field reads it through the pointer)
+            glide_slot_of_.assign(
+                box_.walls.size() + 3 * box_.segments.size() + box_.triangles.size(), unslotted);
+            set_up_glide_motions();
             glide_on_.assign(particles_.size(), none);
             gliding_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.gliding(); }));
         }
+    }
+    // The flight of each slot of the table (reserved whole: flight_motion's references
+    // stay valid as slots are added).
+    void set_up_glide_motions() requires Motion::has_field {
+        motion_.set_glides(glide_table_);
+        glide_motions_.clear();
+        glide_motions_.reserve(glide_slots);
+        for (const Vec<D>& a : *glide_table_) add_glide_motion(a);
+    }
+    void add_glide_motion(const Vec<D>& a) requires Motion::has_field {
+        glide_motions_.emplace_back(a, motion_.drag());
+        glide_motions_.back().set_glides(glide_table_);
+    }
+    static constexpr std::uint8_t unslotted = 0xff; // (glide_slot_of_: not looked at yet)
+
+    // The slot of obstacle w's face (0: none), given now if it has none yet.
+    std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field {
+        if (w >= glide_slot_of_.size()) return 0;
+        if (glide_slot_of_[w] != unslotted) return glide_slot_of_[w];
+        glide_slot_of_[w] = 0;
+        const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+        Vec<D> n{};
+        if (o.wall && !box_.walls[o.index].thermal())
+            n = box_.walls[o.index].normal;
+        else if (o.triangle)
+            n = box_.triangles[o.index].normal;
+        else if (!o.wall && o.part == Segment<D>::face)
+            n = box_.segments[o.index].normal;
+        const Vec<D>& g = motion_.gravity();
+        if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
+        Vec<D> a = g;
+        int axis = -1;
+        for (int k = 0; k < D; ++k)
+            if (std::abs(n[k]) == 1.0) axis = k;
+        if (axis >= 0)
+            a[axis] = 0.0;
+        else
+            a -= n * dot(g, n);
+        auto& table = *glide_table_;
+        std::size_t k = 1;
+        while (k < table.size() && !(table[k] == a)) ++k;
+        if (k == table.size()) {
+            if (table.size() == glide_slots) return 0; // full: it bounces as before
+            table.push_back(a);
+            add_glide_motion(a);
+        }
+        return glide_slot_of_[w] = static_cast<std::uint8_t>(k);
     }
 
     // A tick: the windows across the face have moved on by a column.
@@ -2396,6 +2408,18 @@ class Engine {
         const bool tc_clocks = !last_collision_.empty(), glides = !glide_on_.empty();
         in.get(last_collision_);
         in.get(glide_on_);
+        if constexpr (Motion::has_field) {
+            const std::size_t obstacles = glide_slot_of_.size();
+            in.get(*glide_table_);
+            in.get(glide_slot_of_);
+            if (glide_table_->empty() || glide_table_->size() > glide_slots ||
+                glide_slot_of_.size() != obstacles ||
+                std::any_of(glide_slot_of_.begin(), glide_slot_of_.end(), [&](std::uint8_t k) {
+                    return k != unslotted && k >= glide_table_->size();
+                }))
+                throw ArchiveError("the state's glide table is damaged");
+            set_up_glide_motions();
+        }
         if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
             last_collision_.size() != (tc_clocks ? n : 0) || glide_on_.size() != (glides ? n : 0))
             throw ArchiveError("the state's per-particle arrays do not match its particles");
@@ -2458,9 +2482,11 @@ class Engine {
     Settings settings_;
     Motion motion_;
     // The glides (set_up_glides): the flight of each glide slot (the pull along its
-    // supports, the same drag), the slot of each obstacle number (0: none glides on it),
-    // and the obstacle each gliding particle glides on.
+    // supports, the same drag), the table of their pulls, the slot of each obstacle number
+    // (0: none glides on it; unslotted: not looked at yet), and the obstacle each gliding
+    // particle glides on.
     std::vector<Motion> glide_motions_;
+    std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
     std::vector<std::uint8_t> glide_slot_of_;
     std::vector<std::uint32_t> glide_on_;
     CellLevels<D> levels_;            // one level, but for size-disperse particles
@@ -2640,6 +2666,10 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     out.put(id_);
     out.put(last_collision_);
     out.put(glide_on_);
+    if constexpr (Motion::has_field) {
+        out.put(*glide_table_);
+        out.put(glide_slot_of_);
+    }
     out.put(tc_);
     out.put(ledger_);
     out.put(events_at_now_);
