@@ -46,7 +46,9 @@ namespace choc {
 // 18: the tally counts the rest model's rescues of stalls, the collapse watch whether it
 //     rescued and when its strikes began; under the rest model the engine keeps the TC
 //     clocks
-inline constexpr std::uint32_t checkpoint_format = 18;
+// 19: the measured phase saves its own fields (start, Z's blocks) from one field list, then
+//     each observer's under its name, in the order of their registration (run/phase/)
+inline constexpr std::uint32_t checkpoint_format = 19;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
