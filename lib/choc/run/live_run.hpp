@@ -146,7 +146,22 @@ struct RunClock {
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
     double label = 0.0;            // the clock of frames and rows at the measured phase's start
+
+    // The checkpoint's fields (archive.hpp), one list for save and restore.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(stage, start, equilibrated, label, checkpoints, wall_seconds);
+        if (stage != Stage::equilibrating && stage != Stage::measuring)
+            throw ArchiveError("the state's stage is damaged");
+    }
 };
+
+// What the summary knew before the measured phase that a checkpoint keeps: the initial
+// kinetic energy and momentum (one list for save and restore).
+template <class Archive>
+void initial_fields(Archive& ar, Summary& base) {
+    ar(base.kinetic_energy_initial, base.momentum_initial);
+}
 
 // EngineT: the event-driven engine (engine.hpp), or the time-stepped one
 // (step_engine.hpp, run.integrator = "timestep"), whose overlaps are measured rather than
@@ -178,14 +193,7 @@ class LiveRun final : public Simulation::Impl {
         } else {
             in.emplace(resume->state);
             in->expect(run_tag, "start");
-            in->get(clock_.stage);
-            if (clock_.stage != Stage::equilibrating && clock_.stage != Stage::measuring)
-                throw ArchiveError("the state's stage is damaged");
-            in->get(clock_.start);
-            in->get(clock_.equilibrated);
-            in->get(clock_.label);
-            in->get(clock_.checkpoints);
-            in->get(clock_.wall_seconds);
+            clock_.fields(*in);
             engine_.reset(new EngineT(EngineT::restore(*in, engine_settings(config_), motion)));
         }
         set_up(in ? &*in : nullptr);
@@ -517,8 +525,7 @@ class LiveRun final : public Simulation::Impl {
                            clock_.label);
         } else {
             timer.emplace(*this);
-            resume->get(base_.kinetic_energy_initial);
-            resume->get(base_.momentum_initial);
+            initial_fields(*resume, base_);
             const Streams streams = Phase::restore_streams(*resume);
             phase_.emplace(*engine_, config_, options_, *watch_,
                            provenance(config_, options_, started_), checkpoints_, streams,
@@ -535,17 +542,14 @@ class LiveRun final : public Simulation::Impl {
     // The whole run's state, for a checkpoint.
     void save(ArchiveWriter& out) {
         out.tag(run_tag);
-        out.put(clock_.stage);
-        out.put(clock_.start);
-        out.put(clock_.equilibrated);
-        out.put(clock_.label);
-        out.put(checkpoints_.done());
-        out.put(clock_.stage == Stage::measuring ? wall_seconds() : 0.0);
+        RunClock now = clock_;
+        now.checkpoints = checkpoints_.done();
+        now.wall_seconds = clock_.stage == Stage::measuring ? wall_seconds() : 0.0;
+        now.fields(out);
         engine_->save(out);
         watch_->save(out);
         if (clock_.stage == Stage::measuring) {
-            out.put(base_.kinetic_energy_initial);
-            out.put(base_.momentum_initial);
+            initial_fields(out, base_);
             phase_->save(out);
         }
         out.tag(run_tag + 1);
