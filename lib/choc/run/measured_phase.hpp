@@ -1,8 +1,9 @@
 // The measured phase of a run: the engine runs to the run's time or collision limit,
-// stopping at the edges of Z's blocks (a doubling grid, see run()), for the trajectory, the
-// time series, the displacement and g(r) snapshots, the histogram series and the
-// checkpoints at their own times, with progress, interrupt checks and the collapse watch
-// between chunks of events.
+// stopping at the edges of Z's blocks (a doubling grid, see run()), at its observers' due
+// times (the trajectory, the time series, the displacement and g(r) snapshots, the
+// windows, the profiles, the histogram series: run/phase/, one file each, registered in
+// run/phase/observers.hpp) and at the checkpoints', with progress, interrupt checks and the
+// collapse watch between chunks of events.
 //
 // It runs to the run's limits (choc run) or, in steps, to any limits a caller sets
 // (run_to: the Python module's Simulation.run); a step's end is one more stop.
