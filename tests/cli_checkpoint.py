@@ -569,6 +569,15 @@ def case_refusals(choc):
         open(os.path.join(d, "other.chk"), "wb").write(other)
         refused(choc, d, ["--continue", "other.chk"], "written by choc " + "9" * length,
                 f"a checkpoint of another version (this one is {version.decode()})")
+        # an older checkpoint format of the same version (the layout of the state changed
+        # since it was written): refused, naming both formats
+        (fmt,) = struct.unpack_from("<I", good, 16)
+        other = bytearray(good[:16]) + struct.pack("<I", fmt - 1) + good[20:-4]
+        other += struct.pack("<I", zlib.crc32(bytes(other)) & 0xffffffff)
+        open(os.path.join(d, "other.chk"), "wb").write(other)
+        refused(choc, d, ["--continue", "other.chk"],
+                f"checkpoint format {fmt - 1}); this is choc {version.decode()} "
+                f"(checkpoint format {fmt})", "a checkpoint of an older format")
         # a crafted version string (issue 41): terminal escapes and 5000 bytes, shown escaped
         # and cut (the checksum made right, so only the version check can refuse it)
         crafted = b"\x1b[31m" + b"A" * 5000 + b"\n"

@@ -4,6 +4,15 @@
 // Only trivially copyable types go in as bytes; everything else is written field by field
 // by its owner (Engine::save, the observers' save).
 //
+// One field list for save and restore (as cereal's and Boost.Serialization's
+// `serialize(Archive&)`): an object names its fields once, in
+//     template <class Archive> void fields(Archive& ar) { ar(a, b, c); }
+// and saves with fields(writer), restores with fields(reader). ArchiveWriter's call puts the
+// fields, ArchiveReader's gets them back in the same order, so the two lists cannot drift
+// apart. A field is anything put/get take, or an object with save(ArchiveWriter&) and
+// restore(ArchiveReader&); `Archive::loading` tells the two apart where a field list must
+// (an object built only when the state holds one).
+//
 // A reader never trusts a count: a vector's length is checked against the bytes left
 // before anything is allocated, so a damaged file fails with ArchiveError, never with a
 // huge allocation or a read past the end. (The checkpoint file also carries a checksum;
@@ -31,6 +40,13 @@ concept Bytes = std::is_trivially_copyable_v<T>;
 
 class ArchiveWriter {
   public:
+    static constexpr bool loading = false;
+    // The fields, in order (see the top of the file).
+    template <class... T>
+    void operator()(T&&... fields) {
+        (field(fields), ...);
+    }
+
     template <Bytes T>
     void put(const T& value) {
         const auto* p = reinterpret_cast<const char*>(&value);
@@ -58,6 +74,14 @@ class ArchiveWriter {
     const std::string& bytes() const { return bytes_; }
 
   private:
+    template <class T>
+    void field(T& value) {
+        if constexpr (requires { value.save(*this); })
+            value.save(*this);
+        else
+            put(value);
+    }
+
     std::string bytes_;
 };
 
@@ -66,6 +90,13 @@ class ArchiveReader {
     // Reads `bytes` in place: they must outlive the reader (a temporary is refused).
     explicit ArchiveReader(const std::string& bytes) : data_(bytes.data()), left_(bytes.size()) {}
     explicit ArchiveReader(std::string&&) = delete;
+
+    static constexpr bool loading = true;
+    // The fields, in the order they were written (see the top of the file).
+    template <class... T>
+    void operator()(T&... fields) {
+        (field(fields), ...);
+    }
 
     template <Bytes T>
     void get(T& value) {
@@ -102,6 +133,14 @@ class ArchiveReader {
     bool done() const { return left_ == 0; }
 
   private:
+    template <class T>
+    void field(T& value) {
+        if constexpr (requires { value.restore(*this); })
+            value.restore(*this);
+        else
+            get(value);
+    }
+
     void take(void* out, std::size_t n) {
         if (n > left_) throw ArchiveError("the state ends too early");
         if (n == 0) return; // an empty vector's data() may be null, which memcpy may not take

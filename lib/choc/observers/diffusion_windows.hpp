@@ -6,7 +6,7 @@
 // axis (q = d) is D.
 //
 // Positions are unwrapped between samples with the minimum image, so the step (set by the
-// caller: measured_phase.hpp) must keep every flight between samples far below half a box
+// caller: run/phase/observer.hpp) must keep every flight between samples far below half a box
 // edge; largest_step() reports the worst, as a fraction of the edge.
 // Only up to `most_tagged` particles are followed, evenly spread over the caller's indices
 // (m n / tagged for m = 0, 1, ...): beyond a few thousand, more particles add little that

@@ -4,7 +4,7 @@
 // Sampled positions live in the periodic box, so each particle's path is unwrapped
 // between successive samples with the minimum image: the step x(t_k) - x(t_{k-1}) is
 // taken as its nearest periodic image. That is right while no particle moves half an
-// edge between two samples; the caller samples often enough (see measured_phase.hpp) and
+// edge between two samples; the caller samples often enough (see run/phase/observer.hpp) and
 // `largest_step` reports the worst step seen, as a fraction of the edge, to check it.
 //
 // D comes from the Einstein relation MSD(t) -> 2 d D t + const at long times: the slope of

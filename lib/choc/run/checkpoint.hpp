@@ -46,9 +46,12 @@ namespace choc {
 // 18: the tally counts the rest model's rescues of stalls, the collapse watch whether it
 //     rescued and when its strikes began; under the rest model the engine keeps the TC
 //     clocks
-// 19: a gliding particle's count holds its glide slot in its top 6 bits (particles.hpp);
-//     under a field the engine keeps the obstacle each particle glides on
-inline constexpr std::uint32_t checkpoint_format = 19;
+// 19: the measured phase saves its own fields (start, Z's blocks) from one field list, then
+//     each observer's under its name, in the order of their registration (run/phase/)
+// 20: a gliding particle's count holds its glide slot in its top 6 bits (particles.hpp);
+//     under a field the engine keeps the obstacle each particle glides on, the glide table
+//     and the slot of each obstacle
+inline constexpr std::uint32_t checkpoint_format = 20;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

@@ -140,30 +140,17 @@ class CollapseWatch {
 
     // The watch's memory, for a checkpoint; whether the TC switch is still armed too (the
     // switch itself is the caller's and given again).
-    void save(ArchiveWriter& out) const {
-        out.put(static_cast<bool>(switch_on_tc_));
-        out.put(switched_at_);
-        out.put(started_);
-        out.put(last_time_);
-        out.put(largest_step_);
-        out.put(last_events_);
-        out.put(last_short_);
-        out.put(strikes_);
-        out.put(rescued_);
-        out.put(streak_from_);
+    // One field list for save and restore (archive.hpp).
+    template <class Archive>
+    void fields(Archive& ar) {
+        bool armed = static_cast<bool>(switch_on_tc_);
+        ar(armed, switched_at_, started_, last_time_, largest_step_, last_events_, last_short_,
+           strikes_, rescued_, streak_from_);
+        if constexpr (Archive::loading)
+            if (!armed) switch_on_tc_ = nullptr;
     }
-    void restore(ArchiveReader& in) {
-        if (!in.get<bool>()) switch_on_tc_ = nullptr;
-        in.get(switched_at_);
-        in.get(started_);
-        in.get(last_time_);
-        in.get(largest_step_);
-        in.get(last_events_);
-        in.get(last_short_);
-        in.get(strikes_);
-        in.get(rescued_);
-        in.get(streak_from_);
-    }
+    void save(ArchiveWriter& out) { fields(out); }
+    void restore(ArchiveReader& in) { fields(in); }
 
   private:
     static constexpr std::uint64_t min_chunk = 1u << 16;

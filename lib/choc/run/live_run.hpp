@@ -13,10 +13,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/step_engine.hpp"
 #include "choc/kernel/tolerances.hpp"
-#include "choc/observers/enskog.hpp"
-#include "choc/observers/gap_fit.hpp"
 #include "choc/observers/pressure.hpp"
-#include "choc/observers/sliding_shear.hpp"
 #include "choc/observers/speed_histogram.hpp"
 #include "choc/observers/time_series.hpp"
 #include "choc/observers/velocity_distribution.hpp"
@@ -29,6 +26,7 @@
 #include "choc/run/settings_from_config.hpp"
 #include "choc/run/simulation.hpp"
 #include "choc/run/simulation_impl.hpp"
+#include "choc/run/summary_physics.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -148,7 +146,22 @@ struct RunClock {
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
     double label = 0.0;            // the clock of frames and rows at the measured phase's start
+
+    // The checkpoint's fields (archive.hpp), one list for save and restore.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(stage, start, equilibrated, label, checkpoints, wall_seconds);
+        if (stage != Stage::equilibrating && stage != Stage::measuring)
+            throw ArchiveError("the state's stage is damaged");
+    }
 };
+
+// What the summary knew before the measured phase that a checkpoint keeps: the initial
+// kinetic energy and momentum (one list for save and restore).
+template <class Archive>
+void initial_fields(Archive& ar, Summary& base) {
+    ar(base.kinetic_energy_initial, base.momentum_initial);
+}
 
 // EngineT: the event-driven engine (engine.hpp), or the time-stepped one
 // (step_engine.hpp, run.integrator = "timestep"), whose overlaps are measured rather than
@@ -180,14 +193,7 @@ class LiveRun final : public Simulation::Impl {
         } else {
             in.emplace(resume->state);
             in->expect(run_tag, "start");
-            in->get(clock_.stage);
-            if (clock_.stage != Stage::equilibrating && clock_.stage != Stage::measuring)
-                throw ArchiveError("the state's stage is damaged");
-            in->get(clock_.start);
-            in->get(clock_.equilibrated);
-            in->get(clock_.label);
-            in->get(clock_.checkpoints);
-            in->get(clock_.wall_seconds);
+            clock_.fields(*in);
             engine_.reset(new EngineT(EngineT::restore(*in, engine_settings(config_), motion)));
         }
         set_up(in ? &*in : nullptr);
@@ -219,12 +225,7 @@ class LiveRun final : public Simulation::Impl {
         return end;
     }
 
-    Summary summary() const override {
-        const auto final = engine_->snapshot(engine_->time());
-        if (violation_) return summary_of(final, nullptr);
-        const auto measured = phase_->finished(final);
-        return summary_of(final, &measured);
-    }
+    Summary summary() const override { return summary_of(engine_->snapshot(engine_->time())); }
 
     ParticleArrays particles() const override {
         const auto p = engine_->snapshot(engine_->time());
@@ -250,19 +251,20 @@ class LiveRun final : public Simulation::Impl {
         Measurements m;
         m.speed_histogram = speed_histogram_csv(speeds, names);
         m.velocity_histogram = component_histogram_csv(speeds, names);
-        m.speed_histogram_series = phase_->histogram_series(HistogramVariable::speed, speeds);
-        m.velocity_histogram_series = phase_->histogram_series(HistogramVariable::vx, speeds);
-        const auto measured = phase_->finished(final);
-        if (measured.rdf) m.rdf = measured.rdf->csv();
-        m.vacf = phase_->vacf_csv();
+        m.speed_histogram_series = histogram_series(HistogramVariable::speed, speeds);
+        m.velocity_histogram_series = histogram_series(HistogramVariable::vx, speeds);
+        const auto& moved = displacement();
+        const auto samples = moved.samples(final, engine_->time());
+        if (const auto rdf = moved.rdf(final)) m.rdf = rdf->csv();
+        m.vacf = vacf_csv();
         if (config_.profile) m.profile = profile_csv();
         if (config_.timeseries) {
             std::string text = timeseries_columns(names, config_.crossing.has_value());
             for (const auto& row : phase_->rows()) text += timeseries_line(row);
             m.timeseries = std::move(text);
         }
-        m.msd_times = measured.displacement.times();
-        m.msd = measured.displacement.msd_samples();
+        m.msd_times = samples.times();
+        m.msd = samples.msd_samples();
         return m;
     }
 
@@ -274,12 +276,11 @@ class LiveRun final : public Simulation::Impl {
         if constexpr (requires(EngineT & e) { e.retire(); }) engine_->retire();
         const auto final = engine_->snapshot(engine_->time());
         if (violation_) { // none of the measurements can be trusted: only the summary says so
-            write_summary(summary_path, summary_of(final, nullptr));
+            write_summary(summary_path, summary_of(final));
             throw *violation_;
         }
         phase_->end();
-        const auto measured = phase_->finished(final);
-        Summary s = summary_of(final, &measured);
+        Summary s = summary_of(final);
         const auto names = species_names();
         const auto velocities = speed_sample(final);
         // All or nothing: every output is written to its temporary and checked before any is
@@ -294,16 +295,18 @@ class LiveRun final : public Simulation::Impl {
         };
         if (config_.histogram)
             stage(config_.histogram->key, config_.histogram->path,
-                  phase_->histogram_series(HistogramVariable::speed, velocities)
+                  histogram_series(HistogramVariable::speed, velocities)
                       .value_or(speed_histogram_csv(velocities, names)));
         if (config_.velocity_histogram)
             stage(config_.velocity_histogram->key, config_.velocity_histogram->path,
-                  phase_->histogram_series(HistogramVariable::vx, velocities)
+                  histogram_series(HistogramVariable::vx, velocities)
                       .value_or(component_histogram_csv(velocities, names)));
-        if (config_.rdf && measured.rdf) stage("output.rdf", *config_.rdf, measured.rdf->csv());
+        if (config_.rdf)
+            if (const auto rdf = displacement().rdf(final))
+                stage("output.rdf", *config_.rdf, rdf->csv());
         if (config_.vacf)
             stage("output.vacf", *config_.vacf,
-                  phase_->vacf_csv().value_or("lag,vacf,vacf_err,normalized,origins\n"));
+                  vacf_csv().value_or("lag,vacf,vacf_err,normalized,origins\n"));
         if (config_.profile) stage(config_.profile->key, config_.profile->path, profile_csv());
 
         const Tally& t = engine_->tally();
@@ -522,8 +525,7 @@ class LiveRun final : public Simulation::Impl {
                            clock_.label);
         } else {
             timer.emplace(*this);
-            resume->get(base_.kinetic_energy_initial);
-            resume->get(base_.momentum_initial);
+            initial_fields(*resume, base_);
             const Streams streams = Phase::restore_streams(*resume);
             phase_.emplace(*engine_, config_, options_, *watch_,
                            provenance(config_, options_, started_), checkpoints_, streams,
@@ -540,17 +542,14 @@ class LiveRun final : public Simulation::Impl {
     // The whole run's state, for a checkpoint.
     void save(ArchiveWriter& out) {
         out.tag(run_tag);
-        out.put(clock_.stage);
-        out.put(clock_.start);
-        out.put(clock_.equilibrated);
-        out.put(clock_.label);
-        out.put(checkpoints_.done());
-        out.put(clock_.stage == Stage::measuring ? wall_seconds() : 0.0);
+        RunClock now = clock_;
+        now.checkpoints = checkpoints_.done();
+        now.wall_seconds = clock_.stage == Stage::measuring ? wall_seconds() : 0.0;
+        now.fields(out);
         engine_->save(out);
         watch_->save(out);
         if (clock_.stage == Stage::measuring) {
-            out.put(base_.kinetic_energy_initial);
-            out.put(base_.momentum_initial);
+            initial_fields(out, base_);
             phase_->save(out);
         }
         out.tag(run_tag + 1);
@@ -573,21 +572,14 @@ class LiveRun final : public Simulation::Impl {
         return names;
     }
 
-    // The summary of the run so far; `measured` (the displacement and g(r) with the final
-    // state sampled) is null for a run found broken, whose summary says only that.
-    Summary summary_of(const Particles<D>& final, const typename Phase::Final* measured) const {
+    // The summary of the run so far, from the state now (`final`, a copy); a run found
+    // broken says only that, with none of the observers' measurements.
+    Summary summary_of(const Particles<D>& final) const {
         Summary s = base_;
-        const std::size_t n = engine_->particles().size();
         s.wall_seconds = wall_seconds();
         const Tally& t = engine_->tally();
         // Round-off in the clock's rebasing may give -4e-16 for a phase that never ran.
         s.sim_time = std::max(0.0, engine_->measured_time());
-        // (a broken run's positions may be NaN: its summary says only that it broke)
-        if (const auto crossed = measured && phase_ ? phase_->crossing() : std::nullopt)
-            s.crossing = CrossingSummary{
-                *crossed, s.sim_time > 0
-                              ? std::optional<double>(static_cast<double>(*crossed) / s.sim_time)
-                              : std::nullopt};
         s.collisions = t.collisions;
         s.wall_collisions = t.wall_collisions;
         s.events = t.events();
@@ -598,47 +590,14 @@ class LiveRun final : public Simulation::Impl {
         s.momentum_final = sums.momentum;
         s.max_overlap = max_overlap_now();
 
-        // Temperatures: kT = 2 KE / (d N), time-averaged; at sim_time 0 the instantaneous one.
         const auto& species = engine_->particles().table.species;
         std::vector<std::uint64_t> counts(species.size(), 0);
         for (const auto& p : engine_->particles().state) ++counts[p.species];
-        double kinetic_total = 0.0;
-        for (std::uint32_t k = 0; k < species.size(); ++k) {
-            const double mean_kinetic =
-                s.sim_time > 0 ? engine_->kinetic_integral(k) / s.sim_time : engine_->kinetic(k);
-            kinetic_total += mean_kinetic;
-            s.species.push_back({species[k].name,
-                                 counts[k],
-                                 counts[k] ? std::optional(temperature(
-                                                 mean_kinetic, static_cast<double>(counts[k]), D))
-                                           : std::nullopt,
-                                 {},
-                                 std::nullopt});
-        }
-        s.temperature = temperature(kinetic_total, static_cast<double>(n), D);
-
-        if (s.sim_time > 0 && t.collisions > 0) {
-            s.collision_rate =
-                2.0 * static_cast<double>(t.collisions) / (static_cast<double>(n) * s.sim_time);
-            s.mean_free_time = 1.0 / *s.collision_rate;
-        }
-        // Per species a and partner b: collisions of an a with a b per a per unit time. A
-        // collision of two a's counts for both, so the rates of a sum to its collisions
-        // per particle per unit time, and the counts' mean over species is collision_rate.
-        if (s.sim_time > 0 && t.pair_collisions.size() == species.size() * species.size())
-            for (std::size_t a = 0; a < species.size(); ++a) {
-                if (counts[a] == 0) continue;
-                auto& sp = s.species[a];
-                sp.collision_rate = 0.0;
-                for (std::size_t b = 0; b < species.size(); ++b) {
-                    const auto c =
-                        t.pair_collisions[std::min(a, b) * species.size() + std::max(a, b)];
-                    const double rate = static_cast<double>(c) * (a == b ? 2.0 : 1.0) /
-                                        (static_cast<double>(counts[a]) * s.sim_time);
-                    sp.collision_rates.push_back(rate);
-                    *sp.collision_rate += rate;
-                }
-            }
+        const SummaryContext<D> context{config_, engine_->box(),  final,
+                                        counts,  engine_->time(), has_walls_};
+        particle_summary(
+            s, context, t, [&](std::uint32_t k) { return engine_->kinetic(k); },
+            [&](std::uint32_t k) { return engine_->kinetic_integral(k); });
         // The collision virial gives the bulk pressure of a periodic fluid; walls would add
         // their own momentum flux, which this version does not measure.
         // (none when the measured phase itself broke: its blocks were never closed)
@@ -672,291 +631,34 @@ class LiveRun final : public Simulation::Impl {
             s.violation = violation_->what();
             return s;
         }
-        // Self-diffusion is a bulk property of 3D: in 2D the velocity autocorrelation decays
-        // as 1/t and D does not exist (docs/PHYSICS.md, "Self-diffusion"), so only the lags
-        // are reported, each a finite-time value; walls confine the walk.
-        if (D == 2 && !has_walls_ && !measured->windows.empty()) {
-            diffusion_lags(s, measured->windows);
-            if (const auto fluid = enskog_fluid(s.temperature, counts))
-                s.D_enskog = enskog::diffusion(*fluid);
-        }
-        if (D == 3 && !has_walls_ && !engine_->box().sheared())
-            if (auto diffusion = measured->displacement.diffusion()) {
-                s.D = diffusion->mean;
-                s.D_err = diffusion->error;
-                diffusion_lags(s, measured->windows);
-                for (std::uint32_t k = 0; k < species.size(); ++k) {
-                    if (counts[k] == 0) continue;
-                    const auto own = measured->displacement.diffusion(k);
-                    s.species_diffusion.push_back({species[k].name,
-                                                   own ? std::optional(own->mean) : std::nullopt,
-                                                   own ? own->error : std::nullopt});
-                }
-                if (const auto fluid = enskog_fluid(s.temperature, counts)) {
-                    s.D_enskog = enskog::diffusion(*fluid);
-                    if (const auto edge = cube_edge(engine_->box()))
-                        s.D_infinite =
-                            *s.D +
-                            enskog::yeh_hummer(fluid->kT, enskog::shear_viscosity(*fluid), *edge);
-                }
-            }
-        transport_summary(s, counts);
-        gap_summaries(s, counts);
-        if (!phase_broken_) sliding_summary(s, counts);
+        // (a broken run's positions may be NaN: its summary says only that it broke, above)
+        phase_->summarise(s, context);
+        if (!phase_broken_) sliding_summary(s, context, phase_->z_blocks());
         s.interrupted = phase_->interrupted();
         s.provenance = provenance(config_, options_, started_);
         s.provenance.finished = utc_now();
         return s;
     }
 
-    // Shear viscosity, heat conduction and the pressure tensor of a bulk fluid (the engine
-    // keeps the flux integrals: event-driven, every axis periodic, no walls, no field).
-    // The coefficients need every collision elastic (an equilibrium to fluctuate about);
-    // the conductivity also one species (transport_windows.hpp). Their `windows` entry is
-    // the shortest lag of at least ten mean free times with enough pairs: the fluxes forget
-    // their start within a few (the bias of a pair of windows of length tau is about
-    // (t_c / tau) exp(-tau / t_c) for a flux correlated over t_c), while the error grows as
-    // the square root of the lag. It gives the value, except in 2D, where the coefficients
-    // grow with the lag without limit (docs/PHYSICS.md).
-    void transport_summary(Summary& s, const std::vector<std::uint64_t>& counts) const {
-        const auto& transport = phase_->transport();
-        if (!transport || !(s.sim_time > 0.0)) return;
-        std::optional<FluxMoments<D>> moments;
-        if constexpr (requires(const EngineT& e) { e.flux_moments(); })
-            moments = engine_->flux_moments();
-        if (!moments) return;
-        double volume = 1.0;
-        for (int a = 0; a < D; ++a) volume *= engine_->box().length[a];
-        // the pressure tensor over the measured phase, beside Z
-        if (s.Z) {
-            const auto p = transport->pressure(*moments, engine_->time(), volume);
-            const auto e = transport->pressure_error(volume);
-            constexpr auto ab = FluxTally<D>::axes();
-            s.pressure_tensor.assign(D, std::vector<double>(D, 0.0));
-            if (e) s.pressure_tensor_err = s.pressure_tensor;
-            for (std::size_t c = 0; c < ab.size(); ++c) {
-                const auto [a, b] = ab[c];
-                s.pressure_tensor[a][b] = s.pressure_tensor[b][a] = p[c];
-                if (e) s.pressure_tensor_err[a][b] = s.pressure_tensor_err[b][a] = (*e)[c];
-            }
-        }
-        if (!elastic_without_field() || !(s.temperature > 0.0)) return;
-        const auto fluid = enskog_fluid(s.temperature, counts);
-        auto coefficient = [&](const std::vector<WindowLag>& lags, std::optional<double> enskog) {
-            TransportCoefficient c;
-            c.lags = lags;
-            for (const WindowLag& l : lags)
-                if (!c.windows && s.mean_free_time && l.lag >= 10.0 * *s.mean_free_time &&
-                    l.pairs >= WindowLadder<double>::least_pairs)
-                    c.windows = l;
-            if (D == 3 && c.windows) {
-                c.value = c.windows->value;
-                c.error = c.windows->error;
-            }
-            c.enskog = enskog;
-            return c;
-        };
-        s.shear_viscosity =
-            coefficient(window_lags(transport->viscosity(volume, s.temperature)),
-                        fluid ? std::optional(enskog::shear_viscosity(*fluid)) : std::nullopt);
-        if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) == 1)
-            s.thermal_conductivity = coefficient(
-                window_lags(transport->conductivity(volume, s.temperature)),
-                fluid ? std::optional(enskog::thermal_conductivity(*fluid)) : std::nullopt);
+    // The observers the finished run's outputs read (run/phase/).
+    const DisplacementObserver<D, EngineT>& displacement() const {
+        return *phase_->template find<DisplacementObserver<D, EngineT>>(); // always registered
     }
-
+    // The CSV of a histogram series (output.histogram or output.velocity_histogram with
+    // every) with the final velocities `final` as its last snapshot; none without that series.
+    std::optional<std::string> histogram_series(HistogramVariable v,
+                                                const SpeedSample& final) const {
+        const auto* h = phase_->histograms(v);
+        return h ? std::optional(h->csv(final)) : std::nullopt;
+    }
+    // The CSV of output.vacf so far; none without it (or when nothing moved at the start).
+    std::optional<std::string> vacf_csv() const {
+        const auto* v = phase_->template find<VacfObserver<D, EngineT>>();
+        return v ? v->csv() : std::nullopt;
+    }
     // output.profile's CSV; its header alone when nothing moved at the start.
     std::string profile_csv() const {
-        if (const auto& p = phase_->profile()) return p->csv();
-        const auto empty = AxialProfile<D>(0, 1.0, 1.0, 1, {}, 1.0, 0.0).csv();
-        return empty.substr(0, empty.find('\n') + 1);
-    }
-
-    // Fourier's and Newton's laws between two thermal walls (observers/gap_fit.hpp): the box
-    // has exactly two, facing each other across the profile's axis. Heat conduction when
-    // their temperatures differ, shear flow when their velocities do (both may).
-    void gap_summaries(Summary& s, const std::vector<std::uint64_t>& counts) const {
-        const auto& profile = phase_->profile();
-        if (!profile) return;
-        const auto& walls = engine_->box().walls;
-        const int axis = profile->axis();
-        std::optional<std::size_t> low, high;
-        std::size_t thermal = 0;
-        for (std::size_t w = 0; w < walls.size(); ++w) {
-            if (!walls[w].thermal()) continue;
-            ++thermal;
-            if (walls[w].normal[axis] == 1.0) low = w;
-            if (walls[w].normal[axis] == -1.0) high = w;
-        }
-        if (thermal != 2 || !low || !high) return;
-        const Wall<D>& lw = walls[*low];
-        const Wall<D>& hw = walls[*high];
-        const double from = lw.offset, to = -hw.offset; // the planes' positions on the axis
-        if (!(from < to)) return;
-        // the profile's scalars (MeasuredPhase::wall_scalars): each wall's heat, then its
-        // momentum, three entries per wall
-        const std::size_t momentum = walls.size();
-        if (lw.temperature != hw.temperature) {
-            GapSetup<D> setup{from, to,
-                              [&](const std::vector<double>& q) {
-                                  return std::array<double, 2>{q[*low], q[*high]};
-                              },
-                              [](const auto& row) { return row.temperature; }};
-            s.heat_conduction = gap_transport(*profile, std::move(setup), counts, false);
-        }
-        const Vec<D> du = hw.velocity - lw.velocity;
-        if (norm(du) > 0.0) {
-            const Vec<D> e = du * (1.0 / norm(du));
-            const auto along = [&](const std::vector<double>& q, std::size_t w) {
-                double p = 0.0;
-                for (int a = 0; a < D; ++a) p += q[momentum + 3 * w + a] * e[a];
-                return p;
-            };
-            GapSetup<D> setup{
-                from, to,
-                [&](const std::vector<double>& q) {
-                    return std::array<double, 2>{along(q, *low), along(q, *high)};
-                },
-                [e](const auto& row) -> std::optional<double> { return dot(row.velocity, e); }};
-            s.shear_flow = gap_transport(*profile, std::move(setup), counts, true);
-            if (s.shear_flow) {
-                const auto entries = [](const Vec<D>& v) {
-                    std::vector<double> out;
-                    for (int a = 0; a < D; ++a) out.push_back(v[a]);
-                    return out;
-                };
-                s.shear_flow->direction = entries(e);
-                s.shear_flow->wall_velocity = {entries(lw.velocity), entries(hw.velocity)};
-            }
-        }
-        for (auto* g : {&s.heat_conduction, &s.shear_flow})
-            if (*g) {
-                (*g)->axis = axis;
-                (*g)->wall_temperature = {lw.temperature, hw.temperature};
-            }
-    }
-
-    // One coefficient between the walls: the fit, and Enskog's value at the fitted slabs'
-    // state (one species, elastic pairs, no field).
-    std::optional<GapTransport> gap_transport(const AxialProfile<D>& profile, GapSetup<D> setup,
-                                              const std::vector<std::uint64_t>& counts,
-                                              bool shear) const {
-        const auto& total = profile.total();
-        const double time_area = total.samples * profile.step() * profile.area();
-        const auto given = setup.given(total.scalars);
-        const auto fit = GapFit<D>(profile, std::move(setup)).result();
-        if (!fit) return std::nullopt;
-        GapTransport g;
-        g.given = {given[0] / time_area, given[1] / time_area};
-        g.flux = fit->value.flux;
-        g.gradient = fit->value.gradient;
-        g.coefficient = fit->value.coefficient;
-        g.temperature = fit->value.temperature;
-        g.packing_fraction = fit->value.packing;
-        if (fit->error) {
-            g.flux_err = fit->error->flux;
-            g.gradient_err = fit->error->gradient;
-            g.coefficient_err = fit->error->coefficient;
-            g.temperature_err = fit->error->temperature;
-            g.packing_fraction_err = fit->error->packing;
-        }
-        g.blocks = fit->blocks;
-        g.fit_from = fit->fit_from;
-        g.fit_to = fit->fit_to;
-        if (const auto fluid = enskog_fluid(g.temperature, counts)) {
-            const enskog::Fluid here{D, g.packing_fraction / ball_volume<D>(fluid->sigma / 2.0),
-                                     fluid->sigma, fluid->mass, g.temperature};
-            g.enskog = shear ? enskog::shear_viscosity(here) : enskog::thermal_conductivity(here);
-        }
-        return g;
-    }
-
-    // A window ladder's lags as the summary gives them.
-    template <class Lag>
-    static std::vector<WindowLag> window_lags(const std::vector<Lag>& lags) {
-        std::vector<WindowLag> out;
-        for (const auto& l : lags) out.push_back({l.lag, l.pairs, l.value, l.error});
-        return out;
-    }
-
-    // D's lags, and `windows`: the longest lag with enough pairs, if it is at least five
-    // mean free times (docs/PHYSICS.md, "Self-diffusion": shorter lags still carry the
-    // ballistic start).
-    static void diffusion_lags(Summary& s,
-                               const std::vector<typename DiffusionWindows<D>::Lag>& lags) {
-        s.diffusion_lags = window_lags(lags);
-        const auto longest = DiffusionWindows<D>::longest(lags);
-        if (longest && s.mean_free_time && longest->lag >= 5.0 * *s.mean_free_time)
-            s.diffusion_windows = window_lags(std::vector{*longest}).front();
-    }
-
-    // Every collision elastic and no field: a fluid in equilibrium.
-    bool elastic_without_field() const {
-        const bool elastic =
-            config_.restitution == 1.0 &&
-            std::all_of(config_.pair_restitution.begin(), config_.pair_restitution.end(),
-                        [](const PairRestitution& p) { return p.restitution == 1.0; });
-        const bool field =
-            config_.drag != 0.0 || std::any_of(config_.gravity.begin(), config_.gravity.end(),
-                                               [](double g) { return g != 0.0; });
-        return elastic && !field;
-    }
-
-    // The fluid Enskog's values describe (observers/enskog.hpp): one species present (of
-    // these counts per species), every collision elastic, no field; at temperature kT.
-    // Otherwise none.
-    std::optional<enskog::Fluid> enskog_fluid(double kT,
-                                              const std::vector<std::uint64_t>& counts) const {
-        const auto& species = engine_->particles().table.species;
-        if (std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) != 1)
-            return std::nullopt;
-        if (!elastic_without_field() || !(kT > 0.0)) return std::nullopt;
-        const auto& s = species[static_cast<std::size_t>(
-            std::find_if(counts.begin(), counts.end(), [](auto c) { return c > 0; }) -
-            counts.begin())];
-        double volume = 1.0;
-        for (int a = 0; a < D; ++a) volume *= engine_->box().length[a];
-        return enskog::Fluid{D, static_cast<double>(engine_->particles().size()) / volume,
-                             2.0 * s.radius, s.mass, kT};
-    }
-    // Steady shear between sliding boundaries (box.shear_rate): the stress from the shear
-    // moment of Z's blocks, the viscosity from it and the heating, beside
-    // Enskog's at the mean peculiar temperature (observers/sliding_shear.hpp).
-    void sliding_summary(Summary& s, const std::vector<std::uint64_t>& counts) const {
-        const Box<D>& box = engine_->box();
-        if (!box.sheared()) return;
-        std::vector<ShearBlock> blocks;
-        for (const auto& b : phase_->z_blocks())
-            blocks.push_back({b.shear, b.kinetic - b.drift, b.time});
-        double mass = 0.0, volume = box.volume(), filled = 0.0;
-        const auto& species = engine_->particles().table.species;
-        for (std::size_t k = 0; k < species.size(); ++k) {
-            mass += static_cast<double>(counts[k]) * species[k].mass;
-            filled += static_cast<double>(counts[k]) * ball_volume<D>(species[k].radius);
-        }
-        const auto r =
-            sliding_shear(blocks, ShearSetup{D, box.shear_rate, volume, box.length[1], mass,
-                                             static_cast<double>(engine_->particles().size())});
-        if (!r) return;
-        ShearSummary h;
-        h.shear_rate = box.shear_rate;
-        h.stress = r->stress.mean, h.stress_err = r->stress.error;
-        h.eta = r->eta.mean, h.eta_err = r->eta.error;
-        h.temperature = r->temperature;
-        h.temperature_first = r->temperature_first, h.temperature_last = r->temperature_last;
-        h.heating = r->heating;
-        h.packing_fraction = filled / volume;
-        h.blocks = r->blocks;
-        if (const auto fluid = enskog_fluid(r->temperature, counts))
-            h.enskog = enskog::shear_viscosity(*fluid);
-        s.sliding_shear = h;
-    }
-
-    // The edge of a cubic box (Yeh-Hummer's correction is for a periodic cube); none else.
-    static std::optional<double> cube_edge(const Box<D>& box) {
-        for (int a = 1; a < D; ++a)
-            if (box.length[a] != box.length[0]) return std::nullopt;
-        return box.length[0];
+        return phase_->template find<ProfileObserver<D, EngineT>>()->csv();
     }
 
     // What the time-stepped run cost, against the event-driven run beside it.
