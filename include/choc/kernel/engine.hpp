@@ -735,9 +735,22 @@ class Engine {
                 if (held(i)) return put_to_rest(i);
                 if (rests_together(i)) return;
             }
-            if (w != none && rest_.on())
+            if (w != none && rest_.on()) {
                 if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
                     return start_glide(i, w, slot);
+                // Slow off an obstacle it does not glide on (a segment's end, a triangle's
+                // edge or vertex) and pressed back onto one within round-off: leaning, as
+                // off a particle at rest (meet_resting). Seen: a sphere come to a ridge of
+                // a corrugated mesh at no speed, met by the ridge at one instant for ever
+                // (scan case 16504033785178342395, t = 11.17, once glides led it there).
+                if (rest_.slow(particles_.state[i].v) && trapped(i)) [[unlikely]] {
+                    free_from_contacts(i);
+                    if (trapped(i)) {
+                        ++tally_.leans;
+                        return put_to_rest(i);
+                    }
+                }
+            }
         }
         predict_all(i);
     }
