@@ -270,6 +270,16 @@ constexpr std::array known_failures{
                  "its normal speed at round-off (6.7e-16) and then zero, at t = 2.6538 (with "
                  "the rest model such a disc glides; without it, glides of bounces below "
                  "round-off left a disc bouncing on a glider at one instant for ever)"},
+    KnownFailure{18193087561354815542ull, "exception",
+                 "found by Session 30's long slice, not yet traced (whether it fails on the "
+                 "engine before glides followed slopes is not known): a 3D walled fcc mixture "
+                 "of 1340 spheres of several sizes under gravity, TC and the rest model; a "
+                 "stall the rest model's rescue does not end, exit 3 at t = 3.787"},
+    KnownFailure{15753949552035431234ull, "livelock",
+                 "found by Session 30's long slice, not yet traced (nor whether it fails on the "
+                 "engine before): 1868 spheres, periodic and walled, planes and triangles, "
+                 "gravity, inelastic with TC and epsilon > 0; 4096 simultaneous groups at "
+                 "t = 23.73 without the clock moving"},
     KnownFailure{11218041617594855573ull, "setup",
                  "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
                  "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
