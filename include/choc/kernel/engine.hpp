@@ -798,15 +798,7 @@ class Engine {
         auto& p = particles_.state[i];
         const Vec<D> n = obstacle_plane(box_, w, p.x).normal;
         const double k = kinetic_energy(particles_.mass(i), p.v);
-        // the velocity across the support taken: on an axis exactly, the coordinate set to
-        // zero, so that a glide along a floor stays at its height to the bit
-        int axis = -1;
-        for (int a = 0; a < D; ++a)
-            if (std::abs(n[a]) == 1.0) axis = a;
-        if (axis >= 0)
-            p.v[axis] = 0.0;
-        else
-            p.v -= n * dot(p.v, n);
+        p.v = along_face(p.v, n); // the velocity across the support taken
         const double lost = k - kinetic_energy(particles_.mass(i), p.v);
         kinetic_change(p.species, -lost);
         tally_.rest_energy += lost;
@@ -886,14 +878,7 @@ class Engine {
                 const double along = seg.along(y);
                 return along >= 0.0 && along <= seg.length;
             };
-            if (o.triangle) {
-                const auto& tri = box_.triangles[o.index];
-                for (int k = 0; k < 3; ++k) edge(tri.vertex[k], tri.inward[k]);
-            } else if (!o.wall) {
-                const auto& seg = box_.segments[o.index];
-                edge(seg.from, seg.tangent);
-                edge(seg.to, seg.tangent * -1.0);
-            }
+            for_each_edge(o, edge);
             if (inside < never) {
                 double size = 0.0;
                 for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
@@ -915,18 +900,27 @@ class Engine {
         const Motion& m = flight_motion(q);
         const Obstacle o = Obstacle::decode(glide_on_[i], box_.walls.size(), box_.segments.size());
         if (o.wall) return never;
-        // the gap inside the edge of inward normal n through point e
-        auto leaves = [&](const Vec<D>& e, const Vec<D>& n) {
-            return m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n));
-        };
-        if (!o.triangle) {
-            const auto& seg = box_.segments[o.index];
-            return std::min(leaves(seg.from, seg.tangent), leaves(seg.to, seg.tangent * -1.0));
-        }
-        const auto& tri = box_.triangles[o.index];
         double t = never;
-        for (int k = 0; k < 3; ++k) t = std::min(t, leaves(tri.vertex[k], tri.inward[k]));
+        // the gap inside the edge of inward normal n through point e
+        for_each_edge(o, [&](const Vec<D>& e, const Vec<D>& n) {
+            t = std::min(t,
+                         m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
+        });
         return t;
+    }
+    // Calls f(e, n) for each edge of obstacle o's face, through point e with unit normal n
+    // in the face's plane towards its inside: a segment's two ends, a triangle's three
+    // edges, nothing for a plane wall.
+    template <class F>
+    void for_each_edge(const Obstacle& o, F&& f) const {
+        if (o.triangle) {
+            const auto& tri = box_.triangles[o.index];
+            for (int k = 0; k < 3; ++k) f(tri.vertex[k], tri.inward[k]);
+        } else if (!o.wall) {
+            const auto& seg = box_.segments[o.index];
+            f(seg.from, seg.tangent);
+            f(seg.to, seg.tangent * -1.0);
+        }
     }
     // The obstacle i glides on (none if it does not): its predictions pass it by, its
     // flight being along it to round-off.
@@ -1485,7 +1479,17 @@ class Engine {
         glide_motions_.emplace_back(a, motion_.drag());
         glide_motions_.back().set_glides(glide_table_);
     }
-    static constexpr std::uint8_t unslotted = 0xff; // (glide_slot_of_: not looked at yet)
+    static constexpr std::uint8_t unslotted = 0xff;
+    // v without its part along the unit normal n: on an axis exactly, that coordinate set to
+    // zero (a glide along a floor stays at its height to the bit, and its pull is 0).
+    static Vec<D> along_face(Vec<D> v, const Vec<D>& n) {
+        for (int a = 0; a < D; ++a)
+            if (std::abs(n[a]) == 1.0) {
+                v[a] = 0.0;
+                return v;
+            }
+        return v - n * dot(v, n);
+    } // (glide_slot_of_: not looked at yet)
 
     // The slot of obstacle w's face (0: none), given now if it has none yet.
     std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field {
@@ -1502,14 +1506,7 @@ class Engine {
             n = box_.segments[o.index].normal;
         const Vec<D>& g = motion_.gravity();
         if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
-        Vec<D> a = g;
-        int axis = -1;
-        for (int k = 0; k < D; ++k)
-            if (std::abs(n[k]) == 1.0) axis = k;
-        if (axis >= 0)
-            a[axis] = 0.0;
-        else
-            a -= n * dot(g, n);
+        const Vec<D> a = along_face(g, n);
         auto& table = *glide_table_;
         std::size_t k = 1;
         while (k < table.size() && !(table[k] == a)) ++k;
