@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 using namespace choc;
@@ -544,4 +545,111 @@ TEST_CASE("a sphere glides down a triangle and leaves it across an edge") {
     CHECK(second.state[0].v[0] == doctest::Approx(first.state[0].v[0]).epsilon(1e-14));
     CHECK(second.state[0].v[2] - first.state[0].v[2] == doctest::Approx(-0.5).epsilon(1e-12));
     engine.check_conservation();
+}
+
+namespace {
+
+using Engine3 = Engine<3, DefaultCalendar, Field<3>>;
+
+Box<3> walled3(const Vec<3>& size, double restitution) {
+    Box<3> box;
+    box.length = size;
+    box.periodic = {false, false, false};
+    add_box_walls(box, restitution);
+    return box;
+}
+
+EngineSettings rest_settings3(double e, double speed) {
+    EngineSettings s;
+    s.restitution = e;
+    s.rest_speed = speed;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("a sphere pressed into the edge of two box walls glides along it") {
+    // The field presses into the floor and the wall x = 10 and pulls along y at 0.1: a
+    // glide on either face alone presses onto the other. Before creases it hopped from one
+    // to the other at one instant for ever (scan case 18193087561354815542, `progress`);
+    // now it glides along the edge, both coordinates across it exactly at contact, gaining
+    // 0.1 along y per unit time.
+    const Vec<3> g{{0.6, 0.1, -0.8}};
+    Particles<3> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<3>{{9.2, 3.0, 0.9}}, Vec<3>{}, 0);
+    Engine3 engine(walled3(Vec<3>{{10.0, 30.0, 10.0}}, 0.5), p, rest_settings3(0.5, 0.05),
+                   Field<3>(g, 0.0));
+    REQUIRE(engine.run(6.0, ~0ull, ~0ull) == Engine3::Stop::time);
+    const auto early = engine.snapshot(engine.time());
+    REQUIRE(engine.run(8.0, ~0ull, ~0ull) == Engine3::Stop::time);
+    const auto late = engine.snapshot(engine.time());
+    CHECK(engine.tally().glides >= 1);
+    CHECK(engine.tally().wall_collisions < 100); // bounces dying out, not a stall
+    for (const auto* s : {&early, &late}) {
+        CHECK(s->state[0].x[0] == 9.5);
+        CHECK(s->state[0].x[2] == 0.5);
+        CHECK(s->state[0].v[0] == 0.0);
+        CHECK(s->state[0].v[2] == 0.0);
+    }
+    CHECK(late.state[0].v[1] - early.state[0].v[1] == doctest::Approx(0.2).epsilon(1e-12));
+    engine.check_conservation();
+}
+
+TEST_CASE("a sphere in a valley of two triangles glides down the valley's line") {
+    // Two faces at 45 degrees either side of the line x = 10, z = 2 along y, and a field
+    // pulling down and along y at 0.2. A sphere dropped onto one face slides into the
+    // valley and bounces there (e = 0.5) until it glides in the crease: its centre
+    // 0.5 / cos 45 above the line, over it, gaining 0.2 along y per unit time.
+    const Vec<3> g{{0.0, 0.2, -1.0}};
+    Box<3> box = walled3(Vec<3>{{20.0, 60.0, 20.0}}, 0.5);
+    box.triangles.push_back(Triangle<3>::through(
+        Vec<3>{{10.0, 0.0, 2.0}}, Vec<3>{{10.0, 60.0, 2.0}}, Vec<3>{{0.0, 30.0, 12.0}}, 0.5));
+    box.triangles.push_back(Triangle<3>::through(
+        Vec<3>{{10.0, 0.0, 2.0}}, Vec<3>{{10.0, 60.0, 2.0}}, Vec<3>{{20.0, 30.0, 12.0}}, 0.5));
+    Particles<3> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<3>{{10.7, 22.0, 5.0}}, Vec<3>{}, 0);
+    Engine3 engine(box, p, rest_settings3(0.5, 0.05), Field<3>(g, 0.0));
+    REQUIRE(engine.run(8.0, ~0ull, ~0ull) == Engine3::Stop::time);
+    const auto early = engine.snapshot(engine.time());
+    REQUIRE(engine.run(10.0, ~0ull, ~0ull) == Engine3::Stop::time);
+    const auto late = engine.snapshot(engine.time());
+    CHECK(engine.tally().glides >= 1);
+    CHECK(engine.tally().wall_collisions < 200);
+    for (const auto* s : {&early, &late}) {
+        CHECK(s->state[0].x[0] == doctest::Approx(10.0).epsilon(1e-9));
+        CHECK(s->state[0].x[2] == doctest::Approx(2.0 + 0.5 * std::sqrt(2.0)).epsilon(1e-9));
+        CHECK(std::abs(s->state[0].v[0]) < 1e-12);
+        CHECK(std::abs(s->state[0].v[2]) < 1e-12);
+    }
+    CHECK(late.state[0].v[1] - early.state[0].v[1] == doctest::Approx(0.4).epsilon(1e-9));
+    engine.check_conservation();
+}
+
+TEST_CASE("without the rest model, a disc lying on a slope with no speed across it stops as a "
+          "collapse naming the rest model") {
+    // At contact with a plane at 30 degrees, at rest: the field presses it on, the plane
+    // meets it now, and a reflection of no speed changes nothing, at one instant for ever.
+    // Before, the engine stopped with invariant `progress` (a bug report; scan case
+    // 9564059025244880716).
+    Box<2> box = walled(100.0, 100.0, 0.5);
+    Wall<2> slope;
+    slope.normal = at(60);
+    slope.offset = dot(Vec<2>{{20.0, 60.0}}, slope.normal);
+    slope.restitution = 0.5;
+    box.walls.push_back(slope);
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{20.0, 60.0}} + slope.normal * 0.5, Vec<2>{}, 0);
+    Engine2 engine(box, p, rest_settings(0.5, 0.0), Field<2>(down, 0.0));
+    std::string what;
+    try {
+        engine.run(10.0, ~0ull, ~0ull);
+    } catch (const InelasticCollapse& e) {
+        what = e.what();
+    }
+    CHECK(what.starts_with("collisions.rest_speed: inelastic collapse"));
+    CHECK(what.find("slides along it") != std::string::npos);
+    CHECK(engine.time() < 1e-12); // at the start: it never moved
 }

@@ -488,14 +488,44 @@ class Engine {
     }
 
     [[gnu::cold, gnu::noinline]] void clock_stuck() const {
-        if constexpr (Motion::has_field)
+        if constexpr (Motion::has_field) {
             if (rest_.on()) stall_not_ended(); // (rescued at 2 plastic_limit_ events already)
+            slide_without_rest_model();
+        }
         const std::uint32_t i = calendar_.top();
         invariant_violated(
             "progress", origin_ + now_,
             fmt::format("{} events in a row at this instant (the last of particle "
                         "{}, {} simultaneous groups so far): the clock cannot move on",
                         events_at_now_, id_[i], tally_.groups));
+    }
+
+    // Without the rest model: the stuck instant's next event is a particle meeting an
+    // obstacle the field presses it onto, with no speed across it beyond round-off (at
+    // most group_approach_tolerance of its speed). It slides along it: the limit of
+    // bounces of no height, infinitely many at one instant, which hard spheres cannot go
+    // past (an inelastic collapse of one particle; with TC the bounces are elastic and
+    // still of no height). A physical outcome of the model asked for (exit status 3),
+    // whose answer is the rest model's glide. Seen: a disc at a side wall under tilted
+    // gravity, its normal speed 6.7e-16 and then zero (scan case 9564059025244880716,
+    // t = 2.6538; choc run's collapse watch stops the same run at t = 3.17).
+    void slide_without_rest_model() const requires Motion::has_field {
+        const std::uint32_t i = calendar_.top();
+        const Schedule& s = schedule_[i];
+        if (s.kind != Kind::wall || s.wall == glide_end) return;
+        const ParticleState<D> q = flight_from_now(i);
+        const Wall<D> plane = obstacle_plane(box_, s.wall, q.x);
+        const double u = dot(q.v, plane.normal);
+        if (!(motion_.along(plane.normal) < 0.0) ||
+            !(std::abs(u) <= group_approach_tolerance * norm(q.v)))
+            return;
+        throw InelasticCollapse(fmt::format(
+            "collisions.rest_speed: inelastic collapse at t = {}: particle {} lies on obstacle "
+            "{} with no speed across it (the field pressing it on) and slides along it; hard "
+            "spheres meet such a slide again at one instant for ever (bounces of no height, "
+            "{} events at this instant). Set collisions.rest_speed > 0 (the rest model): its "
+            "particles glide along their supports.",
+            origin_ + now_, id_[i], s.wall, events_at_now_));
     }
 
     // An instant whose stall the rest model's rescue (rescue_stall) did not end, by the
@@ -799,9 +829,16 @@ class Engine {
         const Vec<D> n = obstacle_plane(box_, w, p.x).normal;
         const double k = kinetic_energy(particles_.mass(i), p.v);
         p.v = along_face(p.v, n); // the velocity across the support taken
+        const Crease crease = crease_of(i, w, n, slot);
+        if (crease.w != none) [[unlikely]]
+            p.v = crease.v, slot = crease.slot;
         const double lost = k - kinetic_energy(particles_.mass(i), p.v);
         kinetic_change(p.species, -lost);
         tally_.rest_energy += lost;
+        if (crease.w != none && D == 2) [[unlikely]] { // a corner: nowhere to glide (v = 0)
+            ++tally_.leans;
+            return put_to_rest(i);
+        }
         if (rest_.on() && loaded(i, motion_.glide_acceleration(slot))) [[unlikely]] {
             ++tally_.leans;
             return put_to_rest(i);
@@ -809,9 +846,96 @@ class Engine {
         ++tally_.glides;
         ++gliding_;
         p.set_glide(slot);
-        glide_on_[i] = w;
+        glide_on_[i] = {w, crease.w};
         p.bump();
         predict_all(i);
+    }
+
+    // A crease: a glide on one face pressed onto a second face it touches, slower across it
+    // than rest speed. Gliding on the first alone it would hop onto the second at once, and
+    // gliding on that one be pressed back onto the first, for ever at one instant (seen: a
+    // sphere sliding at 0.34 along the edge of two box walls under a tilted field, scan
+    // case 18193087561354815542, t = 3.787; a sphere in a valley of a mesh alike). Both
+    // faces press while the forces f1, f2 that keep it on them are positive: with unit
+    // normals n1, n2 (c = n1.n2) and a = g + f1 n1 + f2 n2 across neither,
+    //   f1 = (c g.n2 − g.n1) / (1 − c²),   f2 = (c g.n1 − g.n2) / (1 − c²),
+    // and f2 > 0 is the first glide's pull onto the second face, a1.n2 = −f2 (1 − c²) < 0.
+    // It then glides along the crease's line t = n1 × n2 / |n1 × n2| at a = (g.t) t, its
+    // velocity (v.t) t (the part across the second face is the rest model's, as the
+    // first's); in 2D the crease is a corner, a = 0, and it rests there. Two box walls (axis
+    // normals): the two coordinates set to zero exactly, as along_face does. With f1 <= 0
+    // the first face lets go: the glide on it hops onto the second, which glides alone.
+    struct Crease {
+        std::uint32_t w = none, slot = 0; // the second face; the crease's slot
+        Vec<D> v{};                       // the velocity along the crease
+    };
+    Crease crease_of(std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
+                     std::uint32_t slot) requires Motion::has_field {
+        const auto& p = particles_.state[i];
+        const Vec<D>& g = motion_.gravity();
+        const Vec<D> a1 = motion_.glide_acceleration(slot);
+        Crease crease;
+        for_each_face_near(i, [&](std::uint32_t w2, const Vec<D>& n2) {
+            if (crease.w != none || w2 == w) return;
+            if (!(dot(a1, n2) < 0.0) || !(std::abs(dot(p.v, n2)) < rest_.speed)) return;
+            const double c = dot(n1, n2), det = 1.0 - c * c;
+            if (!(det > crease_parallel)) return; // (one plane: the glide is along both)
+            if (!(c * dot(g, n2) - dot(g, n1) > 0.0)) return; // f1 <= 0
+            if constexpr (D == 2) {
+                crease.w = w2; // a corner: v = 0
+            } else {
+                Vec<D> a, v;
+                if (along_axis(n1) && along_axis(n2)) {
+                    a = along_face(along_face(g, n1), n2);
+                    v = along_face(along_face(p.v, n1), n2);
+                } else {
+                    const Vec<D> t =
+                        choc::cross(n1, n2) * (1.0 / std::sqrt(det)); // |n1 x n2|² = det
+                    a = t * dot(g, t);
+                    v = t * dot(p.v, t);
+                }
+                const std::uint32_t k = glide_slot_for(a);
+                if (k == 0) return; // the table is full: it glides on w as before glides in creases
+                crease.w = w2, crease.slot = k, crease.v = v;
+            }
+        });
+        return crease;
+    }
+    static bool along_axis(const Vec<D>& n) {
+        for (int a = 0; a < D; ++a)
+            if (std::abs(n[a]) == 1.0) return true;
+        return false;
+    }
+    // Calls f(w, n) for each face particle i (at now) touches within rest reach: obstacle
+    // number w, its unit normal n towards i. The faces that reflect (a thermal wall re-emits)
+    // of plane walls, segments (where i is over the segment) and triangles (over the face,
+    // not a rim; a one-sided triangle from the front).
+    template <class F>
+    void for_each_face_near(std::uint32_t i, F&& f) requires Motion::has_field {
+        const Vec<D>& x = particles_.state[i].x;
+        const double a = particles_.radius(i), reach = rest_.reach;
+        for (std::uint32_t k = 0; k < box_.walls.size(); ++k) {
+            const auto& wall = box_.walls[k];
+            if (!wall.thermal() && wall.distance(x) - a <= reach) f(k, wall.normal);
+        }
+        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
+            const auto& seg = box_.segments[k];
+            const double along = seg.along(x);
+            if (along < 0.0 || along > seg.length || std::abs(seg.height(x)) - a > reach) continue;
+            const std::uint32_t w =
+                Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face);
+            f(w, obstacle_plane(box_, w, x).normal);
+        }
+        if (triangle_cells_.empty()) return;
+        const std::uint32_t cell = cells_.cell_of(i);
+        for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+            const Triangle<D>& tri = box_.triangles[e->index];
+            if (!tri.over(x) || std::abs(tri.height(x)) - a > reach) continue;
+            if (tri.one_sided && tri.height(x) <= 0.0) continue;
+            const std::uint32_t w =
+                Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), e->index);
+            f(w, obstacle_plane(box_, w, x).normal);
+        }
     }
     // Whether a falling particle touching i (about to glide at acceleration a, its velocity
     // along the support) meets it or bounces on it slower than rest speed, pulled back onto
@@ -828,17 +952,23 @@ class Engine {
         bool found = false;
         for_each_near(i, [&](std::uint32_t k, const Vec<D>& shift) {
             const auto& pk = particles_.state[k];
-            if (found || k == i || pk.resting() || pk.gliding()) return;
+            if (found || k == i || pk.resting()) return;
             const ParticleState<D> q = flight_from_now(k);
             const Vec<D> r = q.x + shift - p.x; // from i to k's image beside it
             const double sigma = particles_.table.pair_sigma(p.species, pk.species);
             if (norm(r) - sigma > contact_tolerance_ * sigma) return; // not touching
-            // k's motion relative to i's glide: velocity v, the pull g − a
+            // k's motion relative to i's glide: velocity v, the pull a_k − a (a_k: g, or
+            // k's own glide's pull: a glider sliding down onto one gliding slower, in a
+            // crease, pushes it along as one lying on it does; seen: two spheres on a slope,
+            // the lower one in its crease with a box wall, met at one instant for ever,
+            // scan case 11682011839193705786)
             const Vec<D> v = q.v - p.v, n = r * (1.0 / norm(r));
+            const Vec<D> a_k =
+                pk.gliding() ? motion_.glide_acceleration(pk.glide_slot()) : motion_.gravity();
             // slow across the contact either way (an approach as slow lands as lightly; one
             // by round-off, seen, met the glider again and again at one instant)
             const double u = dot(v, n);
-            const double pull = dot(motion_.gravity() - a, n) + norm2(v - n * u) / norm(r);
+            const double pull = dot(a_k - a, n) + norm2(v - n * u) / norm(r);
             found = std::abs(u) < rest_.speed && pull < 0.0;
         });
         return found;
@@ -862,23 +992,26 @@ class Engine {
         advance(i);
         if constexpr (Motion::has_field) {
             auto& x = particles_.state[i].x;
-            const Obstacle o =
-                Obstacle::decode(glide_on_[i], box_.walls.size(), box_.segments.size());
-            // the edge it reached (inward normal n through e): the one it is nearest inside;
-            // stepped past until the face's own test (face_time's) no longer has it over it
+            // the edge it reached (inward normal n through e, of face o): the one it is
+            // nearest inside, of either face of a crease; stepped past until that face's own
+            // test (face_time's) no longer has it over it
             Vec<D> e{}, n{};
+            Obstacle o{};
             double inside = never;
-            auto edge = [&](const Vec<D>& through, const Vec<D>& normal) {
-                if (const double h = dot(x - through, normal); h < inside)
-                    inside = h, e = through, n = normal;
-            };
+            for (const std::uint32_t w : glide_on_[i]) {
+                if (w == none) continue;
+                const Obstacle face = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+                for_each_edge(face, [&](const Vec<D>& through, const Vec<D>& normal) {
+                    if (const double h = dot(x - through, normal); h < inside)
+                        inside = h, e = through, n = normal, o = face;
+                });
+            }
             auto over = [&](const Vec<D>& y) {
                 if (o.triangle) return box_.triangles[o.index].over(y);
                 const auto& seg = box_.segments[o.index];
                 const double along = seg.along(y);
                 return along >= 0.0 && along <= seg.length;
             };
-            for_each_edge(o, edge);
             if (inside < never) {
                 double size = 0.0;
                 for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
@@ -891,21 +1024,25 @@ class Engine {
         particles_.state[i].bump();
         predict_all(i);
     }
-    // When the contact of glider i, whose flight from now is q, leaves the face it glides
+    // When the contact of glider i, whose flight from now is q, leaves a face it glides
     // on: its centre's projection along the face reaches an end of the segment or an edge of
     // the triangle, each a one-dimensional gap closing as first_contact solves it (the
-    // glide's pull along the face, a, its acceleration there); never on a plane wall.
+    // glide's pull along the face, a, its acceleration there); never on a plane wall. In a
+    // crease, the first of its two faces' (the edge the two share, along the glide, stays
+    // at its gap).
     double glide_end_time(std::uint32_t i,
                           const ParticleState<D>& q) const requires Motion::has_field {
         const Motion& m = flight_motion(q);
-        const Obstacle o = Obstacle::decode(glide_on_[i], box_.walls.size(), box_.segments.size());
-        if (o.wall) return never;
         double t = never;
-        // the gap inside the edge of inward normal n through point e
-        for_each_edge(o, [&](const Vec<D>& e, const Vec<D>& n) {
-            t = std::min(t,
-                         m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
-        });
+        for (const std::uint32_t w : glide_on_[i]) {
+            if (w == none) continue;
+            const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+            // the gap inside the edge of inward normal n through point e
+            for_each_edge(o, [&](const Vec<D>& e, const Vec<D>& n) {
+                t = std::min(
+                    t, m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
+            });
+        }
         return t;
     }
     // Calls f(e, n) for each edge of obstacle o's face, through point e with unit normal n
@@ -922,13 +1059,23 @@ class Engine {
             f(seg.to, seg.tangent * -1.0);
         }
     }
-    // The obstacle i glides on (none if it does not): its predictions pass it by, its
-    // flight being along it to round-off.
-    std::uint32_t glide_support(const ParticleState<D>& p, std::uint32_t i) const {
+    using GlideFaces = std::array<std::uint32_t, 2>; // a face (and none), or a crease's two
+    // The obstacles i glides on (none if it does not; the second none but in a crease): its
+    // predictions pass them by, its flight being along them to round-off.
+    GlideFaces glide_support(const ParticleState<D>& p, std::uint32_t i) const {
         if constexpr (Motion::has_field)
             if (p.gliding()) [[unlikely]]
                 return glide_on_[i];
-        return none;
+        return {none, none};
+    }
+    // A restored glider's faces: a face's own slot, or a crease's slot in the table.
+    bool glide_faces_valid(std::uint32_t i) const {
+        if (glide_on_.empty()) return false;
+        const auto [w, w2] = glide_on_[i];
+        const std::uint32_t slot = particles_.state[i].glide_slot();
+        if (w >= glide_slot_of_.size()) return false;
+        if (w2 == none) return glide_slot_of_[w] == slot;
+        return w2 < glide_slot_of_.size() && w2 != w && slot < glide_table_->size();
     }
     // The flight p follows: a glide's, or the field's.
     const Motion& flight_motion(const ParticleState<D>& p) const {
@@ -1461,7 +1608,7 @@ class Engine {
             glide_slot_of_.assign(
                 box_.walls.size() + 3 * box_.segments.size() + box_.triangles.size(), unslotted);
             set_up_glide_motions();
-            glide_on_.assign(particles_.size(), none);
+            glide_on_.assign(particles_.size(), GlideFaces{none, none});
             gliding_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.gliding(); }));
@@ -1506,7 +1653,10 @@ class Engine {
             n = box_.segments[o.index].normal;
         const Vec<D>& g = motion_.gravity();
         if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
-        const Vec<D> a = along_face(g, n);
+        return glide_slot_of_[w] = static_cast<std::uint8_t>(glide_slot_for(along_face(g, n)));
+    }
+    // The slot of pull a (0: the table is full), given now if no slot has it yet.
+    std::uint32_t glide_slot_for(const Vec<D>& a) requires Motion::has_field {
         auto& table = *glide_table_;
         std::size_t k = 1;
         while (k < table.size() && !(table[k] == a)) ++k;
@@ -1515,7 +1665,7 @@ class Engine {
             table.push_back(a);
             add_glide_motion(a);
         }
-        return glide_slot_of_[w] = static_cast<std::uint8_t>(k);
+        return static_cast<std::uint32_t>(k);
     }
 
     // A tick: the windows across the face have moved on by a column.
@@ -1782,13 +1932,13 @@ class Engine {
         const Vec<D> x = m.position(p, now_);
         const Vec<D> v = m.velocity(p, now_);
         const double a = particles_.radius(i);
-        const std::uint32_t support = glide_support(p, i);
+        const GlideFaces support = glide_support(p, i);
         s.wall_time = never;
         if constexpr (Motion::has_field)
-            if (support != none) [[unlikely]]
+            if (support[0] != none) [[unlikely]]
                 s.wall_time = now_ + glide_end_time(i, flight_from_now(i)), s.wall = glide_end;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
-            if (w == support) [[unlikely]]
+            if (w == support[0] || w == support[1]) [[unlikely]]
                 continue;
             const auto& wall = box_.walls[w];
             const double t = now_ + m.first_contact(wall.distance(x) - a, dot(v, wall.normal),
@@ -1830,11 +1980,13 @@ class Engine {
         for (int k = 0; k < D; ++k)
             lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
         const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
-        const std::uint32_t support = glide_support(q, i), walls = box_.walls.size();
+        const GlideFaces support = glide_support(q, i);
+        const std::uint32_t walls = box_.walls.size();
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
             if (!seg.may_reach(lo, hi, reach)) continue;
-            if (support == Obstacle::encode_segment(walls, k, Segment<D>::face)) [[unlikely]]
+            if (const std::uint32_t f = Obstacle::encode_segment(walls, k, Segment<D>::face);
+                f == support[0] || f == support[1]) [[unlikely]]
                 continue; // the glide's (its end: glide_end_time)
             auto consider = [&](double dt, int part) {
                 if (now_ + dt < s.wall_time)
@@ -1869,10 +2021,13 @@ class Engine {
         const double a = particles_.radius(i);
         const std::uint32_t cell = cells_.cell_of(i);
         // the triangle i glides on, if it does: passed by (its edges: glide_end_time)
-        const std::uint32_t support = glide_support(q, i);
+        const GlideFaces support = glide_support(q, i);
         const std::uint32_t first =
             Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), 0);
-        const std::uint32_t skip = support != none && support >= first ? support - first : none;
+        const auto triangle_of = [&](std::uint32_t w) {
+            return w != none && w >= first ? w - first : none;
+        };
+        const std::uint32_t skip = triangle_of(support[0]), skip2 = triangle_of(support[1]);
         for (const auto* p = triangle_cells_.patches_begin(cell);
              p != triangle_cells_.patches_end(cell); ++p) {
             const double h = dot(q.x, p->normal) - p->offset, side = h >= 0.0 ? 1.0 : -1.0;
@@ -1881,7 +2036,7 @@ class Engine {
             if (now_ + dt < s.wall_time && now_ + dt <= s.crossing_time) {
                 const std::uint32_t k =
                     triangle_cells_.holder(*p, fm.position(q, dt), box_.triangles);
-                if (k == skip) [[unlikely]]
+                if (k == skip || k == skip2) [[unlikely]]
                     continue;
                 s.wall_time = now_ + dt,
                 s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), k);
@@ -1896,7 +2051,7 @@ class Engine {
                 // a one-sided triangle: its whole search in the first pass (the flag is read
                 // from the entry: the triangle itself is another cache line)
                 if (e->one_sided && !faces) continue;
-                if (e->index == skip) [[unlikely]]
+                if (e->index == skip || e->index == skip2) [[unlikely]]
                     continue;
                 const double window = std::min(s.crossing_time, s.wall_time) - now_;
                 const double travel =
@@ -2471,9 +2626,7 @@ class Engine {
             if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
                 (s.runner_up.partner != none && s.runner_up.partner >= n) ||
                 (last_partner_[i] != none && last_partner_[i] >= n) ||
-                (particles_.state[i].gliding() &&
-                 (glide_on_.empty() || glide_on_[i] >= glide_slot_of_.size() ||
-                  glide_slot_of_[glide_on_[i]] != particles_.state[i].glide_slot())))
+                (particles_.state[i].gliding() && !glide_faces_valid(i)))
                 throw ArchiveError("the state's particle indices are damaged");
         }
         for (std::uint32_t i = 0; i < n; ++i) reschedule(i);
@@ -2493,12 +2646,12 @@ class Engine {
     Motion motion_;
     // The glides (set_up_glides): the flight of each glide slot (the pull along its
     // supports, the same drag), the table of their pulls, the slot of each obstacle number
-    // (0: none glides on it; unslotted: not looked at yet), and the obstacle each gliding
-    // particle glides on.
+    // (0: none glides on it; unslotted: not looked at yet), and the obstacles each gliding
+    // particle glides on: one face (the second none), or the two of a crease.
     std::vector<Motion> glide_motions_;
     std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
     std::vector<std::uint8_t> glide_slot_of_;
-    std::vector<std::uint32_t> glide_on_;
+    std::vector<GlideFaces> glide_on_;
     CellLevels<D> levels_;            // one level, but for size-disperse particles
     Cells<D> cells_;                  // the grid of level 0 (of every particle with one level)
     std::vector<Cells<D>> upper_;     // the grids of levels 1, 2, ...

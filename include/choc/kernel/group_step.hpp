@@ -340,7 +340,8 @@ class GroupStep {
                 e.check_pair_contact(c.a, c.b, r, false);
             }
         }
-        const GroupResult<D> result = solver_.resolve(bodies, contacts);
+        GroupResult<D> result = solver_.resolve(bodies, contacts);
+        reflect_wall_residuals(component, bodies, contacts, result);
         auto& tally = e.tally_;
         if (e.fluxes_) {
             e.flux_.advance(e.now_);
@@ -386,6 +387,32 @@ class GroupStep {
                     e.flux_.contact(arm[n], result.impulses[n], mean(k.a), mean(k.b));
                 }
             }
+        }
+    }
+
+    // A wall contact the rule left approaching by round-off (by at most
+    // group_approach_tolerance V, "at rest" by the rule's standard) is reflected by the
+    // wall's own rule, u -> -e u. A pair's such approach is passed by for the rest of the
+    // instant (RestingContacts): straight flights cannot carry it further in. A wall's
+    // cannot be: a field pressing the particle onto it would, so it was met again at once,
+    // handed back to the rule, left as it was, for ever (scan case 15753949552035431234: two
+    // spheres on the floor under a third, approaching it at 1e-10 in a group whose largest
+    // relative speed was 0.1, TC, e = 1: 4096 groups at t = 23.73 without the clock
+    // moving). The change of velocity is below the rule's own tolerance, and is booked
+    // as the contact's impulse (so counted as its collision).
+    void reflect_wall_residuals(const ContactComponent& component,
+                                const std::vector<GroupBody<D>>& bodies,
+                                const std::vector<GroupContact<D>>& contacts,
+                                GroupResult<D>& result) const {
+        for (std::size_t n = 0; n < contacts.size(); ++n) {
+            if (!contacts_[component.contacts[n]].wall) continue;
+            const GroupContact<D>& k = contacts[n]; // a: the particle; normal: towards it
+            Vec<D>& v = result.velocities[k.a];
+            const double u = dot(v, k.normal);
+            if (!(u < 0.0)) continue;
+            const Vec<D> dv = k.normal * (-(1.0 + k.restitution) * u);
+            v += dv;
+            result.impulses[n] += dv * bodies[k.a].mass;
         }
     }
 

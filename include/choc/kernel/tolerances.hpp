@@ -111,6 +111,12 @@ inline constexpr double patch_gap_tolerance = 1e-6;
 // by this fraction of it, so that a segment within round-off of the cell is never skipped.
 inline constexpr double cell_bounds_round_off = 1e-9;
 
+// A crease of two faces a glide presses on (Engine::crease_of): faces whose normals are
+// parallel to within 1e-5 rad (1 - c^2 = sin^2 of the angle below 1e-10) are one plane,
+// the glide along both already; above it the crease's line n1 x n2 / sin is known to
+// eps / sin, 1e-11 at worst.
+inline constexpr double crease_parallel = 1e-10;
+
 // Group rule (group_rule.hpp, GroupTolerances), relative to the group's scales: V = the
 // largest relative speed over its contacts, P = V times the largest finite mass.
 // Far above the rounding of a solve (~n eps kappa, 1e-13 for the small, well

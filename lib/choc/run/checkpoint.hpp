@@ -51,7 +51,8 @@ namespace choc {
 // 20: a gliding particle's count holds its glide slot in its top 6 bits (particles.hpp);
 //     under a field the engine keeps the obstacle each particle glides on, the glide table
 //     and the slot of each obstacle
-inline constexpr std::uint32_t checkpoint_format = 20;
+// 21: two obstacles per gliding particle (the second those of a crease, else none)
+inline constexpr std::uint32_t checkpoint_format = 21;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
