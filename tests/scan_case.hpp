@@ -49,6 +49,13 @@ inline std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) {
 // the fast slice only short ones, and --case needs nothing but the seed either way.
 constexpr std::uint64_t long_bit = std::uint64_t{1} << 63;
 
+// A start the config cannot have (a lattice too dense for its box, random placement
+// beyond its jamming, a periodic edge under three diameters) is tried again at a lower
+// density: up to `start_attempts` times, each at `start_lowering` times the density before
+// (soak_scan.cpp, run_case).
+constexpr int start_attempts = 20;
+constexpr double start_lowering = 0.8;
+
 // Feature families, for the summary: a case counts under every family it has.
 enum Feature {
     two_d,
@@ -150,13 +157,24 @@ struct Params {
         return d;
     }
     bool any_walled() const { return std::count(periodic.begin(), periodic.end(), false) > 0; }
+    double ball(double radius) const {
+        return dimension == 3 ? 4.0 / 3.0 * std::numbers::pi * std::pow(radius, 3)
+                              : std::numbers::pi * radius * radius;
+    }
+    // The particles' volume (area in 2D).
+    double volume() const {
+        double v = 0.0;
+        for (const auto& s : species) v += static_cast<double>(s.count) * ball(s.radius);
+        return v;
+    }
+    // What a lattice start holds: its sites are spaced for the largest particle, so N of
+    // those, however small the others.
+    double lattice_volume() const {
+        return static_cast<double>(particles()) * ball(0.5 * largest_diameter());
+    }
     // Edge lengths for the packing fraction.
     std::vector<double> lengths() const {
-        double volume = 0.0;
-        for (const auto& s : species)
-            volume += static_cast<double>(s.count) *
-                      (dimension == 3 ? 4.0 / 3.0 * std::numbers::pi * std::pow(s.radius, 3)
-                                      : std::numbers::pi * s.radius * s.radius);
+        const double volume = this->volume();
         double shape = 1.0;
         for (const double a : aspect) shape *= a;
         const double unit = std::pow(volume / fraction / shape, 1.0 / dimension);

@@ -11,6 +11,8 @@
 //   soak_scan --slice fast          fixed seeds, about a minute (unit suite)
 //   soak_scan --slice long          random seeds for --minutes (default 15; soak suite)
 //   soak_scan --case SEED           one case, with its parameters and results
+//   --family NAME                   only the slice's cases of one feature family
+//   --setup-only                    build every case's start (its particles placed), run none
 //
 // A failure prints the case and the one command that reproduces it; the exit status is
 // then 1. The summary counts runs, collisions, events and failures per feature family.
@@ -28,8 +30,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 using namespace scan;
@@ -180,16 +184,18 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
 }
 
 // The config of p, its density lowered (x0.8, up to 20 times: the edge grows up to
-// 0.8^(-19/D), 4.1 times in 3D) while the start is impossible: lattice capacity and the
-// three-diameter periodic edge depend on N and the box shape in ways the draw does not
-// foresee (a mixture of a few large and thousands of small spheres on an fcc lattice
-// needs its edge 2.5 times the drawn one: the sites are spaced by N, the contact by the
-// largest diameter). Everything else stays as drawn.
+// 0.8^(-19/D), 4.1 times in 3D; scan_case.hpp, start_attempts) while the start is
+// impossible: lattice capacity and the three-diameter periodic edge depend on N and the
+// box shape in ways the draw does not foresee (a mixture of a few large and thousands of
+// small spheres on an fcc lattice needs its edge 2.5 times the drawn one: the sites are
+// spaced by N, the contact by the largest diameter; the draw sizes the box to the lattice
+// where this could not make up for it). Everything else stays as drawn.
+// With `setup_only` the case is built (its start placed) and not run.
 template <int D>
-void run_case(Params& p, Outcome& out) {
+void run_case(Params& p, Outcome& out, bool setup_only) {
     std::string last_error;
-    constexpr int attempts = 20;
-    for (int attempt = 0; attempt < attempts; ++attempt, p.fraction *= 0.8) {
+    constexpr int attempts = start_attempts;
+    for (int attempt = 0; attempt < attempts; ++attempt, p.fraction *= start_lowering) {
         out.config = config_text(p);
         std::optional<choc::InitialState<D>> start;
         choc::Config config;
@@ -203,6 +209,10 @@ void run_case(Params& p, Outcome& out) {
         out.lowered = attempt;
         p.features.set(dilute, p.fraction < 0.05);
         p.features.set(dense, p.fraction >= (D == 3 ? 0.40 : 0.60));
+        if (setup_only) {
+            out.stop = "set up";
+            return;
+        }
         choc::Vec<D> g;
         for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
         if (norm2(g) == 0.0 && config.drag == 0.0)
@@ -211,19 +221,19 @@ void run_case(Params& p, Outcome& out) {
             simulate<D>(p, config, std::move(*start), choc::Field<D>(g, config.drag), g, out);
         return;
     }
-    throw Failure("setup", str("no possible start in ", attempts,
-                               " attempts, each at 0.8 times the density before: ", last_error));
+    throw Failure("setup", str("no possible start in ", attempts, " attempts, each at ",
+                               start_lowering, " times the density before: ", last_error));
 }
 
-Outcome run(std::uint64_t seed, Params& p) {
+Outcome run(std::uint64_t seed, Params& p, bool setup_only) {
     Outcome out;
     const auto begin = std::chrono::steady_clock::now();
     p = draw(seed);
     try {
         if (p.dimension == 2)
-            run_case<2>(p, out);
+            run_case<2>(p, out, setup_only);
         else
-            run_case<3>(p, out);
+            run_case<3>(p, out, setup_only);
     } catch (const choc::InvariantViolation& e) {
         out.check = "invariant: " + e.invariant();
         out.what = e.what();
@@ -280,13 +290,6 @@ constexpr std::array known_failures{
                  "engine before): 1868 spheres, periodic and walled, planes and triangles, "
                  "gravity, inelastic with TC and epsilon > 0; 4096 simultaneous groups at "
                  "t = 23.73 without the clock moving"},
-    KnownFailure{11218041617594855573ull, "setup",
-                 "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
-                 "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
-                 "scan's drawing, not the engine"},
-    KnownFailure{16795909197152489310ull, "setup",
-                 "the same drawing: a dilute walled fcc lattice of 2453 spheres of several "
-                 "sizes, \"too dense for the fcc lattice\" at packing fraction 0.0067"},
 };
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
@@ -337,16 +340,25 @@ constexpr std::array fixed_failures{
 struct Scan {
     std::string program;
     bool verbose = false;
+    bool setup_only = false; // build each case's start, run none
+    // run only the cases of this family (a feature name; empty: all)
+    std::optional<std::size_t> only_family;
     std::array<Family, feature_count> family{};
     Family all;
     double worst_overlap = 0.0, worst_gap = 0.0, worst_group_gap = 0.0, slowest = 0.0;
     std::uint64_t slowest_seed = 0, lowered = 0;
 
+    // Whether the seed's case is of the family asked for (every case when none is).
+    bool wanted(std::uint64_t seed) const {
+        return !only_family || draw(seed).features[*only_family];
+    }
+
     void one(std::uint64_t seed) {
         Params p;
-        Outcome o = run(seed, p);
+        Outcome o = run(seed, p, setup_only);
         for (const KnownFailure& k : known_failures) {
-            if (k.seed != seed) continue;
+            // (a setup-only run meets no engine bug: every listed case must set up)
+            if (k.seed != seed || setup_only) continue;
             if (o.check == k.check) {
                 std::printf("case %llu: known failure (%s: %s)\n",
                             static_cast<unsigned long long>(seed), k.check, k.bug);
@@ -380,7 +392,9 @@ struct Scan {
                     static_cast<unsigned long long>(o.collisions),
                     static_cast<unsigned long long>(o.events), o.worst_overlap, o.worst_gap,
                     o.seconds);
-        if (verbose || failed) std::printf("  %s\n", describe(p).c_str());
+        if (verbose || failed)
+            std::printf("  %s%s\n", describe(p).c_str(),
+                        o.lowered ? str(" | density lowered ", o.lowered, " times").c_str() : "");
         if (verbose)
             std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
                         "%.3g\n",
@@ -432,8 +446,11 @@ constexpr std::uint64_t fast_count = 500;
 
 int usage(const char* program) {
     std::fprintf(stderr,
-                 "usage: %s --slice fast [--count K] | --slice long [--minutes M] | --case SEED\n"
-                 "       [--verbose]\n",
+                 "usage: %s --slice fast [--count K] | --slice long [--minutes M] [--count K]\n"
+                 "       | --case SEED\n"
+                 "       [--family NAME] [--setup-only] [--verbose]\n"
+                 "  --family NAME  only the slice's cases of that feature family\n"
+                 "  --setup-only   build each case's start (placing its particles), run none\n",
                  program);
     return 2;
 }
@@ -445,8 +462,7 @@ int main(int argc, char** argv) {
     Scan scan;
     scan.program = argv[0];
     std::string slice;
-    std::optional<std::uint64_t> only;
-    std::uint64_t count = fast_count;
+    std::optional<std::uint64_t> only, count;
     double minutes = 15.0;
     for (int k = 1; k < argc; ++k) {
         const std::string a = argv[k];
@@ -457,6 +473,16 @@ int main(int argc, char** argv) {
             only = std::stoull(argv[++k], nullptr, 0);
         else if (a == "--count" && has_value)
             count = std::stoull(argv[++k]);
+        else if (a == "--family" && has_value) {
+            const std::string name = argv[++k];
+            const auto f = std::find(feature_names.begin(), feature_names.end(), name);
+            if (f == feature_names.end()) {
+                std::fprintf(stderr, "%s: no family \"%s\"\n", argv[0], name.c_str());
+                return usage(argv[0]);
+            }
+            scan.only_family = static_cast<std::size_t>(f - feature_names.begin());
+        } else if (a == "--setup-only")
+            scan.setup_only = true;
         else if (a == "--minutes" && has_value)
             minutes = std::stod(argv[++k]);
         else if (a == "--verbose")
@@ -473,18 +499,27 @@ int main(int argc, char** argv) {
         scan.one(*only);
         return scan.summary("case", elapsed());
     }
+    const auto listed = [&](std::uint64_t seed) {
+        if (scan.wanted(seed)) scan.one(seed);
+    };
     if (slice == "fast") {
-        for (std::uint64_t k = 0; k < count; ++k) scan.one(case_seed(fast_base, k) & ~long_bit);
+        for (std::uint64_t k = 0; k < count.value_or(fast_count); ++k)
+            listed(case_seed(fast_base, k) & ~long_bit);
         for (const FixedFailure& f : fixed_failures)
-            if (!f.slow) scan.one(f.seed);
+            if (!f.slow) listed(f.seed);
     } else if (slice == "long") {
         const std::uint64_t base =
             (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
         std::printf("long slice: base seed %llu, %.1f minutes\n",
                     static_cast<unsigned long long>(base), minutes);
+        // the lists first: the slow fixed failures, and the known ones (each must still
+        // fail as listed, so that the list cannot outlive its bug)
         for (const FixedFailure& f : fixed_failures)
-            if (f.slow) scan.one(f.seed);
-        for (std::uint64_t k = 0; elapsed() < 60.0 * minutes; ++k) scan.one(case_seed(base, k));
+            if (f.slow) listed(f.seed);
+        if (!scan.setup_only)
+            for (const KnownFailure& f : known_failures) listed(f.seed);
+        for (std::uint64_t k = 0; elapsed() < 60.0 * minutes && k < count.value_or(~0ull); ++k)
+            listed(case_seed(base, k));
     } else {
         return usage(argv[0]);
     }
