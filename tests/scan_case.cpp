@@ -132,8 +132,9 @@ void draw_field(Rng& r, Params& p) {
 } // namespace
 
 Params draw(std::uint64_t seed) {
-    Rng r(seed);
     Params p;
+    if (draw_pile(seed, p)) return p;
+    Rng r(seed);
     p.seed = seed;
     const bool big = (seed & long_bit) != 0;
     p.dimension = r.chance(0.5) ? 2 : 3;
@@ -338,14 +339,20 @@ std::string config_text(const Params& p) {
         // through centre - n * depth * shortest edge: the centre is on the allowed side
         double n2 = 0.0;
         for (const double x : w.normal) n2 += x * x;
-        std::vector<double> point;
-        for (std::size_t a = 0; a < length.size(); ++a)
+        std::vector<double> point = w.point;
+        for (std::size_t a = 0; a < length.size() && w.point.empty(); ++a)
             point.push_back(0.5 * length[a] - w.normal[a] / std::sqrt(n2) * w.depth * shortest);
         t += "\n[[walls]]\nnormal = " + list(w.normal) + "\npoint = " + list(point) +
              "\nrestitution = " + num(w.restitution) + "\n";
     }
     const double margin = p.largest_diameter(); // clear of periodic faces, as config asks
     for (const auto& s : p.segments) {
+        if (s.ends) {
+            t += "\n[[walls]]\nfrom = " + list({(*s.ends)[0][0], (*s.ends)[0][1]}) +
+                 "\nto = " + list({(*s.ends)[1][0], (*s.ends)[1][1]}) +
+                 "\nrestitution = " + num(s.restitution) + "\n";
+            continue;
+        }
         const double dir[2] = {std::cos(s.angle), std::sin(s.angle)};
         double fit = 1e300; // longest segment of this direction inside [margin, L - margin]
         for (int a = 0; a < 2; ++a)
@@ -369,7 +376,7 @@ std::string config_text(const Params& p) {
             std::vector<double> x(3);
             for (std::size_t a = 0; a < 3; ++a) {
                 const double m = p.periodic[a] ? margin : 0.0;
-                x[a] = m + (length[a] - 2 * m) * f[a];
+                x[a] = tri.absolute ? f[a] : m + (length[a] - 2 * m) * f[a];
             }
             v += (v.empty() ? "" : ", ") + list(x);
         }
@@ -382,6 +389,9 @@ std::string config_text(const Params& p) {
     }
     t += "\n[init]\nlattice = \"" + p.lattice + "\"\nvelocities = \"" + p.velocities +
          "\"\nseed = " + std::to_string(p.init_seed) + "\n";
+    if (p.region)
+        t += "region = { low = " + list((*p.region)[0]) + ", high = " + list((*p.region)[1]) +
+             " }\n";
     t += "\n[run]\ncollisions = " + std::to_string(p.collision_cap) + "\n";
     return t;
 }

@@ -79,12 +79,14 @@ enum Feature {
     sheared,
     triangles,
     resting,
+    piles,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",     "3D",      "periodic",     "walled",  "planes",  "segments",  "gravity",
-    "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",   "maintenance",
-    "dilute", "dense",   "disperse",     "thermal", "sheared", "triangles", "resting"};
+    "2D",      "3D",          "periodic", "walled",       "planes",   "segments",
+    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon",  "lattice",
+    "aligned", "maintenance", "dilute",   "dense",        "disperse", "thermal",
+    "sheared", "triangles",   "resting",  "piles"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -101,15 +103,19 @@ struct PlaneParams {
     std::vector<double> normal;
     double depth = 0.0; // the plane passes this far (in units of the shortest edge) from the centre
     double restitution = 1.0;
+    std::vector<double> point; // a point of the plane in box coordinates (piles): not by depth
 };
 struct SegmentParams {
     std::array<double, 2> centre{}; // in fractions of the free range on each axis
     double length = 1.0, angle = 0.0, restitution = 1.0;
+    // its ends in box coordinates (piles): not by centre, length and angle
+    std::optional<std::array<std::array<double, 2>, 2>> ends;
 };
 struct TriangleParams {
     // vertices in fractions of the free range on each axis ([margin, L - margin])
     std::array<std::array<double, 3>, 3> vertex{};
     double restitution = 1.0;
+    bool absolute = false; // vertices in box coordinates instead (piles)
 };
 
 struct Params {
@@ -137,9 +143,19 @@ struct Params {
     double drag = 0.0;
     std::string lattice, velocities = "maxwell";
     std::uint64_t init_seed = 1;
+    std::vector<double> size; // the box's edges when drawn as such (piles); else by `fraction`
+    std::optional<std::array<std::vector<double>, 2>> region; // init.region: low, high
     // beyond the config
     Aligned aligned = Aligned::none;
     int axis = 0;
+    // Sites set after the config's start (piles' touching rows and dropped lattices): the
+    // particles of species 0, in the engine's order, moved onto them, each moving along
+    // `axis` at placed_speed times its site's last number (0 or ±1). Exact coordinates:
+    // neighbours spaced one diameter apart touch exactly, as do those one radius from a wall.
+    std::vector<std::array<double, 4>> placed;
+    double placed_speed = 0.0;
+    double duration = 0.0; // a time to run to (piles: time to settle); 0: the checkpoints' own
+    std::string pile;      // what the pile family drew (scan_piles.cpp), for the report
     std::uint64_t maintain_every = 0; // 0: the engine's default
     std::uint64_t event_cap = 0, collision_cap = 0;
     int checkpoints = 10;
@@ -174,6 +190,7 @@ struct Params {
     }
     // Edge lengths for the packing fraction.
     std::vector<double> lengths() const {
+        if (!size.empty()) return size;
         const double volume = this->volume();
         double shape = 1.0;
         for (const double a : aspect) shape *= a;
@@ -200,6 +217,8 @@ inline std::string list(const std::vector<double>& v) {
 }
 
 Params draw(std::uint64_t seed);
+// The pile family (scan_piles.cpp): whether the seed draws a pile, and if so the pile in p.
+bool draw_pile(std::uint64_t seed, Params& p);
 std::string config_text(const Params& p);
 
 } // namespace scan

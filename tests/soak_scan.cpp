@@ -1,12 +1,12 @@
 // Seed scan of the engine: many short runs over random seeds, sizes, densities and
 // features (2D/3D, periodic and walled boxes, plane walls, segments, gravity, drag,
 // mixtures, restitution < 1 with TC, epsilon > 0, lattice starts with aligned velocities,
-// frequent maintenance), each built the way `choc run` builds it (config text ->
-// parse_config -> make_initial_state -> engine_settings) and run by the engine alone.
-// A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on
-// this file's checks (scan_checks.hpp): collision times in order and at contact, no
-// overlap at checkpoints (the library's cell-grid check) and at the end (every pair),
-// time advanced, no livelock, counts agree, energy and momentum wherever a law fixes them.
+// frequent maintenance, settling piles: scan_piles.cpp), each built the way `choc run` builds it
+// (config text -> parse_config -> make_initial_state -> engine_settings) and run by the engine
+// alone. A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on this
+// file's checks (scan_checks.hpp): collision times in order and at contact, no overlap at
+// checkpoints (the library's cell-grid check) and at the end (every pair), time advanced, no
+// livelock, counts agree, energy and momentum wherever a law fixes them.
 //
 //   soak_scan --slice fast          fixed seeds, about a minute (unit suite)
 //   soak_scan --slice long          random seeds for --minutes (default 15; soak suite)
@@ -51,6 +51,8 @@ struct Outcome {
     std::string worst_collision;
     std::string config; // the config text used (after any lowering of the density)
     int lowered = 0;    // times the density was lowered to find a possible start
+    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run
+    double agitation = -1.0;
 };
 
 // Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
@@ -67,6 +69,22 @@ void align(const Params& p, choc::Particles<D>& particles) {
     if (!moving) particles.state[0].v[p.axis] = 1.0;
 }
 
+// Sites set after the start (piles' rows and lattices, scan_case.hpp: Params::placed): the
+// particles of species 0, in the engine's order, moved onto them (from the random start's
+// gas above them), each moving along p.axis at placed_speed times its site's 0 or ±1.
+template <int D>
+void place(const Params& p, choc::Particles<D>& particles) {
+    std::size_t k = 0;
+    for (auto& s : particles.state) {
+        if (k == p.placed.size()) break;
+        if (s.species != 0) continue;
+        for (int a = 0; a < D; ++a) s.x[a] = p.placed[k][static_cast<std::size_t>(a)];
+        s.v = {};
+        s.v[p.axis] = p.placed_speed * p.placed[k][3];
+        ++k;
+    }
+}
+
 template <int D, class Motion>
 void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
               Motion motion, const choc::Vec<D>& g, Outcome& out) {
@@ -75,15 +93,17 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     choc::EngineSettings settings = choc::engine_settings(config);
     settings.maintain_every = p.maintain_every;
     if (p.aligned != Aligned::none) align(p, start.particles);
+    if (!p.placed.empty()) place(p, start.particles);
     Engine engine(std::move(start.box), std::move(start.particles), settings, motion);
     ScanLog<D> log;
     choc::forward_events(engine, log);
+    const auto first = engine.snapshot(engine.time());
     log.particles = &engine.particles();
     log.box = &engine.box();
     log.id = [&engine](std::uint32_t i) { return engine.id(i); };
     out.groups = config.epsilon > 0.0;
-    if (out.groups) log.allowed_gap = config.contact_gap + group_gap_allowance;
-    const auto first = engine.snapshot(engine.time());
+    if (out.groups)
+        log.allowed_gap = config.contact_gap + group_gap(engine.box(), first, g, config.epsilon);
 
     double previous = engine.time();
     const auto checkpoint = [&](const char* when) {
@@ -136,12 +156,18 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     // Warm-up by events, then checkpoints at times spaced by the warm-up's duration.
     const std::uint64_t first_budget =
         std::max<std::uint64_t>(1, p.event_cap / std::uint64_t(p.checkpoints));
-    Stop stop = advance(choc::never, first_budget);
+    // A case with a duration (a pile: time to settle) runs to it, the warm-up included,
+    // its checkpoints spread evenly over what is left.
+    const double end = p.duration > 0.0 ? p.duration : choc::never;
+    Stop stop = advance(end, first_budget);
     checkpoint("after the warm-up");
-    const double t0 = engine.time(), step = (t0 > 0.0 ? t0 : 1.0) * p.step;
+    const double t0 = engine.time();
+    const double step =
+        p.duration > 0.0 ? (p.duration - t0) / p.checkpoints : (t0 > 0.0 ? t0 : 1.0) * p.step;
     for (int k = 1; k <= p.checkpoints; ++k) {
         if (stop == Stop::no_events || stop == Stop::collisions || used() >= p.event_cap) break;
-        const double target = t0 + k * step;
+        if (p.duration > 0.0 && t0 >= p.duration) break;
+        const double target = p.duration > 0.0 && k == p.checkpoints ? p.duration : t0 + k * step;
         stop = advance(target, p.event_cap - used());
         checkpoint("at a checkpoint");
         if (stop == Stop::time && engine.time() != target)
@@ -179,6 +205,11 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     double kinetic = 0.0;
     for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
         kinetic += engine.kinetic(s);
+    if (p.features[piles]) {
+        double mass = 0.0;
+        for (std::uint32_t i = 0; i < last.size(); ++i) mass += last.mass(i);
+        out.agitation = kinetic / (mass * norm(g) * p.largest_diameter());
+    }
     check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic,
                engine.shear_moment());
 }
@@ -256,6 +287,7 @@ std::string describe(const Params& p) {
     d += " features:";
     for (int f = 0; f < feature_count; ++f)
         if (p.features[std::size_t(f)]) d += std::string(" ") + feature_names[std::size_t(f)];
+    if (!p.pile.empty()) d += " | pile: " + p.pile + str(", duration ", p.duration);
     return d + str(" | maintain_every=", p.maintain_every, " event_cap=", p.event_cap,
                    " collision_cap=", p.collision_cap, " checkpoints=", p.checkpoints,
                    " step=", p.step);
@@ -347,6 +379,8 @@ struct Scan {
     Family all;
     double worst_overlap = 0.0, worst_gap = 0.0, worst_group_gap = 0.0, slowest = 0.0;
     std::uint64_t slowest_seed = 0, lowered = 0;
+    // piles run to their end: lossy ones, those settled there, those cut short by events
+    std::uint64_t piles_lossy = 0, piles_settled = 0, piles_cut = 0;
 
     // Whether the seed's case is of the family asked for (every case when none is).
     bool wanted(std::uint64_t seed) const {
@@ -385,6 +419,14 @@ struct Scan {
             std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
         if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
         lowered += o.lowered > 0;
+        if (!failed && o.agitation >= 0.0) {
+            // Settled: kinetic energy below a hundredth of lifting every particle by one
+            // diameter (rms speed about 0.14 sqrt(|g| d)); an elastic pile never settles.
+            const bool lossy = p.features[inelastic] || p.features[resting];
+            piles_lossy += lossy;
+            piles_settled += lossy && o.agitation < 0.01;
+            piles_cut += o.stop == "events";
+        }
         std::printf("case %llu: %s, t = %.6g, %llu collisions, %llu events, overlap %.2g, gap "
                     "%.2g, %.2f s\n",
                     static_cast<unsigned long long>(seed),
@@ -395,6 +437,8 @@ struct Scan {
         if (verbose || failed)
             std::printf("  %s%s\n", describe(p).c_str(),
                         o.lowered ? str(" | density lowered ", o.lowered, " times").c_str() : "");
+        if (verbose && o.agitation >= 0.0)
+            std::printf("  pile: kinetic energy %.3g of M |g| d at the end\n", o.agitation);
         if (verbose)
             std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
                         "%.3g\n",
@@ -436,6 +480,14 @@ struct Scan {
         std::printf("slowest case %llu (%.1f s); %llu cases started below their drawn density\n",
                     static_cast<unsigned long long>(slowest_seed), slowest,
                     static_cast<unsigned long long>(lowered));
+        const Family& piled = family[piles];
+        if (piled.runs > 0)
+            std::printf("piles: %llu of %llu lossy ones passed settled (kinetic energy below "
+                        "0.01 M |g| d at their end); %llu stopped by their event cap before "
+                        "their duration\n",
+                        static_cast<unsigned long long>(piles_settled),
+                        static_cast<unsigned long long>(piles_lossy),
+                        static_cast<unsigned long long>(piles_cut));
         return all.failures > 0 ? 1 : 0;
     }
 };
