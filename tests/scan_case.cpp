@@ -31,18 +31,22 @@ void draw_species(Rng& r, Params& p, std::uint64_t n) {
     }
 }
 
-// Packing fraction by start: lattices reach the dense fluid (up to the bug report's 0.49 in
-// 3D; 0.70 in 2D), random sequential addition stays well below its jamming limit (0.38 in
-// 3D, 0.55 in 2D), lower still when plane walls cut space off the box.
+// The densest packing fraction drawn on each lattice: the dense fluid (up to the bug
+// report's 0.49 in 3D; 0.70 in 2D), each well inside what the lattice holds (fcc 0.74, sc
+// 0.52, hex 0.91, square 0.79) whatever the rounding of its cell counts to the box.
+double lattice_top(const std::string& lattice) {
+    return lattice == "fcc" ? 0.49 : lattice == "sc" ? 0.45 : lattice == "hex" ? 0.70 : 0.62;
+}
+
+// Packing fraction by start: lattices reach the dense fluid (lattice_top), random
+// sequential addition stays well below its jamming limit (0.38 in 3D, 0.55 in 2D), lower
+// still when plane walls cut space off the box.
 double draw_fraction(Rng& r, const Params& p, bool obstacles) {
     const bool three = p.dimension == 3;
     if (r.chance(0.2)) return r.log_uniform(0.002, 0.05);
     if (p.lattice == "random")
         return r.uniform(0.05, obstacles ? (three ? 0.12 : 0.22) : (three ? 0.28 : 0.45));
-    const double top = p.lattice == "fcc"   ? 0.49
-                       : p.lattice == "sc"  ? 0.45
-                       : p.lattice == "hex" ? 0.70
-                                            : 0.62;
+    const double top = lattice_top(p.lattice);
     if (r.chance(0.4)) return r.uniform(top - (three ? 0.09 : 0.1), top); // dense
     return r.uniform(0.05, top);
 }
@@ -128,8 +132,9 @@ void draw_field(Rng& r, Params& p) {
 } // namespace
 
 Params draw(std::uint64_t seed) {
-    Rng r(seed);
     Params p;
+    if (draw_pile(seed, p)) return p;
+    Rng r(seed);
     p.seed = seed;
     const bool big = (seed & long_bit) != 0;
     p.dimension = r.chance(0.5) ? 2 : 3;
@@ -172,6 +177,22 @@ Params draw(std::uint64_t seed) {
         p.lattice = "random";
     }
     p.fraction = draw_fraction(r, p, obstacles);
+    // A lattice spaces every site for the largest particle: in a mixture it sees the
+    // fraction lattice_volume() / volume() times the drawn one, up to 8^3 = 512 times in a
+    // size-disperse one. Lowering the density at the start (run_case) makes up for a factor
+    // of 1 / start_lowering^(start_attempts - 1) = 69 at most, and the rounding of the
+    // lattice's cell counts to the box takes a few of those steps (sc at its top, 0.45,
+    // packs 1028 sites on 11 rows where 10.6 fit). Where the lattice would still be denser
+    // than its top with five steps left ("too dense for the lattice" at fractions below
+    // 0.01), the box is sized to the lattice instead, at a lattice fraction drawn as for
+    // equal particles, from a stream of its own. Every case placed within the first 13
+    // attempts is left as it was.
+    const double lowest = std::pow(start_lowering, start_attempts - 6);
+    if (p.features[lattice] &&
+        p.fraction * lowest * p.lattice_volume() / p.volume() > lattice_top(p.lattice)) {
+        Rng sites(seed ^ 0x6c617474696365ull);
+        p.fraction = sites.uniform(0.05, lattice_top(p.lattice)) * p.volume() / p.lattice_volume();
+    }
     p.velocities = r.chance(0.2) ? "fixed_speed" : "maxwell";
     p.init_seed = r.next() >> 33;
 
@@ -203,6 +224,17 @@ Params draw(std::uint64_t seed) {
         slide.chance(0.4)) {
         p.shear_rate = (slide.chance(0.5) ? 1.0 : -1.0) * slide.log_uniform(0.01, 2.0);
         if (slide.chance(0.5)) p.shear_temperature = slide.uniform(0.3, 3.0);
+        // The config refuses a sliding speed |rate| L_y above 1000 times the start's rms
+        // speed, sqrt(D sum N_s T_s / M) (each species starts at exactly its temperature):
+        // a dilute box that wide (2D, N = 3401 at 0.0023: L_y = 1080) is refused at every
+        // density, the lowering only widening it. Such a rate is brought down to a tenth of
+        // that limit, leaving room for the lowering.
+        double heat = 0.0, mass = 0.0;
+        for (const auto& s : p.species)
+            heat += double(s.count) * s.temperature.value_or(1.0), mass += double(s.count) * s.mass;
+        const double limit = 1000.0 * std::sqrt(p.dimension * heat / mass);
+        const double sliding = std::abs(p.shear_rate) * p.lengths()[1];
+        if (sliding > limit) p.shear_rate *= 0.1 * limit / sliding;
         p.features.set(sheared);
     }
     // Triangles (3D) in random starts: a few loose ones, and sometimes a folded strip of
@@ -307,14 +339,20 @@ std::string config_text(const Params& p) {
         // through centre - n * depth * shortest edge: the centre is on the allowed side
         double n2 = 0.0;
         for (const double x : w.normal) n2 += x * x;
-        std::vector<double> point;
-        for (std::size_t a = 0; a < length.size(); ++a)
+        std::vector<double> point = w.point;
+        for (std::size_t a = 0; a < length.size() && w.point.empty(); ++a)
             point.push_back(0.5 * length[a] - w.normal[a] / std::sqrt(n2) * w.depth * shortest);
         t += "\n[[walls]]\nnormal = " + list(w.normal) + "\npoint = " + list(point) +
              "\nrestitution = " + num(w.restitution) + "\n";
     }
     const double margin = p.largest_diameter(); // clear of periodic faces, as config asks
     for (const auto& s : p.segments) {
+        if (s.ends) {
+            t += "\n[[walls]]\nfrom = " + list({(*s.ends)[0][0], (*s.ends)[0][1]}) +
+                 "\nto = " + list({(*s.ends)[1][0], (*s.ends)[1][1]}) +
+                 "\nrestitution = " + num(s.restitution) + "\n";
+            continue;
+        }
         const double dir[2] = {std::cos(s.angle), std::sin(s.angle)};
         double fit = 1e300; // longest segment of this direction inside [margin, L - margin]
         for (int a = 0; a < 2; ++a)
@@ -338,7 +376,7 @@ std::string config_text(const Params& p) {
             std::vector<double> x(3);
             for (std::size_t a = 0; a < 3; ++a) {
                 const double m = p.periodic[a] ? margin : 0.0;
-                x[a] = m + (length[a] - 2 * m) * f[a];
+                x[a] = tri.absolute ? f[a] : m + (length[a] - 2 * m) * f[a];
             }
             v += (v.empty() ? "" : ", ") + list(x);
         }
@@ -351,6 +389,9 @@ std::string config_text(const Params& p) {
     }
     t += "\n[init]\nlattice = \"" + p.lattice + "\"\nvelocities = \"" + p.velocities +
          "\"\nseed = " + std::to_string(p.init_seed) + "\n";
+    if (p.region)
+        t += "region = { low = " + list((*p.region)[0]) + ", high = " + list((*p.region)[1]) +
+             " }\n";
     t += "\n[run]\ncollisions = " + std::to_string(p.collision_cap) + "\n";
     return t;
 }

@@ -49,6 +49,13 @@ inline std::uint64_t case_seed(std::uint64_t base, std::uint64_t k) {
 // the fast slice only short ones, and --case needs nothing but the seed either way.
 constexpr std::uint64_t long_bit = std::uint64_t{1} << 63;
 
+// A start the config cannot have (a lattice too dense for its box, random placement
+// beyond its jamming, a periodic edge under three diameters) is tried again at a lower
+// density: up to `start_attempts` times, each at `start_lowering` times the density before
+// (soak_scan.cpp, run_case).
+constexpr int start_attempts = 20;
+constexpr double start_lowering = 0.8;
+
 // Feature families, for the summary: a case counts under every family it has.
 enum Feature {
     two_d,
@@ -72,12 +79,14 @@ enum Feature {
     sheared,
     triangles,
     resting,
+    piles,
     feature_count
 };
 inline constexpr std::array<const char*, feature_count> feature_names = {
-    "2D",     "3D",      "periodic",     "walled",  "planes",  "segments",  "gravity",
-    "drag",   "mixture", "inelastic+TC", "epsilon", "lattice", "aligned",   "maintenance",
-    "dilute", "dense",   "disperse",     "thermal", "sheared", "triangles", "resting"};
+    "2D",      "3D",          "periodic", "walled",       "planes",   "segments",
+    "gravity", "drag",        "mixture",  "inelastic+TC", "epsilon",  "lattice",
+    "aligned", "maintenance", "dilute",   "dense",        "disperse", "thermal",
+    "sheared", "triangles",   "resting",  "piles"};
 
 // Velocities set after the config's start (lattice starts only): every particle moving
 // along one lattice axis at speed 0 or ±1 (`axis`), or with every component in {-1, 0, 1}
@@ -94,15 +103,19 @@ struct PlaneParams {
     std::vector<double> normal;
     double depth = 0.0; // the plane passes this far (in units of the shortest edge) from the centre
     double restitution = 1.0;
+    std::vector<double> point; // a point of the plane in box coordinates (piles): not by depth
 };
 struct SegmentParams {
     std::array<double, 2> centre{}; // in fractions of the free range on each axis
     double length = 1.0, angle = 0.0, restitution = 1.0;
+    // its ends in box coordinates (piles): not by centre, length and angle
+    std::optional<std::array<std::array<double, 2>, 2>> ends;
 };
 struct TriangleParams {
     // vertices in fractions of the free range on each axis ([margin, L - margin])
     std::array<std::array<double, 3>, 3> vertex{};
     double restitution = 1.0;
+    bool absolute = false; // vertices in box coordinates instead (piles)
 };
 
 struct Params {
@@ -130,9 +143,19 @@ struct Params {
     double drag = 0.0;
     std::string lattice, velocities = "maxwell";
     std::uint64_t init_seed = 1;
+    std::vector<double> size; // the box's edges when drawn as such (piles); else by `fraction`
+    std::optional<std::array<std::vector<double>, 2>> region; // init.region: low, high
     // beyond the config
     Aligned aligned = Aligned::none;
     int axis = 0;
+    // Sites set after the config's start (piles' touching rows and dropped lattices): the
+    // particles of species 0, in the engine's order, moved onto them, each moving along
+    // `axis` at placed_speed times its site's last number (0 or ±1). Exact coordinates:
+    // neighbours spaced one diameter apart touch exactly, as do those one radius from a wall.
+    std::vector<std::array<double, 4>> placed;
+    double placed_speed = 0.0;
+    double duration = 0.0; // a time to run to (piles: time to settle); 0: the checkpoints' own
+    std::string pile;      // what the pile family drew (scan_piles.cpp), for the report
     std::uint64_t maintain_every = 0; // 0: the engine's default
     std::uint64_t event_cap = 0, collision_cap = 0;
     int checkpoints = 10;
@@ -150,13 +173,25 @@ struct Params {
         return d;
     }
     bool any_walled() const { return std::count(periodic.begin(), periodic.end(), false) > 0; }
+    double ball(double radius) const {
+        return dimension == 3 ? 4.0 / 3.0 * std::numbers::pi * std::pow(radius, 3)
+                              : std::numbers::pi * radius * radius;
+    }
+    // The particles' volume (area in 2D).
+    double volume() const {
+        double v = 0.0;
+        for (const auto& s : species) v += static_cast<double>(s.count) * ball(s.radius);
+        return v;
+    }
+    // What a lattice start holds: its sites are spaced for the largest particle, so N of
+    // those, however small the others.
+    double lattice_volume() const {
+        return static_cast<double>(particles()) * ball(0.5 * largest_diameter());
+    }
     // Edge lengths for the packing fraction.
     std::vector<double> lengths() const {
-        double volume = 0.0;
-        for (const auto& s : species)
-            volume += static_cast<double>(s.count) *
-                      (dimension == 3 ? 4.0 / 3.0 * std::numbers::pi * std::pow(s.radius, 3)
-                                      : std::numbers::pi * s.radius * s.radius);
+        if (!size.empty()) return size;
+        const double volume = this->volume();
         double shape = 1.0;
         for (const double a : aspect) shape *= a;
         const double unit = std::pow(volume / fraction / shape, 1.0 / dimension);
@@ -182,6 +217,8 @@ inline std::string list(const std::vector<double>& v) {
 }
 
 Params draw(std::uint64_t seed);
+// The pile family (scan_piles.cpp): whether the seed draws a pile, and if so the pile in p.
+bool draw_pile(std::uint64_t seed, Params& p);
 std::string config_text(const Params& p);
 
 } // namespace scan

@@ -7,6 +7,7 @@
 #include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -142,6 +143,40 @@ struct ScanLog {
         return index[a];
     }
 };
+
+// The gap a contact may have at its group's time (epsilon > 0), relative, beyond
+// contact_gap: a contact joins when its own event falls within epsilon of the group's
+// time, so at most |u| epsilon from contact (u the pair's relative velocity; a particle's
+// own v + |g| epsilon / 2 at a wall). group_gap_allowance bounds that up to epsilon = 1e-8;
+// the pile family's 1e-6 needs a bound on the speeds, which the energy gives where none
+// comes in (no thermal walls, no sliding boundaries, gravity along walled axes only): a
+// particle's kinetic energy is at most the kinetic energy of all at the start plus their
+// potential energy above the lowest point of the box, which collisions, drag, TC and the
+// rest model never raise. So v <= v_max = sqrt(2 E / m_min), |u| <= 2 v_max, and the gap
+// is at most (v_max epsilon + |g| epsilon^2 / 2) / r_min of a contact distance or radius;
+// twice that for margin. Elsewhere group_gap_allowance stands.
+template <int D>
+double group_gap(const choc::Box<D>& box, const choc::Particles<D>& start, const choc::Vec<D>& g,
+                 double epsilon) {
+    bool closed = !box.sheared();
+    for (const auto& w : box.walls) closed = closed && !w.thermal();
+    double floor_term = 0.0; // the largest g.x over the box: the potential's lowest point
+    for (int a = 0; a < D; ++a) {
+        closed = closed && (!box.periodic[a] || g[a] == 0.0);
+        floor_term += std::max(0.0, g[a] * box.length[a]);
+    }
+    if (!closed || start.size() == 0) return group_gap_allowance;
+    double energy = 0.0, lightest = std::numeric_limits<double>::infinity(), smallest = lightest;
+    for (std::uint32_t i = 0; i < start.size(); ++i) {
+        const double m = start.mass(i);
+        energy += m * (0.5 * norm2(start.state[i].v) + floor_term - dot(g, start.state[i].x));
+        lightest = std::min(lightest, m);
+        smallest = std::min(smallest, start.radius(i));
+    }
+    const double speed = std::sqrt(2.0 * energy / lightest);
+    const double gap = 2.0 * (speed * epsilon + 0.5 * norm(g) * epsilon * epsilon) / smallest;
+    return std::max(group_gap_allowance, gap);
+}
 
 // The worst overlap over every pair (O(N^2), no cell grid) and every obstacle, relative;
 // throws on a position that is not finite.

@@ -1,16 +1,18 @@
 // Seed scan of the engine: many short runs over random seeds, sizes, densities and
 // features (2D/3D, periodic and walled boxes, plane walls, segments, gravity, drag,
 // mixtures, restitution < 1 with TC, epsilon > 0, lattice starts with aligned velocities,
-// frequent maintenance), each built the way `choc run` builds it (config text ->
-// parse_config -> make_initial_state -> engine_settings) and run by the engine alone.
-// A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on
-// this file's checks (scan_checks.hpp): collision times in order and at contact, no
-// overlap at checkpoints (the library's cell-grid check) and at the end (every pair),
-// time advanced, no livelock, counts agree, energy and momentum wherever a law fixes them.
+// frequent maintenance, settling piles: scan_piles.cpp), each built the way `choc run` builds it
+// (config text -> parse_config -> make_initial_state -> engine_settings) and run by the engine
+// alone. A run fails on the engine's own runtime invariants (choc::InvariantViolation) and on this
+// file's checks (scan_checks.hpp): collision times in order and at contact, no overlap at
+// checkpoints (the library's cell-grid check) and at the end (every pair), time advanced, no
+// livelock, counts agree, energy and momentum wherever a law fixes them.
 //
 //   soak_scan --slice fast          fixed seeds, about a minute (unit suite)
 //   soak_scan --slice long          random seeds for --minutes (default 15; soak suite)
 //   soak_scan --case SEED           one case, with its parameters and results
+//   --family NAME                   only the slice's cases of one feature family
+//   --setup-only                    build every case's start (its particles placed), run none
 //
 // A failure prints the case and the one command that reproduces it; the exit status is
 // then 1. The summary counts runs, collisions, events and failures per feature family.
@@ -28,8 +30,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <random>
 
 using namespace scan;
@@ -47,6 +51,8 @@ struct Outcome {
     std::string worst_collision;
     std::string config; // the config text used (after any lowering of the density)
     int lowered = 0;    // times the density was lowered to find a possible start
+    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run
+    double agitation = -1.0;
 };
 
 // Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
@@ -63,6 +69,22 @@ void align(const Params& p, choc::Particles<D>& particles) {
     if (!moving) particles.state[0].v[p.axis] = 1.0;
 }
 
+// Sites set after the start (piles' rows and lattices, scan_case.hpp: Params::placed): the
+// particles of species 0, in the engine's order, moved onto them (from the random start's
+// gas above them), each moving along p.axis at placed_speed times its site's 0 or ±1.
+template <int D>
+void place(const Params& p, choc::Particles<D>& particles) {
+    std::size_t k = 0;
+    for (auto& s : particles.state) {
+        if (k == p.placed.size()) break;
+        if (s.species != 0) continue;
+        for (int a = 0; a < D; ++a) s.x[a] = p.placed[k][static_cast<std::size_t>(a)];
+        s.v = {};
+        s.v[p.axis] = p.placed_speed * p.placed[k][3];
+        ++k;
+    }
+}
+
 template <int D, class Motion>
 void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
               Motion motion, const choc::Vec<D>& g, Outcome& out) {
@@ -71,15 +93,17 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     choc::EngineSettings settings = choc::engine_settings(config);
     settings.maintain_every = p.maintain_every;
     if (p.aligned != Aligned::none) align(p, start.particles);
+    if (!p.placed.empty()) place(p, start.particles);
     Engine engine(std::move(start.box), std::move(start.particles), settings, motion);
     ScanLog<D> log;
     choc::forward_events(engine, log);
+    const auto first = engine.snapshot(engine.time());
     log.particles = &engine.particles();
     log.box = &engine.box();
     log.id = [&engine](std::uint32_t i) { return engine.id(i); };
     out.groups = config.epsilon > 0.0;
-    if (out.groups) log.allowed_gap = config.contact_gap + group_gap_allowance;
-    const auto first = engine.snapshot(engine.time());
+    if (out.groups)
+        log.allowed_gap = config.contact_gap + group_gap(engine.box(), first, g, config.epsilon);
 
     double previous = engine.time();
     const auto checkpoint = [&](const char* when) {
@@ -132,12 +156,18 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     // Warm-up by events, then checkpoints at times spaced by the warm-up's duration.
     const std::uint64_t first_budget =
         std::max<std::uint64_t>(1, p.event_cap / std::uint64_t(p.checkpoints));
-    Stop stop = advance(choc::never, first_budget);
+    // A case with a duration (a pile: time to settle) runs to it, the warm-up included,
+    // its checkpoints spread evenly over what is left.
+    const double end = p.duration > 0.0 ? p.duration : choc::never;
+    Stop stop = advance(end, first_budget);
     checkpoint("after the warm-up");
-    const double t0 = engine.time(), step = (t0 > 0.0 ? t0 : 1.0) * p.step;
+    const double t0 = engine.time();
+    const double step =
+        p.duration > 0.0 ? (p.duration - t0) / p.checkpoints : (t0 > 0.0 ? t0 : 1.0) * p.step;
     for (int k = 1; k <= p.checkpoints; ++k) {
         if (stop == Stop::no_events || stop == Stop::collisions || used() >= p.event_cap) break;
-        const double target = t0 + k * step;
+        if (p.duration > 0.0 && t0 >= p.duration) break;
+        const double target = p.duration > 0.0 && k == p.checkpoints ? p.duration : t0 + k * step;
         stop = advance(target, p.event_cap - used());
         checkpoint("at a checkpoint");
         if (stop == Stop::time && engine.time() != target)
@@ -175,21 +205,28 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     double kinetic = 0.0;
     for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
         kinetic += engine.kinetic(s);
+    if (p.features[piles]) {
+        double mass = 0.0;
+        for (std::uint32_t i = 0; i < last.size(); ++i) mass += last.mass(i);
+        out.agitation = kinetic / (mass * norm(g) * p.largest_diameter());
+    }
     check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic,
                engine.shear_moment());
 }
 
 // The config of p, its density lowered (x0.8, up to 20 times: the edge grows up to
-// 0.8^(-19/D), 4.1 times in 3D) while the start is impossible: lattice capacity and the
-// three-diameter periodic edge depend on N and the box shape in ways the draw does not
-// foresee (a mixture of a few large and thousands of small spheres on an fcc lattice
-// needs its edge 2.5 times the drawn one: the sites are spaced by N, the contact by the
-// largest diameter). Everything else stays as drawn.
+// 0.8^(-19/D), 4.1 times in 3D; scan_case.hpp, start_attempts) while the start is
+// impossible: lattice capacity and the three-diameter periodic edge depend on N and the
+// box shape in ways the draw does not foresee (a mixture of a few large and thousands of
+// small spheres on an fcc lattice needs its edge 2.5 times the drawn one: the sites are
+// spaced by N, the contact by the largest diameter; the draw sizes the box to the lattice
+// where this could not make up for it). Everything else stays as drawn.
+// With `setup_only` the case is built (its start placed) and not run.
 template <int D>
-void run_case(Params& p, Outcome& out) {
+void run_case(Params& p, Outcome& out, bool setup_only) {
     std::string last_error;
-    constexpr int attempts = 20;
-    for (int attempt = 0; attempt < attempts; ++attempt, p.fraction *= 0.8) {
+    constexpr int attempts = start_attempts;
+    for (int attempt = 0; attempt < attempts; ++attempt, p.fraction *= start_lowering) {
         out.config = config_text(p);
         std::optional<choc::InitialState<D>> start;
         choc::Config config;
@@ -203,6 +240,10 @@ void run_case(Params& p, Outcome& out) {
         out.lowered = attempt;
         p.features.set(dilute, p.fraction < 0.05);
         p.features.set(dense, p.fraction >= (D == 3 ? 0.40 : 0.60));
+        if (setup_only) {
+            out.stop = "set up";
+            return;
+        }
         choc::Vec<D> g;
         for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
         if (norm2(g) == 0.0 && config.drag == 0.0)
@@ -211,19 +252,19 @@ void run_case(Params& p, Outcome& out) {
             simulate<D>(p, config, std::move(*start), choc::Field<D>(g, config.drag), g, out);
         return;
     }
-    throw Failure("setup", str("no possible start in ", attempts,
-                               " attempts, each at 0.8 times the density before: ", last_error));
+    throw Failure("setup", str("no possible start in ", attempts, " attempts, each at ",
+                               start_lowering, " times the density before: ", last_error));
 }
 
-Outcome run(std::uint64_t seed, Params& p) {
+Outcome run(std::uint64_t seed, Params& p, bool setup_only) {
     Outcome out;
     const auto begin = std::chrono::steady_clock::now();
     p = draw(seed);
     try {
         if (p.dimension == 2)
-            run_case<2>(p, out);
+            run_case<2>(p, out, setup_only);
         else
-            run_case<3>(p, out);
+            run_case<3>(p, out, setup_only);
     } catch (const choc::InvariantViolation& e) {
         out.check = "invariant: " + e.invariant();
         out.what = e.what();
@@ -260,6 +301,7 @@ std::string describe(const Params& p) {
     d += " features:";
     for (int f = 0; f < feature_count; ++f)
         if (p.features[std::size_t(f)]) d += std::string(" ") + feature_names[std::size_t(f)];
+    if (!p.pile.empty()) d += " | pile: " + p.pile + str(", duration ", p.duration);
     return d + str(" | maintain_every=", p.maintain_every, " event_cap=", p.event_cap,
                    " collision_cap=", p.collision_cap, " checkpoints=", p.checkpoints,
                    " step=", p.step);
@@ -277,15 +319,8 @@ struct KnownFailure {
     const char* check; // the check it fails
     const char* bug;
 };
-constexpr std::array known_failures{
-    KnownFailure{11218041617594855573ull, "setup",
-                 "the scan draws a sheared dilute sc lattice of 375 spheres that it cannot "
-                 "place (\"too dense for the sc lattice\" at packing fraction 0.0035): the "
-                 "scan's drawing, not the engine"},
-    KnownFailure{16795909197152489310ull, "setup",
-                 "the same drawing: a dilute walled fcc lattice of 2453 spheres of several "
-                 "sizes, \"too dense for the fcc lattice\" at packing fraction 0.0067"},
-};
+// (none now: a case that fails on an engine bug goes here, with its check, until it is fixed)
+constexpr std::array<KnownFailure, 0> known_failures{};
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
 // long slice first those too slow for the fast one.
@@ -354,16 +389,27 @@ constexpr std::array fixed_failures{
 struct Scan {
     std::string program;
     bool verbose = false;
+    bool setup_only = false; // build each case's start, run none
+    // run only the cases of this family (a feature name; empty: all)
+    std::optional<std::size_t> only_family;
     std::array<Family, feature_count> family{};
     Family all;
     double worst_overlap = 0.0, worst_gap = 0.0, worst_group_gap = 0.0, slowest = 0.0;
     std::uint64_t slowest_seed = 0, lowered = 0;
+    // piles run to their end: lossy ones, those settled there, those cut short by events
+    std::uint64_t piles_lossy = 0, piles_settled = 0, piles_cut = 0;
+
+    // Whether the seed's case is of the family asked for (every case when none is).
+    bool wanted(std::uint64_t seed) const {
+        return !only_family || draw(seed).features[*only_family];
+    }
 
     void one(std::uint64_t seed) {
         Params p;
-        Outcome o = run(seed, p);
+        Outcome o = run(seed, p, setup_only);
         for (const KnownFailure& k : known_failures) {
-            if (k.seed != seed) continue;
+            // (a setup-only run meets no engine bug: every listed case must set up)
+            if (k.seed != seed || setup_only) continue;
             if (o.check == k.check) {
                 std::printf("case %llu: known failure (%s: %s)\n",
                             static_cast<unsigned long long>(seed), k.check, k.bug);
@@ -390,6 +436,14 @@ struct Scan {
             std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
         if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
         lowered += o.lowered > 0;
+        if (!failed && o.agitation >= 0.0) {
+            // Settled: kinetic energy below a hundredth of lifting every particle by one
+            // diameter (rms speed about 0.14 sqrt(|g| d)); an elastic pile never settles.
+            const bool lossy = p.features[inelastic] || p.features[resting];
+            piles_lossy += lossy;
+            piles_settled += lossy && o.agitation < 0.01;
+            piles_cut += o.stop == "events";
+        }
         std::printf("case %llu: %s, t = %.6g, %llu collisions, %llu events, overlap %.2g, gap "
                     "%.2g, %.2f s\n",
                     static_cast<unsigned long long>(seed),
@@ -397,7 +451,11 @@ struct Scan {
                     static_cast<unsigned long long>(o.collisions),
                     static_cast<unsigned long long>(o.events), o.worst_overlap, o.worst_gap,
                     o.seconds);
-        if (verbose || failed) std::printf("  %s\n", describe(p).c_str());
+        if (verbose || failed)
+            std::printf("  %s%s\n", describe(p).c_str(),
+                        o.lowered ? str(" | density lowered ", o.lowered, " times").c_str() : "");
+        if (verbose && o.agitation >= 0.0)
+            std::printf("  pile: kinetic energy %.3g of M |g| d at the end\n", o.agitation);
         if (verbose)
             std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
                         "%.3g\n",
@@ -439,6 +497,14 @@ struct Scan {
         std::printf("slowest case %llu (%.1f s); %llu cases started below their drawn density\n",
                     static_cast<unsigned long long>(slowest_seed), slowest,
                     static_cast<unsigned long long>(lowered));
+        const Family& piled = family[piles];
+        if (piled.runs > 0)
+            std::printf("piles: %llu of %llu lossy ones passed settled (kinetic energy below "
+                        "0.01 M |g| d at their end); %llu stopped by their event cap before "
+                        "their duration\n",
+                        static_cast<unsigned long long>(piles_settled),
+                        static_cast<unsigned long long>(piles_lossy),
+                        static_cast<unsigned long long>(piles_cut));
         return all.failures > 0 ? 1 : 0;
     }
 };
@@ -449,8 +515,11 @@ constexpr std::uint64_t fast_count = 500;
 
 int usage(const char* program) {
     std::fprintf(stderr,
-                 "usage: %s --slice fast [--count K] | --slice long [--minutes M] | --case SEED\n"
-                 "       [--verbose]\n",
+                 "usage: %s --slice fast [--count K] | --slice long [--minutes M] [--count K]\n"
+                 "       | --case SEED\n"
+                 "       [--family NAME] [--setup-only] [--verbose]\n"
+                 "  --family NAME  only the slice's cases of that feature family\n"
+                 "  --setup-only   build each case's start (placing its particles), run none\n",
                  program);
     return 2;
 }
@@ -462,8 +531,7 @@ int main(int argc, char** argv) {
     Scan scan;
     scan.program = argv[0];
     std::string slice;
-    std::optional<std::uint64_t> only;
-    std::uint64_t count = fast_count;
+    std::optional<std::uint64_t> only, count;
     double minutes = 15.0;
     for (int k = 1; k < argc; ++k) {
         const std::string a = argv[k];
@@ -474,6 +542,16 @@ int main(int argc, char** argv) {
             only = std::stoull(argv[++k], nullptr, 0);
         else if (a == "--count" && has_value)
             count = std::stoull(argv[++k]);
+        else if (a == "--family" && has_value) {
+            const std::string name = argv[++k];
+            const auto f = std::find(feature_names.begin(), feature_names.end(), name);
+            if (f == feature_names.end()) {
+                std::fprintf(stderr, "%s: no family \"%s\"\n", argv[0], name.c_str());
+                return usage(argv[0]);
+            }
+            scan.only_family = static_cast<std::size_t>(f - feature_names.begin());
+        } else if (a == "--setup-only")
+            scan.setup_only = true;
         else if (a == "--minutes" && has_value)
             minutes = std::stod(argv[++k]);
         else if (a == "--verbose")
@@ -490,18 +568,27 @@ int main(int argc, char** argv) {
         scan.one(*only);
         return scan.summary("case", elapsed());
     }
+    const auto listed = [&](std::uint64_t seed) {
+        if (scan.wanted(seed)) scan.one(seed);
+    };
     if (slice == "fast") {
-        for (std::uint64_t k = 0; k < count; ++k) scan.one(case_seed(fast_base, k) & ~long_bit);
+        for (std::uint64_t k = 0; k < count.value_or(fast_count); ++k)
+            listed(case_seed(fast_base, k) & ~long_bit);
         for (const FixedFailure& f : fixed_failures)
-            if (!f.slow) scan.one(f.seed);
+            if (!f.slow) listed(f.seed);
     } else if (slice == "long") {
         const std::uint64_t base =
             (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
         std::printf("long slice: base seed %llu, %.1f minutes\n",
                     static_cast<unsigned long long>(base), minutes);
+        // the lists first: the slow fixed failures, and the known ones (each must still
+        // fail as listed, so that the list cannot outlive its bug)
         for (const FixedFailure& f : fixed_failures)
-            if (f.slow) scan.one(f.seed);
-        for (std::uint64_t k = 0; elapsed() < 60.0 * minutes; ++k) scan.one(case_seed(base, k));
+            if (f.slow) listed(f.seed);
+        if (!scan.setup_only)
+            for (const KnownFailure& f : known_failures) listed(f.seed);
+        for (std::uint64_t k = 0; elapsed() < 60.0 * minutes && k < count.value_or(~0ull); ++k)
+            listed(case_seed(base, k));
     } else {
         return usage(argv[0]);
     }
