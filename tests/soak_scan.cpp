@@ -31,10 +31,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <vector>
 
 using namespace scan;
 
@@ -51,8 +53,10 @@ struct Outcome {
     std::string worst_collision;
     std::string config; // the config text used (after any lowering of the density)
     int lowered = 0;    // times the density was lowered to find a possible start
-    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run
+    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run,
+    // and {t, events, that ratio} at every checkpoint (printed with --verbose)
     double agitation = -1.0;
+    std::vector<std::array<double, 3>> settling;
 };
 
 // Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
@@ -105,6 +109,15 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     if (out.groups)
         log.allowed_gap = config.contact_gap + group_gap(engine.box(), first, g, config.epsilon);
 
+    // Kinetic energy over M |g| d: how far a pile is from settled.
+    const auto agitation = [&] {
+        double kinetic = 0.0, mass = 0.0;
+        for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
+            kinetic += engine.kinetic(s);
+        for (std::uint32_t i = 0; i < engine.particles().size(); ++i)
+            mass += engine.particles().mass(i);
+        return kinetic / (mass * norm(g) * p.largest_diameter());
+    };
     double previous = engine.time();
     const auto checkpoint = [&](const char* when) {
         const double t = engine.time();
@@ -123,6 +136,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
         out.events = engine.tally().events();
         if (!(o <= overlap_tolerance))
             throw Failure("overlap", str("overlap ", o, " at t = ", t, " (", when, ")"));
+        if (p.features[piles]) out.settling.push_back({t, double(out.events), agitation()});
     };
     // Work done: counted events and stale predictions renewed, and an upper bound on the
     // engine's calls to process() (a group step counts nothing when no impulse flows).
@@ -205,11 +219,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     double kinetic = 0.0;
     for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
         kinetic += engine.kinetic(s);
-    if (p.features[piles]) {
-        double mass = 0.0;
-        for (std::uint32_t i = 0; i < last.size(); ++i) mass += last.mass(i);
-        out.agitation = kinetic / (mass * norm(g) * p.largest_diameter());
-    }
+    if (p.features[piles]) out.agitation = agitation();
     check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic,
                engine.shear_moment());
 }
@@ -271,6 +281,18 @@ Outcome run(std::uint64_t seed, Params& p, bool setup_only) {
     } catch (const Failure& e) {
         out.check = e.check;
         out.what = e.what();
+    } catch (const choc::InelasticCollapse& e) {
+        // A stall the rest model's rescue does not end is an inelastic collapse, which the
+        // engine stops (engine.hpp, stall_not_ended: exit 3 in `choc run`, as the collapse
+        // watch's), the model's documented outcome without TC (REFERENCE, "Stalls": 2 of 20
+        // runs of the 60-disc box at e = 0.3; piles of the scan): a stop then, counted. With
+        // TC it is a failure (a known one: DEVELOPING, "Known engine bugs").
+        if (p.tc == 0.0 && p.rest_speed > 0.0) {
+            out.stop = "collapse";
+        } else {
+            out.check = "collapse";
+            out.what = e.what();
+        }
     } catch (const std::exception& e) {
         out.check = "exception";
         out.what = e.what();
@@ -312,7 +334,7 @@ constexpr std::array known_failures{
                  "its normal speed at round-off (6.7e-16) and then zero, at t = 2.6538 (with "
                  "the rest model such a disc glides; without it, glides of bounces below "
                  "round-off left a disc bouncing on a glider at one instant for ever)"},
-    KnownFailure{18193087561354815542ull, "exception",
+    KnownFailure{18193087561354815542ull, "collapse",
                  "found by Session 30's long slice, not yet traced (whether it fails on the "
                  "engine before glides followed slopes is not known): a 3D walled fcc mixture "
                  "of 1340 spheres of several sizes under gravity, TC and the rest model; a "
@@ -372,7 +394,8 @@ constexpr std::array fixed_failures{
 struct Scan {
     std::string program;
     bool verbose = false;
-    bool setup_only = false; // build each case's start, run none
+    bool setup_only = false;  // build each case's start, run none
+    bool show_config = false; // print every case's config, not only a failed one's
     // run only the cases of this family (a feature name; empty: all)
     std::optional<std::size_t> only_family;
     std::array<Family, feature_count> family{};
@@ -381,6 +404,7 @@ struct Scan {
     std::uint64_t slowest_seed = 0, lowered = 0;
     // piles run to their end: lossy ones, those settled there, those cut short by events
     std::uint64_t piles_lossy = 0, piles_settled = 0, piles_cut = 0;
+    std::uint64_t collapsed = 0; // stopped by a collapse without TC (run: not a failure)
 
     // Whether the seed's case is of the family asked for (every case when none is).
     bool wanted(std::uint64_t seed) const {
@@ -419,6 +443,7 @@ struct Scan {
             std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
         if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
         lowered += o.lowered > 0;
+        collapsed += o.stop == "collapse";
         if (!failed && o.agitation >= 0.0) {
             // Settled: kinetic energy below a hundredth of lifting every particle by one
             // diameter (rms speed about 0.14 sqrt(|g| d)); an elastic pile never settles.
@@ -437,14 +462,19 @@ struct Scan {
         if (verbose || failed)
             std::printf("  %s%s\n", describe(p).c_str(),
                         o.lowered ? str(" | density lowered ", o.lowered, " times").c_str() : "");
-        if (verbose && o.agitation >= 0.0)
-            std::printf("  pile: kinetic energy %.3g of M |g| d at the end\n", o.agitation);
+        if (verbose && o.agitation >= 0.0) {
+            std::printf("  pile: kinetic energy over M |g| d at the checkpoints (t, events):");
+            for (const auto& [t, events, k] : o.settling)
+                std::printf(" %.3g (%.4g, %.3g)", k, t, events);
+            std::printf("; %.3g at the end\n", o.agitation);
+        }
         if (verbose)
             std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
                         "%.3g\n",
                         o.at_collisions, o.worst_collision.c_str(), o.at_checkpoints, o.at_end);
-        if (failed) {
-            std::printf("  failed check: %s\n  %s\n  config:\n", o.check.c_str(), o.what.c_str());
+        if (failed) std::printf("  failed check: %s\n  %s\n", o.check.c_str(), o.what.c_str());
+        if (failed || show_config) { // (--case: a known failure's too)
+            std::printf("  config:\n");
             std::string line;
             for (const char c : o.config)
                 if (c == '\n')
@@ -480,6 +510,10 @@ struct Scan {
         std::printf("slowest case %llu (%.1f s); %llu cases started below their drawn density\n",
                     static_cast<unsigned long long>(slowest_seed), slowest,
                     static_cast<unsigned long long>(lowered));
+        if (collapsed > 0)
+            std::printf("%llu runs stopped by an inelastic collapse that the rest model's rescue "
+                        "did not end, without TC (the model's documented outcome: a stop)\n",
+                        static_cast<unsigned long long>(collapsed));
         const Family& piled = family[piles];
         if (piled.runs > 0)
             std::printf("piles: %llu of %llu lossy ones passed settled (kinetic energy below "
@@ -547,7 +581,7 @@ int main(int argc, char** argv) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     };
     if (only) {
-        scan.verbose = true;
+        scan.verbose = scan.show_config = true;
         scan.one(*only);
         return scan.summary("case", elapsed());
     }
