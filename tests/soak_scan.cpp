@@ -31,10 +31,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <vector>
 
 using namespace scan;
 
@@ -51,8 +53,10 @@ struct Outcome {
     std::string worst_collision;
     std::string config; // the config text used (after any lowering of the density)
     int lowered = 0;    // times the density was lowered to find a possible start
-    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run
+    // piles: kinetic energy at the end over M |g| d (d the largest diameter), -1 if not run,
+    // and {t, events, that ratio} at every checkpoint (printed with --verbose)
     double agitation = -1.0;
+    std::vector<std::array<double, 3>> settling;
 };
 
 // Velocities aligned with the lattice (scan_case.hpp, Aligned), from the case's seed.
@@ -105,6 +109,15 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     if (out.groups)
         log.allowed_gap = config.contact_gap + group_gap(engine.box(), first, g, config.epsilon);
 
+    // Kinetic energy over M |g| d: how far a pile is from settled.
+    const auto agitation = [&] {
+        double kinetic = 0.0, mass = 0.0;
+        for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
+            kinetic += engine.kinetic(s);
+        for (std::uint32_t i = 0; i < engine.particles().size(); ++i)
+            mass += engine.particles().mass(i);
+        return kinetic / (mass * norm(g) * p.largest_diameter());
+    };
     double previous = engine.time();
     const auto checkpoint = [&](const char* when) {
         const double t = engine.time();
@@ -123,6 +136,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
         out.events = engine.tally().events();
         if (!(o <= overlap_tolerance))
             throw Failure("overlap", str("overlap ", o, " at t = ", t, " (", when, ")"));
+        if (p.features[piles]) out.settling.push_back({t, double(out.events), agitation()});
     };
     // Work done: counted events and stale predictions renewed, and an upper bound on the
     // engine's calls to process() (a group step counts nothing when no impulse flows).
@@ -205,11 +219,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     double kinetic = 0.0;
     for (std::uint32_t s = 0; s < engine.particles().table.size(); ++s)
         kinetic += engine.kinetic(s);
-    if (p.features[piles]) {
-        double mass = 0.0;
-        for (std::uint32_t i = 0; i < last.size(); ++i) mass += last.mass(i);
-        out.agitation = kinetic / (mass * norm(g) * p.largest_diameter());
-    }
+    if (p.features[piles]) out.agitation = agitation();
     check_laws(config, engine.box(), first, last, t, g, config.drag, engine.tally(), kinetic,
                engine.shear_moment());
 }
@@ -269,17 +279,22 @@ Outcome run(std::uint64_t seed, Params& p, bool setup_only) {
         out.check = "invariant: " + e.invariant();
         out.what = e.what();
     } catch (const choc::InelasticCollapse& e) {
-        // Without the rest model a particle that comes to lie on a support not square to
-        // the field, with no speed across it, slides: bounces of no height at one instant,
-        // which hard spheres cannot go past; the engine stops with a collapse that names
-        // the rest model (Engine::slide_without_rest_model). A physical end of such a case,
-        // as choc run's exit status 3; any other collapse of the engine is a failure.
+        // Two collapses end a case: without the rest model, a particle that comes to lie on
+        // a support not square to the field, with no speed across it, slides (bounces of no
+        // height at one instant, which hard spheres cannot go past; the engine names the
+        // rest model: Engine::slide_without_rest_model); and a stall the rest model's
+        // rescue does not end (engine.hpp, stall_not_ended), the model's documented outcome
+        // without TC (REFERENCE, "Stalls": 2 of 20 runs of the 60-disc box at e = 0.3;
+        // piles of the scan). Both are choc run's exit status 3. With TC a stall is a
+        // failure (DEVELOPING, "Known engine bugs").
         const std::string what = e.what();
         if (p.rest_speed == 0.0 && what.starts_with("collisions.rest_speed:") &&
             what.find("slides along it") != std::string::npos) {
             out.stop = "collapse (a slide without the rest model)";
+        } else if (p.tc == 0.0 && p.rest_speed > 0.0) {
+            out.stop = "collapse";
         } else {
-            out.check = "exception";
+            out.check = "collapse";
             out.what = what;
         }
     } catch (const Failure& e) {
@@ -320,14 +335,6 @@ struct KnownFailure {
     const char* bug;
 };
 constexpr std::array known_failures{
-    KnownFailure{11561043234788162913ull, "exception",
-                 "found by Session 31's long slice (the pile family), not yet traced: a 2D "
-                 "lattice of 956 discs dropped on a tilted plane, the rest model without TC; "
-                 "a stall the rest model's rescue does not end, exit 3 at t = 3.882"},
-    KnownFailure{10779674515570234797ull, "exception",
-                 "found by Session 31's long slice (piles), not yet traced: a 2D lattice of "
-                 "1955 discs with aligned velocities dropped into a vee of two planes, the "
-                 "rest model without TC; a stall the rescue does not end, exit 3 at t = 0.8625"},
     KnownFailure{16750164596539644882ull, "invariant: progress",
                  "found by Session 31's long slice (piles), not yet traced: a 3D lattice of "
                  "1239 spheres with aligned velocities dropped on the floor under tilted "
@@ -339,6 +346,24 @@ constexpr std::array known_failures{
                  "mixture of 3585 discs under gravity with planes, inelastic with TC, "
                  "epsilon > 0; a small disc (radius 0.08) 1e-9 of its radius into plane 5 at "
                  "t = 1.934"},
+    // Found by the long slices of the pile family's branch (issue 40), none traced yet:
+    KnownFailure{13802367831416028680ull, "invariant: contact distance",
+                 "a 2D periodic gas of 347 plastic discs (e = 0) with two segments, gravity "
+                 "along a diagonal, TC (1.9e-6) and epsilon = 2.5e-10: a disc meets a segment's "
+                 "face 1e-9 of its radius inside it at t = 22.197 (a sinking, with groups)"},
+    KnownFailure{15487791520201613362ull, "invariant: contact distance",
+                 "a dilute 2D square-lattice mixture of 476 discs (59 of diameter 1, 417 of "
+                 "0.5), walled, gravity along -x, TC (3.2e-4) and the rest model: two small "
+                 "discs collide 1.14e-9 of a contact distance apart at t = 34.459"},
+    KnownFailure{18319875465077269755ull, "invariant: progress",
+                 "a pile of 620 discs of two sizes, a touching lattice dropped (strikers along "
+                 "its rows) onto an elastic plane tilted by 18 degrees, TC, no rest model: a "
+                 "million events at t = 3.1926, no groups (likely the slope livelock of "
+                 "9564059025244880716)"},
+    KnownFailure{9279866344031185594ull, "invariant: overlap",
+                 "a pile of 746 discs dropped as a lattice (spacing 1.25, moving along its "
+                 "rows) into a hopper of two segments (31 degrees), periodic across, the rest "
+                 "model without TC: two discs overlap by 1.9e-9 of a diameter at t = 3.6151"},
 };
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
@@ -408,7 +433,8 @@ constexpr std::array fixed_failures{
 struct Scan {
     std::string program;
     bool verbose = false;
-    bool setup_only = false; // build each case's start, run none
+    bool setup_only = false;  // build each case's start, run none
+    bool show_config = false; // print every case's config, not only a failed one's
     // run only the cases of this family (a feature name; empty: all)
     std::optional<std::size_t> only_family;
     std::array<Family, feature_count> family{};
@@ -417,6 +443,7 @@ struct Scan {
     std::uint64_t slowest_seed = 0, lowered = 0;
     // piles run to their end: lossy ones, those settled there, those cut short by events
     std::uint64_t piles_lossy = 0, piles_settled = 0, piles_cut = 0;
+    std::uint64_t collapsed = 0; // stopped by a collapse without TC (run: not a failure)
 
     // Whether the seed's case is of the family asked for (every case when none is).
     bool wanted(std::uint64_t seed) const {
@@ -455,6 +482,7 @@ struct Scan {
             std::max(o.groups ? worst_group_gap : worst_gap, o.worst_gap);
         if (o.seconds > slowest) slowest = o.seconds, slowest_seed = seed;
         lowered += o.lowered > 0;
+        collapsed += o.stop == "collapse";
         if (!failed && o.agitation >= 0.0) {
             // Settled: kinetic energy below a hundredth of lifting every particle by one
             // diameter (rms speed about 0.14 sqrt(|g| d)); an elastic pile never settles.
@@ -473,14 +501,19 @@ struct Scan {
         if (verbose || failed)
             std::printf("  %s%s\n", describe(p).c_str(),
                         o.lowered ? str(" | density lowered ", o.lowered, " times").c_str() : "");
-        if (verbose && o.agitation >= 0.0)
-            std::printf("  pile: kinetic energy %.3g of M |g| d at the end\n", o.agitation);
+        if (verbose && o.agitation >= 0.0) {
+            std::printf("  pile: kinetic energy over M |g| d at the checkpoints (t, events):");
+            for (const auto& [t, events, k] : o.settling)
+                std::printf(" %.3g (%.4g, %.3g)", k, t, events);
+            std::printf("; %.3g at the end\n", o.agitation);
+        }
         if (verbose)
             std::printf("  worst overlap at collisions %.3g (%s), at checkpoints %.3g, at the end "
                         "%.3g\n",
                         o.at_collisions, o.worst_collision.c_str(), o.at_checkpoints, o.at_end);
-        if (failed) {
-            std::printf("  failed check: %s\n  %s\n  config:\n", o.check.c_str(), o.what.c_str());
+        if (failed) std::printf("  failed check: %s\n  %s\n", o.check.c_str(), o.what.c_str());
+        if (failed || show_config) { // (--case: a known failure's too)
+            std::printf("  config:\n");
             std::string line;
             for (const char c : o.config)
                 if (c == '\n')
@@ -516,6 +549,10 @@ struct Scan {
         std::printf("slowest case %llu (%.1f s); %llu cases started below their drawn density\n",
                     static_cast<unsigned long long>(slowest_seed), slowest,
                     static_cast<unsigned long long>(lowered));
+        if (collapsed > 0)
+            std::printf("%llu runs stopped by an inelastic collapse that the rest model's rescue "
+                        "did not end, without TC (the model's documented outcome: a stop)\n",
+                        static_cast<unsigned long long>(collapsed));
         const Family& piled = family[piles];
         if (piled.runs > 0)
             std::printf("piles: %llu of %llu lossy ones passed settled (kinetic energy below "
@@ -583,7 +620,7 @@ int main(int argc, char** argv) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     };
     if (only) {
-        scan.verbose = true;
+        scan.verbose = scan.show_config = true;
         scan.one(*only);
         return scan.summary("case", elapsed());
     }
