@@ -573,8 +573,10 @@ int usage(const char* program) {
     std::fprintf(stderr,
                  "usage: %s --slice fast [--count K] | --slice long [--minutes M] [--count K]\n"
                  "       | --case SEED\n"
-                 "       [--family NAME] [--setup-only] [--verbose]\n"
+                 "       [--family NAME] [--unlisted] [--setup-only] [--verbose]\n"
                  "  --family NAME  only the slice's cases of that feature family\n"
+                 "  --unlisted     only the slice's drawn cases, not its lists of fixed and\n"
+                 "                 known failures (the sanitized build's fast slice)\n"
                  "  --setup-only   build each case's start (placing its particles), run none\n",
                  program);
     return 2;
@@ -589,6 +591,7 @@ int main(int argc, char** argv) {
     std::string slice;
     std::optional<std::uint64_t> only, count;
     double minutes = 15.0;
+    bool unlisted = false;
     for (int k = 1; k < argc; ++k) {
         const std::string a = argv[k];
         const bool has_value = k + 1 < argc;
@@ -608,6 +611,8 @@ int main(int argc, char** argv) {
             scan.only_family = static_cast<std::size_t>(f - feature_names.begin());
         } else if (a == "--setup-only")
             scan.setup_only = true;
+        else if (a == "--unlisted")
+            unlisted = true;
         else if (a == "--minutes" && has_value)
             minutes = std::stod(argv[++k]);
         else if (a == "--verbose")
@@ -630,8 +635,9 @@ int main(int argc, char** argv) {
     if (slice == "fast") {
         for (std::uint64_t k = 0; k < count.value_or(fast_count); ++k)
             listed(case_seed(fast_base, k) & ~long_bit);
-        for (const FixedFailure& f : fixed_failures)
-            if (!f.slow) listed(f.seed);
+        if (!unlisted)
+            for (const FixedFailure& f : fixed_failures)
+                if (!f.slow) listed(f.seed);
     } else if (slice == "long") {
         const std::uint64_t base =
             (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
@@ -639,9 +645,10 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(base), minutes);
         // the lists first: the slow fixed failures, and the known ones (each must still
         // fail as listed, so that the list cannot outlive its bug)
-        for (const FixedFailure& f : fixed_failures)
-            if (f.slow) listed(f.seed);
-        if (!scan.setup_only)
+        if (!unlisted)
+            for (const FixedFailure& f : fixed_failures)
+                if (f.slow) listed(f.seed);
+        if (!scan.setup_only && !unlisted)
             for (const KnownFailure& f : known_failures) listed(f.seed);
         for (std::uint64_t k = 0; elapsed() < 60.0 * minutes && k < count.value_or(~0ull); ++k)
             listed(case_seed(base, k));
