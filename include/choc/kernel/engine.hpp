@@ -606,7 +606,7 @@ class Engine {
         advance(i);
         advance(j);
         if constexpr (Motion::has_field)
-            if (plastic_instant() && at_rest_contact(i, j)) [[unlikely]]
+            if (events_at_now_ > long_instant_ && at_rest_contact(i, j)) [[unlikely]]
                 return leave_at_rest(i, j);
         end_glide(i);
         end_glide(j);
@@ -617,15 +617,23 @@ class Engine {
         predict_or_rest(j);
     }
 
-    // A plastic collision (plastic_instant) of a pair that approaches by round-off only: by at most
+    // A collision, in an instant of more than long_instant_ events (plastic ones with the
+    // rest model), of a pair that approaches by round-off only: by at most
     // group_approach_tolerance of the faster one's speed, the group rule's "at rest". The
-    // plastic rule would leave it approaching by round-off again, met again at once; a
-    // straight row of touching particles doing so, each contact in turn, is met at one
-    // instant for ever. Seen: a row of eight touching discs falling over sideways as one,
-    // at 6e-5, its collisions plastic (the 2D hourglass, rest_speed 0.01, TC: a million
-    // events at t = 39.9, invariant `progress`). The pair is left as it is, and not met
-    // again at this instant while neither changes course (RestingContacts, as the group
-    // rule's contacts at rest are); in exact arithmetic its relative velocity is zero.
+    // rule would leave it approaching by round-off again, met again at once; a straight
+    // row of touching particles doing so, each contact in turn, is met at one instant for
+    // ever. The pair is left as it is, and not met again at this instant while neither
+    // changes course (RestingContacts, as the group rule's contacts at rest are): its
+    // approach is below what its velocities can resolve once rounded. Seen: a row of eight
+    // touching discs falling over sideways as one, at 6e-5, its collisions plastic (the 2D
+    // hourglass, rest_speed 0.01, TC: a million events at t = 39.9, invariant `progress`);
+    // without the rest model, a touching row of six discs falling at 5.3 onto a tilted
+    // elastic plane, elastic under TC, the end one pressed from below at 1e-16 through a
+    // contact 6e-10 off vertical: each collision changed no vertical speed (the impulse
+    // below their ulp) and passed a sideways 1e-23 along the row and back, at one instant
+    // for ever (scan case 18319875465077269755, t = 3.1926, `progress`). The limit is far
+    // above any real instant (16 events a particle and 10,000 more), so a run that never
+    // stalls is unchanged to the bit.
     bool at_rest_contact(std::uint32_t i, std::uint32_t j) const requires Motion::has_field {
         const auto& pi = particles_.state[i];
         const auto& pj = particles_.state[j];
@@ -2324,6 +2332,35 @@ class Engine {
     // has met nothing since can meet again through another image; when that contact falls
     // exactly on a cell crossing, the crossing's scan finds it at dt = 0, a real collision
     // (it was skipped: oracle family aligned3d, a striker round a box of 8 diameters).
+    //
+    // When i and j met now, the time from now at which their pair is to be met again:
+    // never after a collision alone (straight relative flights never meet twice; with
+    // e = 0 the pair may look approaching by round-off of its velocities), and for a
+    // contact left at rest (RestingContacts), when its relative flight (straight: the
+    // field is the same for both) would take it a quarter of the contact tolerance
+    // deeper, if ever.
+    // A contact that slides (its relative velocity not small against its approach, at
+    // most group_approach_tolerance of the speeds) never gets so deep: its path comes no
+    // nearer than |r| (1 − (u/|v|)²/2). One that approaches head on does: skipped for ever
+    // instead, it went on approaching until either particle changed course, a touching
+    // pair of a row falling as one, left approaching at 1.7e-9 (of speeds of 2.3) by the
+    // rest model's long instant, flying so for 1.09 time units without another event of
+    // either, 1.9e-9 into each other (invariant `overlap`, scan case
+    // 9279866344031185594, t = 3.615). Met then, at a later instant, the pair collides by
+    // its own rule within the contact check's tolerance.
+    [[gnu::cold, gnu::noinline]] double held_contact_delay(std::uint32_t i, std::uint32_t j) const {
+        if (last_partner_[i] == j && last_partner_[j] == i && particles_.state[i].t == now_ &&
+            particles_.state[j].t == now_)
+            return never;
+        if (sheared_) return never; // (a sliding image's velocity: not worth the case)
+        const ParticleState<D> qi = flight_from_now(i), qj = flight_from_now(j);
+        const Vec<D> r = box_.minimum_image(qi.x - qj.x);
+        // a quarter of the tolerance deeper than it is now: never now again, and a pair
+        // held so twice, plastic (e = 0 leaves it where it met), still within the check
+        const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
+        const double deep = std::min(norm(r), sigma) - 0.25 * contact_tolerance_ * sigma;
+        return motion_.pair_time(r, qi.v - qj.v, deep * deep, never);
+    }
     [[gnu::cold, gnu::noinline]] bool just_met(std::uint32_t i, std::uint32_t j) const {
         if (last_partner_[i] == j && last_partner_[j] == i && particles_.state[i].t == now_ &&
             particles_.state[j].t == now_)
@@ -2362,14 +2399,17 @@ class Engine {
             // A pair that has just collided is at contact, and with e = 0 it may look
             // approaching by round-off; straight lines cannot meet twice, so skip it. So
             // is a contact the group rule has just left at rest (resting_contacts.hpp).
-            if (dt[m] == 0.0 && just_met(i, j)) [[unlikely]]
-                continue;
-            const PairCandidate c{t, j, particles_.state[j].count};
-            if (t < best) {
+            double t_pair = t;
+            if (dt[m] == 0.0 && just_met(i, j)) [[unlikely]] {
+                t_pair = now_ + held_contact_delay(i, j);
+                if (t_pair >= next) continue;
+            }
+            const PairCandidate c{t_pair, j, particles_.state[j].count};
+            if (t_pair < best) {
                 s.runner_up = s.pair, next = best;
-                s.pair = c, best = t;
+                s.pair = c, best = t_pair;
             } else {
-                s.runner_up = c, next = t;
+                s.runner_up = c, next = t_pair;
             }
         }
     }
@@ -2673,6 +2713,9 @@ class Engine {
     // particle; 64 per particle and a million more is far beyond any real instant.
     std::uint64_t events_at_now_ = 0, stuck_limit_ = 0;
     std::uint64_t plastic_limit_ = std::numeric_limits<std::uint64_t>::max(); // rest model
+    // Under a field: an instant of more events than this has its pairs approaching by
+    // round-off left as they are (at_rest_contact); with the rest model, plastic_limit_.
+    std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
     double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
     double collision_energy_since_check_ = 0.0;
     // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
@@ -2929,6 +2972,9 @@ Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings
     if (restitution_.size() != species * species)
         throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
     stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
+    if constexpr (Motion::has_field)
+        long_instant_ =
+            plastic_events_per_particle * std::uint64_t{particles_.size()} + plastic_events_base;
     momentum_conserved_ =
         !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
         box_.triangles.empty() &&

@@ -1,5 +1,6 @@
-// The pair contacts that the group rule left at rest at the current instant (epsilon > 0),
-// so that they are not predicted to collide again at that same instant.
+// The pair contacts left at rest at the current instant (by the group rule, epsilon > 0,
+// or by a long instant under a field), so that they are not predicted to collide again at
+// that same instant.
 //
 // Why. The group rule (group_rule.hpp) calls a contact at rest when it approaches by at
 // most group_approach_tolerance V, V the largest relative speed of its group: below that
@@ -15,12 +16,15 @@
 // instant, at rest or separating by the rule's own standard. It is not predicted to
 // collide again at that instant while neither particle's velocity has changed since
 // (each change counts up a particle's `count`), just as a pair that has just collided
-// alone is not (Engine::last_partner_). At any later instant it is predicted as every
-// pair is. What this accepts is what the rule already accepts: an approach of at most
-// group_approach_tolerance V, met again at the next event of either particle; for a
-// contact whose relative velocity is not small against V (the usual case: a sliding
-// contact approaching by round-off) the straight relative path r + v t never comes
-// nearer than |r| (1 - (u / |v|)^2 / 2), an overlap of at most 5e-19 of a diameter.
+// alone is not (Engine::last_partner_). What this accepts is what the rule already
+// accepts: an approach of at most group_approach_tolerance V. For a contact whose
+// relative velocity is not small against V (the usual case: a sliding contact
+// approaching by round-off) the straight relative path r + v t never comes nearer than
+// |r| (1 - (u / |v|)^2 / 2), an overlap of at most 5e-19 of a diameter; one that
+// approaches head on (a touching row moving as one) would go on in until either
+// particle's next event, so the engine predicts the pair to meet again where its path
+// is a quarter of the contact tolerance deeper (Engine::held_contact_delay).
+// The rest model's long instants (Engine::at_rest_contact) record their pairs here too.
 //
 // Keys are the particles' ids, which maintenance does not renumber. The memory belongs
 // to one instant: recording at a later instant forgets the earlier one. It is part of

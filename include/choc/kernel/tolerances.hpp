@@ -171,9 +171,11 @@ inline constexpr int field_contact_steps = 100;
 // at once, with stale renewals and groups, a few events per particle; 64 per particle and
 // a million more is far beyond any real instant.
 inline constexpr std::uint64_t stuck_events_per_particle = 64;
-// With the rest model, an instant of more than this many events per particle, plus the
-// base, has its collisions made plastic (Engine::pair_restitution): far above any real
-// instant, far below the stuck limit above, so that a jam at one instant ends first.
+// Under a field, an instant of more than this many events per particle, plus the base,
+// leaves its pairs that approach by round-off as they are (Engine::at_rest_contact), and
+// with the rest model has its collisions made plastic (Engine::pair_restitution): far
+// above any real instant, far below the stuck limit above, so that a jam at one instant
+// ends first.
 inline constexpr std::uint64_t plastic_events_per_particle = 16;
 inline constexpr std::uint64_t plastic_events_base = 10'000;
 inline constexpr std::uint64_t stuck_events_base = 1'000'000;
