@@ -200,7 +200,18 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     out.worst_gap = log.worst_gap;
     out.at_collisions = log.worst_overlap;
     out.worst_collision = log.worst_where;
-    if (!(t > 0.0)) throw Failure("time", str("the clock did not advance (t = ", t, ")"));
+    if (!(t > 0.0) && stop == Stop::budget) {
+        // The event cap spent at t = 0: the engine is given the room of its own watch of
+        // an instant (its stuck limit), so that the case ends on what that names (a slide
+        // without the rest model: scan case 4522235383899983236, a sphere touching a box
+        // wall with no speed across it under tilted gravity, met it 72,380 times at t = 0,
+        // the case's cap, where the engine names it at 64 N + 1e6 events).
+        const std::uint64_t room = choc::stuck_events_per_particle * engine.particles().size() +
+                                   choc::stuck_events_base + 1;
+        engine.run(end, p.collision_cap, room);
+    }
+    if (!(engine.time() > 0.0))
+        throw Failure("time", str("the clock did not advance (t = ", engine.time(), ")"));
     // a group (epsilon > 0) may add several collisions in one step, past the cap
     const bool exact = config.epsilon == 0.0;
     if (stop == Stop::collisions && (exact ? engine.tally().collisions != p.collision_cap
@@ -334,8 +345,15 @@ struct KnownFailure {
     const char* check; // the check it fails
     const char* bug;
 };
-// (empty since Session 32: the last six, found by Session 31's long slices, are fixed)
-constexpr std::array<KnownFailure, 0> known_failures{};
+constexpr std::array known_failures{
+    KnownFailure{12855189909378056514ull, "collapse",
+                 "found by Session 32's long slice, not yet traced: a 3D touching lattice of "
+                 "1790 spheres dropped into a trough of triangles under tilted gravity, TC "
+                 "and the rest model: pairs of the lattice moving as one (relative speeds "
+                 "of 1e-16 and 1e-31, at contact) collide with impulses below their "
+                 "velocities' ulp, the clock creeping by ulps near t = 1.87113401446952 "
+                 "and then stuck, until the stall goes on after the rescue (t = 1.8711)"},
+};
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
 // long slice first those too slow for the fast one.
@@ -440,6 +458,12 @@ constexpr std::array fixed_failures{
                  "other by t = 3.615; a contact held at rest is now met again when its flight "
                  "would take it a quarter of the contact tolerance deeper "
                  "(Engine::held_contact_delay; issue 40)"},
+    FixedFailure{4522235383899983236ull,
+                 "time: a 3D lattice of 564 spheres dropped under tilted gravity, TC, no rest "
+                 "model: a sphere touching a box wall with no speed across it met it 72,380 "
+                 "times at t = 0, the scan's event cap before the engine's stuck limit, where "
+                 "the engine names the slide: the scan now gives a case stuck at t = 0 that "
+                 "room (not the engine: issue 40)"},
 };
 
 struct Scan {
