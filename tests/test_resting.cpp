@@ -22,12 +22,16 @@ Vec<2> at(double deg) {
     return Vec<2>{{std::cos(r), std::sin(r)}};
 }
 
-Box<2> walled(double width, double height, double restitution) {
-    Box<2> box;
-    box.length = Vec<2>{{width, height}};
-    box.periodic = {false, false};
+template <int D>
+Box<D> walled(const Vec<D>& size, double restitution) {
+    Box<D> box;
+    box.length = size;
+    box.periodic.fill(false);
     add_box_walls(box, restitution);
     return box;
+}
+Box<2> walled(double width, double height, double restitution) {
+    return walled(Vec<2>{{width, height}}, restitution);
 }
 
 EngineSettings rest_settings(double e, double speed) {
@@ -581,21 +585,6 @@ namespace {
 
 using Engine3 = Engine<3, DefaultCalendar, Field<3>>;
 
-Box<3> walled3(const Vec<3>& size, double restitution) {
-    Box<3> box;
-    box.length = size;
-    box.periodic = {false, false, false};
-    add_box_walls(box, restitution);
-    return box;
-}
-
-EngineSettings rest_settings3(double e, double speed) {
-    EngineSettings s;
-    s.restitution = e;
-    s.rest_speed = speed;
-    return s;
-}
-
 } // namespace
 
 TEST_CASE("a sphere pressed into the edge of two box walls glides along it") {
@@ -608,7 +597,7 @@ TEST_CASE("a sphere pressed into the edge of two box walls glides along it") {
     Particles<3> p;
     p.table = SpeciesTable({{"A", 0.5, 1.0}});
     p.add(Vec<3>{{9.2, 3.0, 0.9}}, Vec<3>{}, 0);
-    Engine3 engine(walled3(Vec<3>{{10.0, 30.0, 10.0}}, 0.5), p, rest_settings3(0.5, 0.05),
+    Engine3 engine(walled(Vec<3>{{10.0, 30.0, 10.0}}, 0.5), p, rest_settings(0.5, 0.05),
                    Field<3>(g, 0.0));
     REQUIRE(engine.run(6.0, ~0ull, ~0ull) == Engine3::Stop::time);
     const auto early = engine.snapshot(engine.time());
@@ -632,7 +621,7 @@ TEST_CASE("a sphere in a valley of two triangles glides down the valley's line")
     // valley and bounces there (e = 0.5) until it glides in the crease: its centre
     // 0.5 / cos 45 above the line, over it, gaining 0.2 along y per unit time.
     const Vec<3> g{{0.0, 0.2, -1.0}};
-    Box<3> box = walled3(Vec<3>{{20.0, 60.0, 20.0}}, 0.5);
+    Box<3> box = walled(Vec<3>{{20.0, 60.0, 20.0}}, 0.5);
     box.triangles.push_back(Triangle<3>::through(
         Vec<3>{{10.0, 0.0, 2.0}}, Vec<3>{{10.0, 60.0, 2.0}}, Vec<3>{{0.0, 30.0, 12.0}}, 0.5));
     box.triangles.push_back(Triangle<3>::through(
@@ -640,7 +629,7 @@ TEST_CASE("a sphere in a valley of two triangles glides down the valley's line")
     Particles<3> p;
     p.table = SpeciesTable({{"A", 0.5, 1.0}});
     p.add(Vec<3>{{10.7, 22.0, 5.0}}, Vec<3>{}, 0);
-    Engine3 engine(box, p, rest_settings3(0.5, 0.05), Field<3>(g, 0.0));
+    Engine3 engine(box, p, rest_settings(0.5, 0.05), Field<3>(g, 0.0));
     REQUIRE(engine.run(8.0, ~0ull, ~0ull) == Engine3::Stop::time);
     const auto early = engine.snapshot(engine.time());
     REQUIRE(engine.run(10.0, ~0ull, ~0ull) == Engine3::Stop::time);

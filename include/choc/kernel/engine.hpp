@@ -403,7 +403,7 @@ class Engine {
 
     // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
     // when either particle collided less than tc ago.
-    // With the rest model, an instant of more than plastic_limit_ events makes its
+    // With the rest model, an instant of more than long_instant_ events makes its
     // collisions plastic (e = 0, TC or not). Seen: two discs in a row between a wall and a
     // disc held at rest, with no gap between them, passing their speed of 0.12 to and fro
     // at one instant for ever, elastic under TC (the 60-disc box, e = 0.3, seed 7, TC:
@@ -426,9 +426,9 @@ class Engine {
         return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
     bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
-    // Whether collisions now are plastic: an instant of more than plastic_limit_ events.
+    // Whether collisions now are plastic: an instant of more than long_instant_ events.
     bool plastic_instant() const requires Motion::has_field {
-        return events_at_now_ > plastic_limit_;
+        return events_at_now_ > long_instant_ && rest_.on();
     }
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
     void collided(std::uint32_t i) {
@@ -489,7 +489,7 @@ class Engine {
 
     [[gnu::cold, gnu::noinline]] void clock_stuck() const {
         if constexpr (Motion::has_field) {
-            if (rest_.on()) stall_not_ended(); // (rescued at 2 plastic_limit_ events already)
+            if (rest_.on()) stall_not_ended(); // (rescued at 2 long_instant_ events already)
             slide_without_rest_model();
         }
         const std::uint32_t i = calendar_.top();
@@ -1595,8 +1595,6 @@ class Engine {
             at_rest_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.resting(); }));
-            plastic_limit_ = plastic_events_per_particle * std::uint64_t{particles_.size()} +
-                             plastic_events_base;
         }
     }
 
@@ -2348,10 +2346,14 @@ class Engine {
     // either, 1.9e-9 into each other (invariant `overlap`, scan case
     // 9279866344031185594, t = 3.615). Met then, at a later instant, the pair collides by
     // its own rule within the contact check's tolerance.
+    // (0 for a pair that did not meet now: its collision now is real.)
     [[gnu::cold, gnu::noinline]] double held_contact_delay(std::uint32_t i, std::uint32_t j) const {
         if (last_partner_[i] == j && last_partner_[j] == i && particles_.state[i].t == now_ &&
             particles_.state[j].t == now_)
             return never;
+        if (!group_.resting().holds(now_, id_[i], id_[j], particles_.state[i].count,
+                                    particles_.state[j].count))
+            return 0.0;
         if (sheared_) return never; // (a sliding image's velocity: not worth the case)
         const ParticleState<D> qi = flight_from_now(i), qj = flight_from_now(j);
         const Vec<D> r = box_.minimum_image(qi.x - qj.x);
@@ -2360,13 +2362,6 @@ class Engine {
         const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
         const double deep = std::min(norm(r), sigma) - 0.25 * contact_tolerance_ * sigma;
         return motion_.pair_time(r, qi.v - qj.v, deep * deep, never);
-    }
-    [[gnu::cold, gnu::noinline]] bool just_met(std::uint32_t i, std::uint32_t j) const {
-        if (last_partner_[i] == j && last_partner_[j] == i && particles_.state[i].t == now_ &&
-            particles_.state[j].t == now_)
-            return true;
-        return group_.resting().holds(now_, id_[i], id_[j], particles_.state[i].count,
-                                      particles_.state[j].count);
     }
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
@@ -2397,10 +2392,11 @@ class Engine {
             if (t >= next) continue;
             const std::uint32_t j = candidate[m];
             // A pair that has just collided is at contact, and with e = 0 it may look
-            // approaching by round-off; straight lines cannot meet twice, so skip it. So
-            // is a contact the group rule has just left at rest (resting_contacts.hpp).
+            // approaching by round-off; straight lines cannot meet twice, so skip it. A
+            // contact just left at rest (resting_contacts.hpp) is met again only deeper
+            // (held_contact_delay).
             double t_pair = t;
-            if (dt[m] == 0.0 && just_met(i, j)) [[unlikely]] {
+            if (dt[m] == 0.0) [[unlikely]] {
                 t_pair = now_ + held_contact_delay(i, j);
                 if (t_pair >= next) continue;
             }
@@ -2712,9 +2708,9 @@ class Engine {
     // has every particle colliding at once, with stale renewals and groups, a few events per
     // particle; 64 per particle and a million more is far beyond any real instant.
     std::uint64_t events_at_now_ = 0, stuck_limit_ = 0;
-    std::uint64_t plastic_limit_ = std::numeric_limits<std::uint64_t>::max(); // rest model
     // Under a field: an instant of more events than this has its pairs approaching by
-    // round-off left as they are (at_rest_contact); with the rest model, plastic_limit_.
+    // round-off left as they are (at_rest_contact), and with the rest model its collisions
+    // plastic (plastic_instant) and, at twice as many, its stall rescued (rescue_stall).
     std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
     double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
     double collision_energy_since_check_ = 0.0;
@@ -2827,7 +2823,7 @@ auto Engine<D, Cal, Motion, Log>::run(double until, std::uint64_t collision_limi
         else if (++events_at_now_ > stuck_limit_) [[unlikely]]
             clock_stuck();
         if constexpr (Motion::has_field) {
-            if (events_at_now_ == 2 * plastic_limit_) [[unlikely]] {
+            if (events_at_now_ == 2 * long_instant_ && rest_.on()) [[unlikely]] {
                 rescue_stall(0.0); // the plastic collisions of the instant did not end it
                 continue;          // (the calendar's top has changed)
             }
