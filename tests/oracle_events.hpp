@@ -3,6 +3,8 @@
 // the two streams up.
 #pragma once
 
+#include <choc/kernel/event_log.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -48,13 +50,13 @@ inline std::string Collision::describe() const {
     return text;
 }
 
-// Keeps every collision the engine's event log hands on (logged_engine.hpp).
-struct RecordingLog {
+// Keeps every collision the engine tells its event log of (choc/kernel/event_log.hpp).
+struct RecordingLog : choc::EventLog {
     std::vector<Collision> events;
-    void pair(double t, std::uint32_t a, std::uint32_t b) {
+    void pair(double t, std::uint32_t a, std::uint32_t b) override {
         events.push_back(Collision::pair(t, a, b));
     }
-    void wall(double t, std::uint32_t particle, std::uint32_t w) {
+    void wall(double t, std::uint32_t particle, std::uint32_t w) override {
         events.push_back(Collision::wall(t, particle, w));
     }
 };

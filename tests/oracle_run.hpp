@@ -12,10 +12,10 @@
 // particles involved by O(1) and the events that follow, far beyond them.
 #pragma once
 
-#include "logged_engine.hpp"
 #include "oracle_events.hpp"
 #include "oracle_systems.hpp"
 #include "reference_sim.hpp"
+#include <choc/kernel/engine.hpp>
 
 #include <choc/kernel/calendar.hpp>
 #include <choc/kernel/engine.hpp>
@@ -119,10 +119,10 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
     // of every max(4 N, 65536): thousands of times per run.
     std::mt19937_64 rng(spec.seed ^ 0x9e3779b97f4a7c15ull);
     settings.maintain_every = 50 + rng() % 451;
-    using Engine = choc::LoggedEngine<D, Motion>;
+    using Engine = choc::Engine<D, choc::DefaultCalendar, Motion>;
     Engine engine(sys.box, sys.particles, settings, motion);
     RecordingLog log;
-    choc::forward_events(engine, log);
+    engine.log_events_to(&log);
     ReferenceSim<D, Motion> ref(sys.box, sys.particles.table, settings, motion);
     ref.restart(sys.particles, 0.0);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <choc/kernel/box.hpp>
+#include <choc/kernel/event_log.hpp>
 #include <choc/kernel/lees_edwards.hpp>
 #include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
@@ -76,13 +77,13 @@ double obstacle_distance(const choc::Box<D>& box, std::uint32_t w, const choc::V
     return norm(x - s.end(o.part));
 }
 
-// Told of every collision by the engine (through its log: logged_engine.hpp). Checks
+// Told of every collision by the engine (its event log: choc/kernel/event_log.hpp). Checks
 // that collision times never decrease, that both particles of a pair were brought to the
 // collision time, and that every collision happens at contact. Reads the engine's
 // particles through the pointers set after the engine is built; caller indices are mapped
 // to the engine's order through `id`, rebuilt whenever the engine has renumbered.
 template <int D>
-struct ScanLog {
+struct ScanLog : choc::EventLog {
     const choc::Particles<D>* particles = nullptr;
     const choc::Box<D>* box = nullptr;
     std::function<std::uint32_t(std::uint32_t)> id; // engine index -> caller index
@@ -94,7 +95,7 @@ struct ScanLog {
     double worst_overlap = 0.0, worst_gap = 0.0; // relative, over every collision
     std::string worst_where;                     // the collision with the worst overlap
 
-    void pair(double t, std::uint32_t a, std::uint32_t b) {
+    void pair(double t, std::uint32_t a, std::uint32_t b) override {
         ++pairs;
         order(t, a);
         const auto& pa = particles->state[engine_index(a)];
@@ -107,7 +108,7 @@ struct ScanLog {
         contact(t, str("pair ", a, "-", b), norm(nearest_image(*box, pa.x - pb.x, t)), sigma);
     }
 
-    void wall(double t, std::uint32_t a, std::uint32_t w) {
+    void wall(double t, std::uint32_t a, std::uint32_t w) override {
         ++walls;
         order(t, a);
         const std::uint32_t i = engine_index(a);

@@ -16,10 +16,10 @@
 //
 // A failure prints the case and the one command that reproduces it; the exit status is
 // then 1. The summary counts runs, collisions, events and failures per feature family.
-#include "logged_engine.hpp"
 #include "scan_case.hpp"
 #include "scan_checks.hpp"
 #include "scan_laws.hpp"
+#include <choc/kernel/engine.hpp>
 
 #include <choc/errors.hpp>
 #include <choc/init/initial_state.hpp>
@@ -92,7 +92,7 @@ void place(const Params& p, choc::Particles<D>& particles) {
 template <int D, class Motion>
 void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
               Motion motion, const choc::Vec<D>& g, Outcome& out) {
-    using Engine = choc::LoggedEngine<D, Motion>;
+    using Engine = choc::Engine<D, choc::DefaultCalendar, Motion>;
     using Stop = typename Engine::Stop;
     choc::EngineSettings settings = choc::engine_settings(config);
     settings.maintain_every = p.maintain_every;
@@ -100,7 +100,7 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     if (!p.placed.empty()) place(p, start.particles);
     Engine engine(std::move(start.box), std::move(start.particles), settings, motion);
     ScanLog<D> log;
-    choc::forward_events(engine, log);
+    engine.log_events_to(&log);
     const auto first = engine.snapshot(engine.time());
     log.particles = &engine.particles();
     log.box = &engine.box();

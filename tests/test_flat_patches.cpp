@@ -8,8 +8,8 @@
 
 #include <doctest/doctest.h>
 
-#include "logged_engine.hpp"
 #include "mesh_box.hpp"
+#include <choc/kernel/engine.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -473,17 +473,19 @@ TEST_CASE("the patch's holder is the triangle under the contact") {
 
 namespace {
 
-struct Logged {
+struct Logged : EventLog {
     struct Event {
         double time;
         std::uint32_t a, b;
         bool wall;
     };
     std::vector<Event> events;
-    void pair(double t, std::uint32_t a, std::uint32_t b) {
+    void pair(double t, std::uint32_t a, std::uint32_t b) override {
         events.push_back({t, std::min(a, b), std::max(a, b), false}); // either may log it
     }
-    void wall(double t, std::uint32_t a, std::uint32_t w) { events.push_back({t, a, w, true}); }
+    void wall(double t, std::uint32_t a, std::uint32_t w) override {
+        events.push_back({t, a, w, true});
+    }
 };
 
 // The square [lo, hi]² across `axis` at `level`, n x n squares of two triangles, with
@@ -546,10 +548,11 @@ template <class Motion>
 void compare_with_planes(int n, const Motion& motion, unsigned seed, std::size_t count = 400) {
     const Box<3> planes = cube_box(0), mesh = cube_box(n);
     const auto particles = gas_in_mesh(mesh, 100, seed);
-    LoggedEngine<3, Motion> a(planes, particles, {}, motion), b(mesh, particles, {}, motion);
+    Engine<3, DefaultCalendar, Motion> a(planes, particles, {}, motion),
+        b(mesh, particles, {}, motion);
     Logged log_a, log_b;
-    forward_events(a, log_a);
-    forward_events(b, log_b);
+    a.log_events_to(&log_a);
+    b.log_events_to(&log_b);
     while (log_a.events.size() < count) a.run(never, ~0ull, 100);
     while (log_b.events.size() < count) b.run(never, ~0ull, 100);
     std::size_t walls = 0, differ = 0;

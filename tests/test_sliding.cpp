@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include "logged_engine.hpp"
+#include <choc/kernel/engine.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -126,13 +126,13 @@ struct ShearedBruteForce {
 };
 
 // What the engine tells its event log: the last pair collision.
-struct LastPair {
+struct LastPair : EventLog {
     double t = never;
     std::uint32_t a = 0, b = 0;
-    void pair(double time, std::uint32_t i, std::uint32_t j) {
+    void pair(double time, std::uint32_t i, std::uint32_t j) override {
         t = time, a = std::min(i, j), b = std::max(i, j);
     }
-    void wall(double, std::uint32_t, std::uint32_t) {}
+    void wall(double, std::uint32_t, std::uint32_t) override {}
 };
 
 // The engine one collision at a time beside the brute force: the same pair (the test:
@@ -150,10 +150,9 @@ template <int D>
 void agree(const Vec<D>& length, int n, double rate, double e, int steps, unsigned seed) {
     const Particles<D> p = random_gas<D>(length, n, seed);
     ShearedBruteForce<D> ref{length, rate, p, e};
-    using Logged = LoggedEngine<D>;
-    Logged engine(sheared_box<D>(length, rate), p, {e});
+    Engine<D> engine(sheared_box<D>(length, rate), p, {e});
     LastPair last;
-    forward_events(engine, last);
+    engine.log_events_to(&last);
     const double speed = rate * length[1];
     int across = 0;
     for (int k = 0; k < steps; ++k) {
@@ -161,7 +160,7 @@ void agree(const Vec<D>& length, int n, double rate, double e, int steps, unsign
         across += ev.ky != 0;
         const auto before = engine.tally().collisions;
         while (engine.tally().collisions == before)
-            REQUIRE(engine.run(never, ~0ull, 1) == Logged::Stop::budget);
+            REQUIRE(engine.run(never, ~0ull, 1) == Engine<D>::Stop::budget);
         INFO("collision " << k << " of " << ev.i << " and " << ev.j << " at t = " << ref.now);
         REQUIRE(last.a == ev.i);
         REQUIRE(last.b == ev.j);
@@ -228,9 +227,9 @@ void meet_by_sliding() {
     if constexpr (D == 3) xi[2] = xj[2] = 3.0;
     p.add(xi, Vec<D>{}, 0);
     p.add(xj, Vec<D>{}, 0);
-    LoggedEngine<D> engine(sheared_box<D>(length, 0.5), p, {1.0});
+    Engine<D> engine(sheared_box<D>(length, 0.5), p, {1.0});
     LastPair last;
-    forward_events(engine, last);
+    engine.log_events_to(&last);
     engine.run(9.79, ~0ull, ~0ull);
     CHECK(engine.tally().collisions == 0);
     engine.run(9.81, ~0ull, ~0ull);

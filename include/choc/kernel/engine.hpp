@@ -69,9 +69,7 @@
 namespace choc {
 
 // Motion: Ballistic<D> (straight lines, the fast path) or Field<D> (gravity and drag).
-// Log: told of every collision (event_log.hpp); the default keeps nothing.
-template <int D, Calendar Cal = DefaultCalendar, Motion<D> Motion = Ballistic<D>,
-          class Log = NoEventLog>
+template <int D, Calendar Cal = DefaultCalendar, Motion<D> Motion = Ballistic<D>>
 class Engine {
   public:
     using Settings = EngineSettings;
@@ -209,7 +207,9 @@ class Engine {
     // The particles, the clock and the tally stay: snapshot, visit, the kinetic integrals
     // and memory_bytes still answer. run() may not be called again.
     void retire();
-    Log& event_log() { return log_; }
+    // Tells `log` of every collision from now on (event_log.hpp); nullptr: no one. The log
+    // must outlive the runs it watches.
+    void log_events_to(EventLog* log) { log_ = log; }
     // Calendar entries processed since the engine was built (every event, stale ones
     // included): what a `budget` counts, so a caller can stop on a fixed grid of counts.
     std::uint64_t processed() const { return processed_; }
@@ -433,6 +433,15 @@ class Engine {
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
     void collided(std::uint32_t i) {
         if (!last_collision_.empty()) last_collision_[i] = now_;
+    }
+    // The event log's record of a pair or wall collision (by engine index), if one listens.
+    void log_pair(std::uint32_t i, std::uint32_t j) {
+        if (log_) [[unlikely]]
+            log_->pair(origin_ + now_, id_[i], id_[j]);
+    }
+    void log_wall(std::uint32_t i, std::uint32_t w) {
+        if (log_) [[unlikely]]
+            log_->wall(origin_ + now_, id_[i], w);
     }
 
     bool valid(const PairCandidate& c) const {
@@ -676,7 +685,7 @@ class Engine {
         kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
         tally_.virial += impulse.virial;
         tally_.pair_collision(pi.species, pj.species);
-        log_.pair(origin_ + now_, id_[i], id_[j]);
+        log_pair(i, j);
         last_partner_[i] = j;
         last_partner_[j] = i;
     }
@@ -747,7 +756,7 @@ class Engine {
             for (int a = 0; a < D; ++a) tally_.wall_momentum[3 * w + a] += m * (p.v[a] - v[a]);
         }
         ++tally_.wall_collisions;
-        log_.wall(origin_ + now_, id_[i], w);
+        log_wall(i, w);
         last_partner_[i] = none;
     }
 
@@ -1317,7 +1326,7 @@ class Engine {
         kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
         tally_.pair_collision(pi.species, pj.species);
         ++tally_.rest_impacts;
-        log_.pair(origin_ + now_, id_[i], id_[j]);
+        log_pair(i, j);
         // a curved flight may meet the fixed sphere again at once (a contact in a pocket):
         // no just-met exclusion, as with a wall
         last_partner_[i] = none;
@@ -2720,9 +2729,9 @@ class Engine {
     typename Cells<D>::WideStencil wide_; // a finer grid's near cells (cell_levels.hpp)
     Tally tally_;
     FluxTally<D> flux_;
-    bool fluxes_ = false;         // flux_ is kept (fluxes())
-    ThermalEmission<D> emission_; // the thermal walls' draws
-    Log log_;
+    bool fluxes_ = false;              // flux_ is kept (fluxes())
+    ThermalEmission<D> emission_;      // the thermal walls' draws
+    EventLog* log_ = nullptr;          // log_events_to
     bool retired_ = false;             // retire(): the event loop's arrays are gone
     std::size_t retired_bytes_ = 0;    // memory_bytes() just before
     GroupStep<D> group_;               // the simultaneous step, kept to reuse its memory
@@ -2770,9 +2779,8 @@ class Engine {
 // Not inline, so that a program using one of the engines compiled in the library (below)
 // does not compile the event loop again: everything else is reached only through these.
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings settings,
-                                    Motion motion)
+template <int D, Calendar Cal, Motion<D> Motion>
+Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion)
     : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
     const auto n = static_cast<std::uint32_t>(particles_.size());
     for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
@@ -2786,9 +2794,9 @@ Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings
     ledger_ = ledger();
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-auto Engine<D, Cal, Motion, Log>::run(double until, std::uint64_t collision_limit,
-                                      std::uint64_t budget) -> Stop {
+template <int D, Calendar Cal, Motion<D> Motion>
+auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, std::uint64_t budget)
+    -> Stop {
     if (retired_) throw std::logic_error("Engine::run after retire()");
     stopped_at_.reset();
     for (std::uint64_t k = 0; k < budget; ++k) {
@@ -2837,8 +2845,8 @@ auto Engine<D, Cal, Motion, Log>::run(double until, std::uint64_t collision_limi
     return Stop::budget;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-void Engine<D, Cal, Motion, Log>::reset_tally() {
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::reset_tally() {
     thermostat_from_ = 0; // (the collision count restarts, and the thermostat's with it)
     reset_counts(now_);
     reset_fluxes();
@@ -2846,16 +2854,16 @@ void Engine<D, Cal, Motion, Log>::reset_tally() {
     collision_energy_since_check_ = 0.0;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-void Engine<D, Cal, Motion, Log>::check_conservation() {
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::check_conservation() {
     const Ledger<D> now = ledger();
     check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
     ledger_ = now;
     collision_energy_since_check_ = 0.0;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::save(ArchiveWriter& out) const {
     out.tag(archive_tag);
     save_configuration(out, box_, particles_);
     out.tag(archive_tag + 1);
@@ -2903,8 +2911,8 @@ void Engine<D, Cal, Motion, Log>::save(ArchiveWriter& out) const {
     out.tag(archive_tag + 3);
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-auto Engine<D, Cal, Motion, Log>::restore(ArchiveReader& in, Settings settings, Motion motion)
+template <int D, Calendar Cal, Motion<D> Motion>
+auto Engine<D, Cal, Motion>::restore(ArchiveReader& in, Settings settings, Motion motion)
     -> Engine {
     in.expect(archive_tag, "start");
     auto [box, particles] = restore_configuration<D>(in);
@@ -2914,8 +2922,8 @@ auto Engine<D, Cal, Motion, Log>::restore(ArchiveReader& in, Settings settings, 
     return e;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-void Engine<D, Cal, Motion, Log>::retire() {
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::retire() {
     if (retired_) return;
     retired_bytes_ = memory_bytes();
     retired_ = true;
@@ -2927,9 +2935,9 @@ void Engine<D, Cal, Motion, Log>::retire() {
     last_partner_ = std::vector<std::uint32_t>();
 }
 
-template <int D, Calendar Cal, Motion<D> Motion, class Log>
-Engine<D, Cal, Motion, Log>::Engine(Box<D> box, Particles<D> particles, Settings settings,
-                                    Motion motion, Unscheduled)
+template <int D, Calendar Cal, Motion<D> Motion>
+Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion,
+                               Unscheduled)
     : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
       // sliding boundaries look across the face from one grid (scan_sliding)
       motion_(motion),

@@ -376,10 +376,10 @@ class GroupStep {
             const ContactPair& c = contacts_[component.contacts[n]];
             if (c.wall) {
                 ++tally.wall_collisions;
-                e.log_.wall(e.origin_ + e.now_, e.id_[c.a], c.b);
+                e.log_wall(c.a, c.b);
             } else {
                 tally.pair_collision(particles.state[c.a].species, particles.state[c.b].species);
-                e.log_.pair(e.origin_ + e.now_, e.id_[c.a], e.id_[c.b]);
+                e.log_pair(c.a, c.b);
                 tally.virial += dot(arm[n], result.impulses[n]);
                 if (e.fluxes_) {
                     // each body's mean velocity over the step: (v + v') / 2
