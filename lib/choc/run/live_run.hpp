@@ -641,8 +641,8 @@ class LiveRun final : public Simulation::Impl {
     }
 
     // The observers the finished run's outputs read (run/phase/).
-    const DisplacementObserver<D, EngineT>& displacement() const {
-        return *phase_->template find<DisplacementObserver<D, EngineT>>(); // always registered
+    const DisplacementObserver<D>& displacement() const {
+        return *phase_->template find<DisplacementObserver<D>>(); // always registered
     }
     // The CSV of a histogram series (output.histogram or output.velocity_histogram with
     // every) with the final velocities `final` as its last snapshot; none without that series.
@@ -653,13 +653,11 @@ class LiveRun final : public Simulation::Impl {
     }
     // The CSV of output.vacf so far; none without it (or when nothing moved at the start).
     std::optional<std::string> vacf_csv() const {
-        const auto* v = phase_->template find<VacfObserver<D, EngineT>>();
+        const auto* v = phase_->template find<VacfObserver<D>>();
         return v ? v->csv() : std::nullopt;
     }
     // output.profile's CSV; its header alone when nothing moved at the start.
-    std::string profile_csv() const {
-        return phase_->template find<ProfileObserver<D, EngineT>>()->csv();
-    }
+    std::string profile_csv() const { return phase_->template find<ProfileObserver<D>>()->csv(); }
 
     // What the time-stepped run cost, against the event-driven run beside it.
     SteppingSummary stepping_summary() const {

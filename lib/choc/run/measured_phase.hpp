@@ -84,7 +84,8 @@ class MeasuredPhase {
     MeasuredPhase(EngineT& engine, const Config& config, const RunOptions& options,
                   CollapseWatch& watch, const Provenance& origin, CheckpointSchedule& checkpoints,
                   const Streams& streams, double label)
-        : engine_(engine), config_(config), watch_(watch), checkpoints_(checkpoints), label_(label),
+        : engine_(engine), view_(engine), config_(config), watch_(watch), checkpoints_(checkpoints),
+          label_(label),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
@@ -92,8 +93,8 @@ class MeasuredPhase {
         end_ = config.run_time ? start_ + *config.run_time : never;
         collision_limit_ = config.run_collisions.value_or(~std::uint64_t{0});
         block_width_ = config.run_time ? first_block_time : 1.0;
-        observers_ = make_observers<D, EngineT>(PhaseSetup<D, EngineT>{
-            engine, config, options, origin, streams, start_, label, window_step<D>(engine)});
+        observers_ = make_observers<D>(PhaseSetup<D>{view_, config, options, origin, streams,
+                                                     start_, label, window_step<D>(engine)});
     }
 
     // The run's state for a checkpoint, written when one is due (CheckpointSchedule).
@@ -138,7 +139,7 @@ class MeasuredPhase {
     // The phase's end: the progress line's last word, the trajectory's last flush.
     void end() {
         progress_.finish();
-        if (auto* frames = find<FramesObserver<D, EngineT>>()) frames->end();
+        if (auto* frames = find<FramesObserver<D>>()) frames->end();
     }
 
     // Z's blocks so far, the part since the last edge included as a block of its own
@@ -173,8 +174,8 @@ class MeasuredPhase {
     // streamed outputs stand (read back before the phase is built, restore_streams), then
     // the rest (restore: the same fields).
     void save(ArchiveWriter& out) {
-        auto* frames = find<FramesObserver<D, EngineT>>();
-        auto* rows = find<RowsObserver<D, EngineT>>();
+        auto* frames = find<FramesObserver<D>>();
+        auto* rows = find<RowsObserver<D>>();
         save_mark(out, frames ? frames->mark() : std::nullopt);
         save_mark(out, rows ? rows->mark() : std::nullopt);
         fields(out);
@@ -196,9 +197,8 @@ class MeasuredPhase {
     // The streamed outputs into place, once everything else of the run is written: the
     // time series first (its commit may still fail and leave nothing), then the frames.
     void publish(const std::string& finished) {
-        if (auto* rows = find<RowsObserver<D, EngineT>>())
-            rows->publish(timeseries_footer(finished));
-        if (auto* frames = find<FramesObserver<D, EngineT>>()) frames->publish();
+        if (auto* rows = find<RowsObserver<D>>()) rows->publish(timeseries_footer(finished));
+        if (auto* frames = find<FramesObserver<D>>()) frames->publish();
     }
 
     // Every observer's keys of the summary of the run so far (not for a run found broken).
@@ -215,16 +215,16 @@ class MeasuredPhase {
     }
     // The histogram series of variable v (output.histogram or output.velocity_histogram
     // with every), if any.
-    const HistogramObserver<D, EngineT>* histograms(HistogramVariable v) const {
+    const HistogramObserver<D>* histograms(HistogramVariable v) const {
         for (const auto& o : observers_)
-            if (const auto* h = dynamic_cast<const HistogramObserver<D, EngineT>*>(o.get()))
+            if (const auto* h = dynamic_cast<const HistogramObserver<D>*>(o.get()))
                 if (h->variable() == v) return h;
         return nullptr;
     }
 
     // The worst overlap in the frames written so far.
     double frame_overlap() const {
-        const auto* frames = find<FramesObserver<D, EngineT>>();
+        const auto* frames = find<FramesObserver<D>>();
         return frames ? frames->frame_overlap() : 0.0;
     }
     bool interrupted() const { return interrupted_; }
@@ -238,7 +238,7 @@ class MeasuredPhase {
     // The time series rows of a run without files (RunOptions::files), in memory.
     const std::vector<TimeSeriesRow>& rows() const {
         static const std::vector<TimeSeriesRow> none;
-        const auto* rows = find<RowsObserver<D, EngineT>>();
+        const auto* rows = find<RowsObserver<D>>();
         return rows ? rows->rows() : none;
     }
 
@@ -345,13 +345,14 @@ class MeasuredPhase {
     // when the first of them asks), in the order of their registration; the checkpoint
     // last, so that its state includes this sample.
     void sample() {
-        PhaseStop<D, EngineT> now(engine_);
+        PhaseStop<D> now(view_);
         for (auto& o : observers_)
             if (o->next_time() == now.time()) o->sample(now);
         checkpoints_.due(now.time(), state_);
     }
 
     EngineT& engine_;
+    EngineViewOf<D, EngineT> view_; // what the observers read of it
     const Config& config_;
     CollapseWatch& watch_;
     CheckpointSchedule& checkpoints_;
@@ -360,7 +361,7 @@ class MeasuredPhase {
     Progress progress_;
     double start_ = 0.0, end_ = never;
     std::uint64_t collision_limit_ = 0;
-    PhaseObservers<D, EngineT> observers_;
+    PhaseObservers<D> observers_;
     // Z's blocks (run): the virial and kinetic-energy integral at each edge so far, from
     // the phase's start, and the current width (time, or collisions).
     std::vector<VirialBlock> edges_{{0.0, 0.0}};

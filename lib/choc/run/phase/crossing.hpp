@@ -12,17 +12,17 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class CrossingObserver final : public ObserverFields<CrossingObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class CrossingObserver final : public ObserverFields<CrossingObserver<D>, D> {
   public:
-    static std::unique_ptr<CrossingObserver> make(const PhaseSetup<D, EngineT>& setup) {
+    static std::unique_ptr<CrossingObserver> make(const PhaseSetup<D>& setup) {
         if (!setup.config.crossing) return nullptr;
         return std::unique_ptr<CrossingObserver>(new CrossingObserver(setup));
     }
 
     const char* name() const override { return "output.crossing"; }
     double next_time() const override { return never; }
-    void sample(PhaseStop<D, EngineT>&) override {}
+    void sample(PhaseStop<D>&) override {}
     template <class Archive>
     void fields(Archive& ar) {
         ar(count_);
@@ -39,7 +39,7 @@ class CrossingObserver final : public ObserverFields<CrossingObserver<D, EngineT
     std::int64_t crossed() const { return count_.crossed(in_front()); }
 
   private:
-    explicit CrossingObserver(const PhaseSetup<D, EngineT>& setup)
+    explicit CrossingObserver(const PhaseSetup<D>& setup)
         : engine_(setup.engine),
           count_(vec(setup.config.crossing->point), vec(setup.config.crossing->normal)) {
         count_.start(in_front());
@@ -56,7 +56,7 @@ class CrossingObserver final : public ObserverFields<CrossingObserver<D, EngineT
         });
     }
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     CrossingCount<D> count_;
 };
 

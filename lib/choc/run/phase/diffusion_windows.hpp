@@ -13,20 +13,19 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class DiffusionWindowsObserver final
-    : public ObserverFields<DiffusionWindowsObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class DiffusionWindowsObserver final : public ObserverFields<DiffusionWindowsObserver<D>, D> {
   public:
     using Lag = typename DiffusionWindows<D>::Lag;
 
-    static std::unique_ptr<DiffusionWindowsObserver> make(const PhaseSetup<D, EngineT>& setup) {
+    static std::unique_ptr<DiffusionWindowsObserver> make(const PhaseSetup<D>& setup) {
         if (!bulk(setup.engine.box())) return nullptr;
         return std::unique_ptr<DiffusionWindowsObserver>(new DiffusionWindowsObserver(setup));
     }
 
     const char* name() const override { return "diffusion windows"; }
     double next_time() const override { return windows_ ? windows_->next_time() : never; }
-    void sample(PhaseStop<D, EngineT>& now) override {
+    void sample(PhaseStop<D>& now) override {
         windows_->sample_visit(positions_at(engine_, now.time()));
     }
     // The windows exist when the saved phase began with particles moving, which the state
@@ -54,7 +53,7 @@ class DiffusionWindowsObserver final
     }
 
   private:
-    explicit DiffusionWindowsObserver(const PhaseSetup<D, EngineT>& setup)
+    explicit DiffusionWindowsObserver(const PhaseSetup<D>& setup)
         : engine_(setup.engine), start_(setup.start) {
         if (setup.stepped())
             windows_ =
@@ -62,7 +61,7 @@ class DiffusionWindowsObserver final
                                                 setup.step, start_, positions_at(engine_, start_));
     }
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     double start_;
     std::optional<DiffusionWindows<D>> windows_;
 };

@@ -19,19 +19,18 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class DisplacementObserver final
-    : public ObserverFields<DisplacementObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class DisplacementObserver final : public ObserverFields<DisplacementObserver<D>, D> {
   public:
     // `windows`: the diffusion windows whose lags the summary gives with D, if any.
-    static std::unique_ptr<DisplacementObserver>
-    make(const PhaseSetup<D, EngineT>& setup, const DiffusionWindowsObserver<D, EngineT>* windows) {
+    static std::unique_ptr<DisplacementObserver> make(const PhaseSetup<D>& setup,
+                                                      const DiffusionWindowsObserver<D>* windows) {
         return std::unique_ptr<DisplacementObserver>(new DisplacementObserver(setup, windows));
     }
 
     const char* name() const override { return "displacement"; }
     double next_time() const override { return next_unwrap_; }
-    void sample(PhaseStop<D, EngineT>& now) override {
+    void sample(PhaseStop<D>& now) override {
         const double t = now.time();
         displacement_.sample(positions_at(engine_, t), t);
         double fastest = 0.0;
@@ -85,8 +84,7 @@ class DisplacementObserver final
     }
 
   private:
-    DisplacementObserver(const PhaseSetup<D, EngineT>& setup,
-                         const DiffusionWindowsObserver<D, EngineT>* windows)
+    DisplacementObserver(const PhaseSetup<D>& setup, const DiffusionWindowsObserver<D>* windows)
         : engine_(setup.engine), windows_(windows),
           displacement_(setup.engine.box(),
                         wants_displacement(setup.engine.box(), setup.config)
@@ -117,8 +115,8 @@ class DisplacementObserver final
     // anyway.
     static constexpr double rdf_spacing = 10.0;
 
-    const EngineT& engine_;
-    const DiffusionWindowsObserver<D, EngineT>* windows_;
+    const EngineView<D>& engine_;
+    const DiffusionWindowsObserver<D>* windows_;
     Displacement<D> displacement_;
     std::optional<PairCorrelation<D>> rdf_;
     double next_unwrap_ = never;       // never: no displacement or g(r) snapshots wanted

@@ -53,17 +53,17 @@ inline std::string over_budget(const TrajectoryBudget& budget) {
                : fmt::format("max_bytes = {:.3g}; raise it, or use a larger every", budget.bytes);
 }
 
-template <int D, class EngineT>
-class FramesObserver final : public ObserverFields<FramesObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
   public:
-    static std::unique_ptr<FramesObserver> make(const PhaseSetup<D, EngineT>& setup) {
+    static std::unique_ptr<FramesObserver> make(const PhaseSetup<D>& setup) {
         if (!setup.config.trajectory) return nullptr;
         return std::unique_ptr<FramesObserver>(new FramesObserver(setup));
     }
 
     const char* name() const override { return "output.trajectory"; }
     double next_time() const override { return frames_.next(start_); }
-    void sample(PhaseStop<D, EngineT>& now) override { write_frame(now.snapshot()); }
+    void sample(PhaseStop<D>& now) override { write_frame(now.snapshot()); }
     template <class Archive>
     void fields(Archive& ar) {
         ar(start_, frames_.done, frame_overlap_);
@@ -90,7 +90,7 @@ class FramesObserver final : public ObserverFields<FramesObserver<D, EngineT>, D
     }
 
   private:
-    explicit FramesObserver(const PhaseSetup<D, EngineT>& setup)
+    explicit FramesObserver(const PhaseSetup<D>& setup)
         : engine_(setup.engine), start_(setup.start), label_(setup.label) {
         const auto& config = setup.config;
         frames_.every = config.trajectory->every;
@@ -129,7 +129,7 @@ class FramesObserver final : public ObserverFields<FramesObserver<D, EngineT>, D
         ++frames_.done;
     }
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     double start_; // the phase's start (a continuation's restored)
     double label_; // the clock of frames at the phase's start (init.from's time)
     Every frames_;

@@ -18,10 +18,10 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class HistogramObserver final : public ObserverFields<HistogramObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class HistogramObserver final : public ObserverFields<HistogramObserver<D>, D> {
   public:
-    static std::unique_ptr<HistogramObserver> make(const PhaseSetup<D, EngineT>& setup,
+    static std::unique_ptr<HistogramObserver> make(const PhaseSetup<D>& setup,
                                                    HistogramVariable v) {
         const auto& output = v == HistogramVariable::speed ? setup.config.histogram
                                                            : setup.config.velocity_histogram;
@@ -36,7 +36,7 @@ class HistogramObserver final : public ObserverFields<HistogramObserver<D, Engin
     double next_time() const override { return snapshots_.next(start_); }
     // At most max_histogram_snapshots with the final state, as config.cpp allows for a run
     // of given time; only a run bounded by collisions alone can ask for more, and stops here.
-    void sample(PhaseStop<D, EngineT>& now) override {
+    void sample(PhaseStop<D>& now) override {
         if (snapshots_.done + 1 >= max_histogram_snapshots)
             throw InputError(fmt::format(
                 "output.{}.every: the run would take more than {} "
@@ -63,18 +63,18 @@ class HistogramObserver final : public ObserverFields<HistogramObserver<D, Engin
     }
 
   private:
-    HistogramObserver(const PhaseSetup<D, EngineT>& setup, HistogramVariable v, double every)
+    HistogramObserver(const PhaseSetup<D>& setup, HistogramVariable v, double every)
         : engine_(setup.engine), variable_(v), start_(setup.start), label_(setup.label),
           series_(v, species_names(setup.engine)) {
         snapshots_.every = every;
     }
-    static std::vector<std::string> species_names(const EngineT& engine) {
+    static std::vector<std::string> species_names(const EngineView<D>& engine) {
         std::vector<std::string> names;
         for (const auto& s : engine.particles().table.species) names.push_back(s.name);
         return names;
     }
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     HistogramVariable variable_;
     double start_; // the phase's start (a continuation's restored)
     double label_; // the clock of snapshots at the phase's start (init.from's time)

@@ -13,8 +13,10 @@
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
+#include "choc/kernel/predict.hpp" // never
 #include "choc/kernel/tolerances.hpp"
 #include "choc/run/config.hpp"
+#include "choc/run/phase/engine_view.hpp"
 #include "choc/run/run.hpp"
 #include "choc/run/summary.hpp"
 #include "choc/run/summary_physics.hpp"
@@ -121,9 +123,9 @@ double window_step(const EngineT& engine) {
 // What an observer is built from: the engine at the phase's start (or, for a
 // continuation, at its checkpoint: restore() then puts the observer's own state back), the
 // run's config and options.
-template <int D, class EngineT>
+template <int D>
 struct PhaseSetup {
-    EngineT& engine;
+    const EngineView<D>& engine;
     const Config& config;
     const RunOptions& options;
     const Provenance& origin; // of the streamed outputs' headers
@@ -138,24 +140,24 @@ struct PhaseSetup {
 // One stop of the phase, for the observers due at it: the time, the engine, and one snapshot
 // of the particles, copied only when the first observer asks for it (a copy is 64 bytes per
 // particle in 3D: the largest memory a plain run would add to the engine's), then shared.
-template <int D, class EngineT>
+template <int D>
 class PhaseStop {
   public:
-    explicit PhaseStop(const EngineT& engine) : engine_(engine), time_(engine.time()) {}
+    explicit PhaseStop(const EngineView<D>& engine) : engine_(engine), time_(engine.time()) {}
     double time() const { return time_; }
-    const EngineT& engine() const { return engine_; }
+    const EngineView<D>& engine() const { return engine_; }
     const Particles<D>& snapshot() {
         if (!copy_) copy_ = engine_.snapshot(time_);
         return *copy_;
     }
 
   private:
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     double time_;
     std::optional<Particles<D>> copy_;
 };
 
-template <int D, class EngineT>
+template <int D>
 class PhaseObserver {
   public:
     virtual ~PhaseObserver() = default;
@@ -165,7 +167,7 @@ class PhaseObserver {
     // The time it is next due; never: not (or no longer) due.
     virtual double next_time() const = 0;
     // Its sample at a stop at next_time().
-    virtual void sample(PhaseStop<D, EngineT>& now) = 0;
+    virtual void sample(PhaseStop<D>& now) = 0;
     // Its state, for a checkpoint: save writes what restore reads back
     // (ObserverFields below makes both from one field list).
     virtual void save(ArchiveWriter& out) = 0;
@@ -180,8 +182,8 @@ class PhaseObserver {
 
 // An observer whose save and restore are its one field list, `template <class A> void
 // fields(A& ar)` (archive.hpp).
-template <class Self, int D, class EngineT>
-class ObserverFields : public PhaseObserver<D, EngineT> {
+template <class Self, int D>
+class ObserverFields : public PhaseObserver<D> {
   public:
     void save(ArchiveWriter& out) final { static_cast<Self&>(*this).fields(out); }
     void restore(ArchiveReader& in) final { static_cast<Self&>(*this).fields(in); }

@@ -1,8 +1,8 @@
-// The measured phase's observers (phase/observer.hpp), registered here in the order they
-// are sampled at a stop they share and saved in a checkpoint. A new observer is one file in
-// run/phase/ (a PhaseObserver: due time, sample, save and restore from one field list,
-// summarise) and one line below; a checkpoint's layout changes with the list
-// (run/checkpoint.hpp: checkpoint_format).
+// The measured phase's observers (phase/observer.hpp), registered in observers.cpp in the
+// order they are sampled at a stop they share and saved in a checkpoint. A new observer is
+// one file in run/phase/ (a PhaseObserver: due time, sample, save and restore from one
+// field list, summarise), its include below and one line in make_observers; a
+// checkpoint's layout changes with the list (run/checkpoint.hpp: checkpoint_format).
 #pragma once
 
 #include "choc/run/phase/crossing.hpp"
@@ -21,29 +21,14 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-using PhaseObservers = std::vector<std::unique_ptr<PhaseObserver<D, EngineT>>>;
+template <int D>
+using PhaseObservers = std::vector<std::unique_ptr<PhaseObserver<D>>>;
 
 // The observers the run's config and box ask for (each make() gives none when not).
-template <int D, class EngineT>
-PhaseObservers<D, EngineT> make_observers(const PhaseSetup<D, EngineT>& setup) {
-    PhaseObservers<D, EngineT> list;
-    const auto add = [&list](auto observer) {
-        auto* raw = observer.get();
-        if (observer) list.push_back(std::move(observer));
-        return raw;
-    };
-    const auto* crossing = add(CrossingObserver<D, EngineT>::make(setup));
-    const auto* windows = add(DiffusionWindowsObserver<D, EngineT>::make(setup));
-    add(VacfObserver<D, EngineT>::make(setup));
-    add(ProfileObserver<D, EngineT>::make(setup));
-    add(TransportObserver<D, EngineT>::make(setup));
-    auto* displacement = add(DisplacementObserver<D, EngineT>::make(setup, windows));
-    auto* frames = add(FramesObserver<D, EngineT>::make(setup));
-    add(RowsObserver<D, EngineT>::make(setup, *displacement, crossing, frames));
-    add(HistogramObserver<D, EngineT>::make(setup, HistogramVariable::speed));
-    add(HistogramObserver<D, EngineT>::make(setup, HistogramVariable::vx));
-    return list;
-}
+// Compiled once per dimension, in observers.cpp.
+template <int D>
+PhaseObservers<D> make_observers(const PhaseSetup<D>& setup);
+extern template PhaseObservers<2> make_observers<2>(const PhaseSetup<2>&);
+extern template PhaseObservers<3> make_observers<3>(const PhaseSetup<3>&);
 
 } // namespace choc

@@ -17,17 +17,17 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class ProfileObserver final : public ObserverFields<ProfileObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class ProfileObserver final : public ObserverFields<ProfileObserver<D>, D> {
   public:
-    static std::unique_ptr<ProfileObserver> make(const PhaseSetup<D, EngineT>& setup) {
+    static std::unique_ptr<ProfileObserver> make(const PhaseSetup<D>& setup) {
         if (!setup.config.profile && !thermal_walls(setup.engine.box())) return nullptr;
         return std::unique_ptr<ProfileObserver>(new ProfileObserver(setup));
     }
 
     const char* name() const override { return "slab profile"; }
     double next_time() const override { return profile_ ? profile_->next_time() : never; }
-    void sample(PhaseStop<D, EngineT>& now) override {
+    void sample(PhaseStop<D>& now) override {
         const auto& species = engine_.particles().table.species;
         profile_->sample(
             [&](auto&& f) {
@@ -75,7 +75,7 @@ class ProfileObserver final : public ObserverFields<ProfileObserver<D, EngineT>,
     }
 
   private:
-    explicit ProfileObserver(const PhaseSetup<D, EngineT>& setup)
+    explicit ProfileObserver(const PhaseSetup<D>& setup)
         : engine_(setup.engine), config_(setup.config), start_(setup.start) {
         if (setup.stepped()) profile_.emplace(new_profile(setup.step));
     }
@@ -99,7 +99,7 @@ class ProfileObserver final : public ObserverFields<ProfileObserver<D, EngineT>,
     }
     static constexpr std::size_t default_slabs = 20;
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     const Config& config_;
     double start_;
     std::optional<AxialProfile<D>> profile_;

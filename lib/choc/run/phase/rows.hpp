@@ -22,15 +22,15 @@
 
 namespace choc {
 
-template <int D, class EngineT>
-class RowsObserver final : public ObserverFields<RowsObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class RowsObserver final : public ObserverFields<RowsObserver<D>, D> {
   public:
     // Each row samples `displacement` for its MSD, reads `crossing` if any, and goes to the
     // trajectory's observables too (`frames`, if any: H5MD keeps them).
-    static std::unique_ptr<RowsObserver> make(const PhaseSetup<D, EngineT>& setup,
-                                              DisplacementObserver<D, EngineT>& displacement,
-                                              const CrossingObserver<D, EngineT>* crossing,
-                                              FramesObserver<D, EngineT>* frames) {
+    static std::unique_ptr<RowsObserver> make(const PhaseSetup<D>& setup,
+                                              DisplacementObserver<D>& displacement,
+                                              const CrossingObserver<D>* crossing,
+                                              FramesObserver<D>* frames) {
         if (!setup.config.timeseries) return nullptr;
         return std::unique_ptr<RowsObserver>(
             new RowsObserver(setup, displacement, crossing, frames));
@@ -38,7 +38,7 @@ class RowsObserver final : public ObserverFields<RowsObserver<D, EngineT>, D, En
 
     const char* name() const override { return "output.timeseries"; }
     double next_time() const override { return rows_.next(start_); }
-    void sample(PhaseStop<D, EngineT>& now) override { write_row(now.snapshot()); }
+    void sample(PhaseStop<D>& now) override { write_row(now.snapshot()); }
     template <class Archive>
     void fields(Archive& ar) {
         ar(start_, rows_.done);
@@ -57,9 +57,8 @@ class RowsObserver final : public ObserverFields<RowsObserver<D, EngineT>, D, En
     }
 
   private:
-    RowsObserver(const PhaseSetup<D, EngineT>& setup,
-                 DisplacementObserver<D, EngineT>& displacement,
-                 const CrossingObserver<D, EngineT>* crossing, FramesObserver<D, EngineT>* frames)
+    RowsObserver(const PhaseSetup<D>& setup, DisplacementObserver<D>& displacement,
+                 const CrossingObserver<D>* crossing, FramesObserver<D>* frames)
         : engine_(setup.engine), displacement_(displacement), crossing_(crossing), frames_(frames),
           start_(setup.start), label_(setup.label) {
         const auto& config = setup.config;
@@ -109,10 +108,10 @@ class RowsObserver final : public ObserverFields<RowsObserver<D, EngineT>, D, En
         ++rows_.done;
     }
 
-    const EngineT& engine_;
-    DisplacementObserver<D, EngineT>& displacement_;
-    const CrossingObserver<D, EngineT>* crossing_;
-    FramesObserver<D, EngineT>* frames_;
+    const EngineView<D>& engine_;
+    DisplacementObserver<D>& displacement_;
+    const CrossingObserver<D>* crossing_;
+    FramesObserver<D>* frames_;
     double start_; // the phase's start (a continuation's restored)
     double label_; // the clock of rows at the phase's start (init.from's time)
     Every rows_;

@@ -19,8 +19,8 @@ namespace choc {
 // v^2 / d (a rough guess for a mixture or far from equilibrium; it sets only the resolution),
 // 1 / (4 Gamma) with Gamma = 4 n sigma^2 g sqrt(pi kT / m) in 3D, 2 n sigma g sqrt(pi kT / m)
 // in 2D. Infinite when nothing moves.
-template <int D, class EngineT>
-double vacf_step(const EngineT& engine) {
+template <int D>
+double vacf_step(const EngineView<D>& engine) {
     double v2 = 0.0, volume = 1.0, occupied = 0.0;
     engine.visit(engine.time(), [&](std::uint32_t, const auto& p) { v2 += norm2(p.v); });
     const auto& table = engine.particles().table;
@@ -39,17 +39,17 @@ double vacf_step(const EngineT& engine) {
     return 1.0 / (4.0 * rate);
 }
 
-template <int D, class EngineT>
-class VacfObserver final : public ObserverFields<VacfObserver<D, EngineT>, D, EngineT> {
+template <int D>
+class VacfObserver final : public ObserverFields<VacfObserver<D>, D> {
   public:
-    static std::unique_ptr<VacfObserver> make(const PhaseSetup<D, EngineT>& setup) {
+    static std::unique_ptr<VacfObserver> make(const PhaseSetup<D>& setup) {
         if (!setup.config.vacf) return nullptr;
         return std::unique_ptr<VacfObserver>(new VacfObserver(setup));
     }
 
     const char* name() const override { return "output.vacf"; }
     double next_time() const override { return vacf_ ? vacf_->next_time() : never; }
-    void sample(PhaseStop<D, EngineT>& now) override {
+    void sample(PhaseStop<D>& now) override {
         vacf_->sample_visit([&](auto&& f) {
             engine_.visit(now.time(), [&](std::uint32_t id, const auto& p) { f(id, p.v); });
         });
@@ -69,14 +69,13 @@ class VacfObserver final : public ObserverFields<VacfObserver<D, EngineT>, D, En
     }
 
   private:
-    explicit VacfObserver(const PhaseSetup<D, EngineT>& setup)
-        : engine_(setup.engine), start_(setup.start) {
+    explicit VacfObserver(const PhaseSetup<D>& setup) : engine_(setup.engine), start_(setup.start) {
         const double every = vacf_step<D>(setup.engine);
         if (std::isfinite(every) && start_ + every > start_)
             vacf_.emplace(setup.engine.particles().size(), every, start_);
     }
 
-    const EngineT& engine_;
+    const EngineView<D>& engine_;
     double start_;
     std::optional<VelocityAutocorrelation<D>> vacf_;
 };
