@@ -2279,7 +2279,10 @@ class Engine {
         const Vec<D>* shift = near.shift();
         int k = 0, base = 0;
         auto flush = [&](int next) {
-            predict_candidates<Shifted>(i, shift + base, candidate.data(), from.data(), k);
+            // (unshifted, `from` is neither filled in nor read: none is handed on, which
+            // also tells a compiler that cannot see it that nothing reads it)
+            predict_candidates<Shifted>(i, shift + base, candidate.data(),
+                                        Shifted ? from.data() : nullptr, k);
             k = 0;
             if constexpr (wide) base = next;
         };
