@@ -49,6 +49,7 @@
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/rest_cycle.hpp"
+#include "choc/kernel/rest_group.hpp"
 #include "choc/kernel/resting.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
@@ -1164,10 +1165,11 @@ class Engine {
     bool rests_together(std::uint32_t i) requires Motion::has_field {
         std::vector<std::uint32_t>& group = rest_group_;
         std::vector<Vec<D>>& where = rest_group_x_;
-        std::vector<RestContact>& contacts = rest_contacts_;
-        contacts.clear();
+        RestGroup<D>& judge = rest_judge_;
+        judge.clear();
         group.assign(1, i);
         where.assign(1, particles_.state[i].x);
+        rest_slot_[i] = 0;
         const double reach = rest_.reach;
         for (std::size_t n = 0; n < group.size(); ++n) {
             const std::uint32_t b = group[n];
@@ -1182,33 +1184,24 @@ class Engine {
                     reach)
                     return;
                 if (!rest_.slow(qk.v)) return; // a fast one is no support
-                std::size_t m = std::find(group.begin(), group.end(), k) - group.begin();
-                if (m == group.size()) {
+                std::uint32_t m = rest_slot_[k];
+                if (m == none) {
                     if (group.size() >= rest_cluster_limit) return;
+                    m = rest_slot_[k] = static_cast<std::uint32_t>(group.size());
                     group.push_back(k);
                     where.push_back(qk.x);
                 }
-                contacts.push_back(
-                    {static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(m), r * (1.0 / d)});
+                judge.add_contact(static_cast<std::uint32_t>(n), m, r * (1.0 / d));
             });
         }
+        for (const std::uint32_t b : group) rest_slot_[b] = none; // (the slots are scratch)
         if (group.size() < 2) return false;
-        std::vector<char>& in = rest_group_in_;
-        in.assign(group.size(), 1);
-        std::vector<Vec<D>>& normals = rest_normals_;
-        for (bool changed = true; changed;) {
-            changed = false;
-            for (std::size_t n = 0; n < group.size(); ++n) {
-                if (!in[n]) continue;
-                normals.clear();
-                for_each_support(group[n], where[n], rest_.reach,
-                                 [&](const Vec<D>& nn, double) { normals.push_back(nn); });
-                for (const RestContact& c : contacts)
-                    if (c.a == n && in[c.b]) normals.push_back(c.n);
-                if (!holds_against_gravity<D>(normals, motion_.gravity()))
-                    in[n] = 0, changed = true;
-            }
+        for (std::size_t n = 0; n < group.size(); ++n) {
+            for_each_support(group[n], where[n], rest_.reach,
+                             [&](const Vec<D>& nn, double) { judge.add_support(nn); });
+            judge.end_supports();
         }
+        const std::vector<char>& in = judge.solve(motion_.gravity());
         bool any = false;
         for (std::size_t n = 0; n < group.size(); ++n) {
             if (!in[n]) continue;
@@ -1601,6 +1594,7 @@ class Engine {
                 smallest = std::min(smallest, 2.0 * sp.radius);
             rest_ = RestRule(settings_.rest_speed, norm(motion_.gravity()),
                              contact_tolerance_ * smallest);
+            rest_slot_.assign(particles_.size(), none);
             at_rest_ = static_cast<std::uint32_t>(
                 std::count_if(particles_.state.begin(), particles_.state.end(),
                               [](const ParticleState<D>& p) { return p.resting(); }));
@@ -2762,15 +2756,12 @@ class Engine {
     std::uint32_t at_rest_ = 0;
     std::uint64_t short_flights_ = 0; // (short_flights)
     std::vector<Vec<D>> rest_normals_;
-    // rests_together's memory: the group, its positions now, its contacts, who is still in
-    struct RestContact {
-        std::uint32_t a, b; // indices into the group
-        Vec<D> n;           // unit normal from b to a
-    };
+    // rests_together's memory: the group, its positions now, each particle's slot in it
+    // (none outside a call), and the judge of who holds whom
     std::vector<std::uint32_t> rest_group_;
     std::vector<Vec<D>> rest_group_x_;
-    std::vector<RestContact> rest_contacts_;
-    std::vector<char> rest_group_in_;
+    std::vector<std::uint32_t> rest_slot_;
+    RestGroup<D> rest_judge_;
     std::vector<std::uint32_t> rest_woken_;
     std::vector<std::uint32_t> rest_above_; // (wake_above)
     std::uint32_t gliding_ = 0;             // particles gliding along a floor now
