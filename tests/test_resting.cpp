@@ -256,6 +256,59 @@ TEST_CASE("an impact at rest speed or more wakes a disc at rest; a slower one me
     }
 }
 
+TEST_CASE("an impact wakes a disc at rest from the wake speed sqrt(speed^2 + 2 g reach) on") {
+    // The fastest a disc left slower than the rest speed arrives after falling through the
+    // reach: sqrt 3 speed here (reach = speed^2 / g). Disc 1 dropped onto disc 0 at rest
+    // at 1.6 speed (below: the pile settling) and at 1.9 speed (above: it wakes).
+    const double e = 0.5, speed = 0.05;
+    for (const double impact : {1.6 * speed, 1.9 * speed}) {
+        CAPTURE(impact);
+        Particles<2> p;
+        p.table = SpeciesTable({{"A", 0.5, 1.0}});
+        p.add(Vec<2>{{5.0, 0.5}}, Vec<2>{}, 0);
+        p.state[0].t = rest_stamp;
+        p.add(Vec<2>{{5.0, 1.5 + 0.5 * impact * impact}}, Vec<2>{}, 0); // (g = 1)
+        Engine2 engine(walled(10.0, 10.0, e), p, rest_settings(e, speed), Field<2>(down, 0.0));
+        CHECK(engine.rest_rule().wake == doctest::Approx(std::sqrt(3.0) * speed).epsilon(1e-15));
+        REQUIRE(engine.at_rest() == 1);
+        engine.run(5.0, ~0ull, ~0ull);
+        CHECK(engine.tally().wakes == (impact > engine.rest_rule().wake ? 1u : 0u));
+        CHECK(engine.at_rest() == 2);
+    }
+}
+
+TEST_CASE("a disc at rest leaning on another below it is not woken with its other support") {
+    // C at rest wedged between A and B, at rest on a plastic floor, their contacts 20
+    // degrees from level: held by both, by neither alone. D, dropped onto B, wakes it and
+    // drives it into the floor, which stops it (put to rest again at that instant). C is no
+    // longer held by A alone, but it leans on A below its centre: woken with no velocity it
+    // would meet A at once and be put to rest there (trapped), so it is not woken.
+    const double e = 0.5, speed = 0.05;
+    const double c = std::cos(20.0 * M_PI / 180.0), s = std::sin(20.0 * M_PI / 180.0);
+    const Vec<2> xc{{5.0, 0.5 + s}};
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    for (const Vec<2>& x : {Vec<2>{{5.0 - c, 0.5}}, Vec<2>{{5.0 + c, 0.5}}, xc}) {
+        p.add(x, Vec<2>{}, 0);
+        p.state.back().t = rest_stamp;
+    }
+    p.add(Vec<2>{{5.0 + c, 3.5}}, Vec<2>{}, 0); // D: meets B's top at t = 2 (C's side later)
+    Engine2 engine(walled(10.0, 10.0, 0.0), p, rest_settings(e, speed), Field<2>(down, 0.0));
+    REQUIRE(engine.at_rest() == 3);
+    engine.run(2.1, ~0ull, ~0ull);
+    CHECK(engine.tally().wakes == 1); // B alone
+    CHECK(engine.tally().collisions >= 1);
+    const auto snap = engine.snapshot(engine.time());
+    int found = 0;
+    for (std::uint32_t i = 0; i < snap.size(); ++i)
+        if (snap.state[i].x[0] == xc[0]) {
+            ++found;
+            CHECK(snap.state[i].x[1] == xc[1]);
+            CHECK(norm(snap.state[i].v) == 0.0);
+        }
+    CHECK(found == 1);
+}
+
 TEST_CASE("a disc in a pocket of two planes is held by both and rests at its bottom") {
     // Two planes at 45 degrees meet below x = 5; a disc dropped on the pocket's axis meets
     // both at once, bounces ever lower, and is put to rest once slow with both planes in

@@ -1462,6 +1462,12 @@ class Engine {
     // woken with every particle above, a grain struck deep in a pile woke the cone above
     // it, which came to rest again at once (the 2D hourglass, rest_speed 0.05, to t = 22:
     // 1.38 million rests, 1.19 million of the wakes from here; 0.38 million rests now).
+    // One that leans on a support at rest below its centre stays at rest too: woken with
+    // velocity zero it would meet that support at once and be put to rest leaning on it
+    // (trapped, meet_resting), at the same place and instant, having cost events and the
+    // predictions of everything around it. Seen: each fast impact of the hourglass's
+    // settled pile woke 17 particles above, most of them put to rest again so (rest_speed
+    // 0.01, t = 41 to 41.05: 273,000 wakes from here, 39,000 with this test).
     void wake_above(std::uint32_t j) requires Motion::has_field {
         std::vector<std::uint32_t>& woken = rest_woken_;
         std::vector<std::uint32_t>& above = rest_above_;
@@ -1481,7 +1487,7 @@ class Engine {
             });
             // (held walks the cells too: after the walk above, not inside it)
             for (const std::uint32_t k : above)
-                if (particles_.state[k].resting() && !held(k)) {
+                if (particles_.state[k].resting() && !held(k) && !trapped(k)) {
                     wake(k);
                     woken.push_back(k);
                 }

@@ -70,7 +70,7 @@ struct CrossingSummary {
 // measured phase: particles put to rest and woken, slow impacts met by a particle at rest
 // as a fixed one, the kinetic energy the model took, and the particles at rest at the end.
 struct RestSummary {
-    double speed = 0.0, reach = 0.0;
+    double speed = 0.0, reach = 0.0, wake = 0.0;
     std::uint64_t rests = 0, wakes = 0, slow_impacts = 0, at_rest = 0;
     double energy = 0.0;
     std::uint64_t glides = 0, leans = 0;

@@ -621,9 +621,9 @@ class LiveRun final : public Simulation::Impl {
             s.engine = EngineCosts{t.crossings, t.stale, t.rescans, t.pair_predictions,
                                    engine_->memory_bytes()};
             if (const RestRule& rule = engine_->rest_rule(); rule.on())
-                s.rest = RestSummary{rule.speed,     rule.reach,         t.rests,       t.wakes,
-                                     t.rest_impacts, engine_->at_rest(), t.rest_energy, t.glides,
-                                     t.leans,        t.rescues};
+                s.rest = RestSummary{rule.speed, rule.reach,     rule.wake,          t.rests,
+                                     t.wakes,    t.rest_impacts, engine_->at_rest(), t.rest_energy,
+                                     t.glides,   t.leans,        t.rescues};
         } else
             s.timestep = stepping_summary();
         if (violation_) {

@@ -234,6 +234,7 @@ std::string summary_json(const Summary& s) {
                    : Json(nullptr);
     j["rest"] = s.rest ? Json{{"speed", number(s.rest->speed)},
                               {"reach", number(s.rest->reach)},
+                              {"wake_speed", number(s.rest->wake)},
                               {"rests", s.rest->rests},
                               {"wakes", s.rest->wakes},
                               {"slow_impacts", s.rest->slow_impacts},

@@ -71,7 +71,7 @@ nlohmann::json layout(const Config& config) {
         s.sliding_shear = h;
     }
     if (config.crossing) s.crossing = CrossingSummary{1, 1.0};
-    if (config.rest_speed > 0.0) s.rest = RestSummary{1.0, 1.0, 1, 1, 1, 1, 1.0, 1, 1, 1};
+    if (config.rest_speed > 0.0) s.rest = RestSummary{1.0, 1.0, 1.0, 1, 1, 1, 1, 1.0, 1, 1, 1};
     if (config.integrator == Integrator::edmd) s.engine.emplace();
     if (config.integrator == Integrator::timestep) {
         s.timestep.emplace();
