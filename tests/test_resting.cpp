@@ -277,6 +277,27 @@ TEST_CASE("an impact wakes a disc at rest from the wake speed sqrt(speed^2 + 2 g
     }
 }
 
+TEST_CASE("a slow impact on a disc at rest has the pair's restitution under the TC model too") {
+    // Disc 1 dropped onto disc 0 at rest at 1.5 rest speed: below wake speed (sqrt 3),
+    // reflected at 0.9 of it, still faster than rest speed, it bounces on disc 0 every
+    // 0.135 time units, well within tc = 1. Under TC's elastic rule it would bounce so for
+    // ever; with the pair's restitution it slows to below rest speed in three bounces and
+    // is put to rest on top.
+    const double e = 0.9, speed = 0.05;
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<2>{{5.0, 0.5}}, Vec<2>{}, 0);
+    p.state[0].t = rest_stamp;
+    p.add(Vec<2>{{5.0, 1.5 + 0.5 * 1.5 * speed * 1.5 * speed}}, Vec<2>{}, 0); // (g = 1)
+    EngineSettings settings = rest_settings(e, speed);
+    settings.tc = 1.0;
+    Engine2 engine(walled(10.0, 10.0, e), p, settings, Field<2>(down, 0.0));
+    engine.run(20.0, ~0ull, ~0ull);
+    CHECK(engine.at_rest() == 2);
+    CHECK(engine.tally().wakes == 0);
+    CHECK(engine.tally().rest_impacts == 4); // 1.5 -> 1.35 -> 1.215 -> 1.09 -> 0.98 speed
+}
+
 TEST_CASE("a disc at rest leaning on another below it is not woken with its other support") {
     // C at rest wedged between A and B, at rest on a plastic floor, their contacts 20
     // degrees from level: held by both, by neither alone. D, dropped onto B, wakes it and
