@@ -298,38 +298,6 @@ TEST_CASE("a slow impact on a disc at rest has the pair's restitution under the 
     CHECK(engine.tally().rest_impacts == 4); // 1.5 -> 1.35 -> 1.215 -> 1.09 -> 0.98 speed
 }
 
-TEST_CASE("a disc at rest leaning on another below it is not woken with its other support") {
-    // C at rest wedged between A and B, at rest on a plastic floor, their contacts 20
-    // degrees from level: held by both, by neither alone. D, dropped onto B, wakes it and
-    // drives it into the floor, which stops it (put to rest again at that instant). C is no
-    // longer held by A alone, but it leans on A below its centre: woken with no velocity it
-    // would meet A at once and be put to rest there (trapped), so it is not woken.
-    const double e = 0.5, speed = 0.05;
-    const double c = std::cos(20.0 * M_PI / 180.0), s = std::sin(20.0 * M_PI / 180.0);
-    const Vec<2> xc{{5.0, 0.5 + s}};
-    Particles<2> p;
-    p.table = SpeciesTable({{"A", 0.5, 1.0}});
-    for (const Vec<2>& x : {Vec<2>{{5.0 - c, 0.5}}, Vec<2>{{5.0 + c, 0.5}}, xc}) {
-        p.add(x, Vec<2>{}, 0);
-        p.state.back().t = rest_stamp;
-    }
-    p.add(Vec<2>{{5.0 + c, 3.5}}, Vec<2>{}, 0); // D: meets B's top at t = 2 (C's side later)
-    Engine2 engine(walled(10.0, 10.0, 0.0), p, rest_settings(e, speed), Field<2>(down, 0.0));
-    REQUIRE(engine.at_rest() == 3);
-    engine.run(2.1, ~0ull, ~0ull);
-    CHECK(engine.tally().wakes == 1); // B alone
-    CHECK(engine.tally().collisions >= 1);
-    const auto snap = engine.snapshot(engine.time());
-    int found = 0;
-    for (std::uint32_t i = 0; i < snap.size(); ++i)
-        if (snap.state[i].x[0] == xc[0]) {
-            ++found;
-            CHECK(snap.state[i].x[1] == xc[1]);
-            CHECK(norm(snap.state[i].v) == 0.0);
-        }
-    CHECK(found == 1);
-}
-
 TEST_CASE("a disc in a pocket of two planes is held by both and rests at its bottom") {
     // Two planes at 45 degrees meet below x = 5; a disc dropped on the pocket's axis meets
     // both at once, bounces ever lower, and is put to rest once slow with both planes in
