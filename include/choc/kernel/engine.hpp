@@ -416,6 +416,10 @@ class Engine {
             if (plastic_instant()) [[unlikely]]
                 return 0.0;
         if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
+        return species_restitution(i, j);
+    }
+    // The restitution configured for the species of i and j (collisions.pair or the default).
+    double species_restitution(std::uint32_t i, std::uint32_t j) const {
         const auto n = particles_.table.size();
         return restitution_[particles_.state[i].species * n + particles_.state[j].species];
     }
@@ -1313,8 +1317,8 @@ class Engine {
         const double m = particles_.mass(i), k = kinetic_energy(m, pi.v);
         Wall<D> plane;
         plane.normal = r * (1.0 / norm(r));
-        plane.restitution = norm2(pi.v) < rest_.wake * rest_.wake ? rest_impact_restitution(i, j)
-                                                                  : pair_restitution(i, j);
+        plane.restitution =
+            rest_.settling(pi.v) ? rest_impact_restitution(i, j) : pair_restitution(i, j);
         wall_collision(plane, pi.v, m);
         collided(i);
         kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
@@ -1350,8 +1354,7 @@ class Engine {
                                    std::uint32_t j) const requires Motion::has_field {
         if (plastic_instant()) [[unlikely]]
             return 0.0;
-        const auto n = particles_.table.size();
-        return restitution_[particles_.state[i].species * n + particles_.state[j].species];
+        return species_restitution(i, j);
     }
 
     // Whether particle i (advanced to now, just reflected from a particle at rest) meets a

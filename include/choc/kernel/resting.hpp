@@ -106,6 +106,11 @@ struct RestRule {
     bool slow(const Vec<D>& v) const {
         return norm2(v) < speed * speed;
     }
+    // Slower than wake speed: a particle settling among others at rest (meet_resting).
+    template <int D>
+    bool settling(const Vec<D>& v) const {
+        return norm2(v) < wake * wake;
+    }
     // An impact at normal approach speed u on a particle at rest wakes it.
     bool wakes(double u) const { return u >= wake; }
 };
