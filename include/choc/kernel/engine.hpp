@@ -235,13 +235,19 @@ class Engine {
     // have no relative velocity left, exactly, and the clock moves on. This is the limit
     // of an inelastic collapse in a jam, particles in lasting contact, taken at once
     // (docs/PHYSICS.md, "Particles at rest").
+    //     A particle touching a stopped one and moving towards it is stopped with them, and
+    // so on through the contacts: it would meet the stopped one at once, at the same
+    // instant, and start the stall again. Seen: a touching fcc lattice of 1790 spheres
+    // falling as one at 0.87 into a trough of triangles, its impact carried through the
+    // lattice at one instant; the rescue stopped the spheres that had collided there, and
+    // the rest of the lattice, falling onto them, made a new stall at that instant that
+    // ran into the stuck limit (scan case 12855189909378056514, t = 1.2495, TC: `collapse`).
     void rescue_stall(double span) requires Motion::has_field {
         if (!rest_.on()) return;
         std::vector<std::uint32_t>& stopped = rest_woken_;
         stopped.clear();
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+        const auto stop = [&](std::uint32_t i) {
             auto& p = particles_.state[i];
-            if (p.resting() || now_ - last_collision_[i] > span) continue;
             advance(i);
             end_glide(i);
             const double k = kinetic_energy(particles_.mass(i), p.v);
@@ -250,8 +256,28 @@ class Engine {
             p.v = Vec<D>{};
             p.bump();
             forget_partner(i);
+            rest_slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
             stopped.push_back(i);
+        };
+        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+            const auto& p = particles_.state[i];
+            if (!p.resting() && now_ - last_collision_[i] <= span) stop(i);
         }
+        for (std::size_t n = 0; n < stopped.size(); ++n) {
+            const std::uint32_t b = stopped[n];
+            const Vec<D> xb = particles_.state[b].x;
+            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+                const auto& pk = particles_.state[k];
+                if (k == b || pk.resting() || rest_slot_[k] != none) return;
+                const ParticleState<D> qk = flight_from_now(k);
+                const Vec<D> r = xb - (qk.x + shift); // from k to b
+                const double sigma =
+                    particles_.table.pair_sigma(particles_.state[b].species, pk.species);
+                if (norm(r) - sigma > contact_tolerance_ * sigma || dot(qk.v, r) <= 0.0) return;
+                stop(k);
+            });
+        }
+        for (const std::uint32_t i : stopped) rest_slot_[i] = none;
         ++tally_.rescues;
         // (predict_or_rest may put others of them to rest together with one)
         for (const std::uint32_t i : stopped)
@@ -633,7 +659,7 @@ class Engine {
 
     // A collision, in an instant of more than long_instant_ events (plastic ones with the
     // rest model), of a pair that approaches by round-off only: by at most
-    // group_approach_tolerance of the faster one's speed, the group rule's "at rest". The
+    // approach_round_off_ulps ulps of the faster one's speed. The
     // rule would leave it approaching by round-off again, met again at once; a straight
     // row of touching particles doing so, each contact in turn, is met at one instant for
     // ever. The pair is left as it is, and not met again at this instant while neither
@@ -648,6 +674,17 @@ class Engine {
     // for ever (scan case 18319875465077269755, t = 3.1926, `progress`). The limit is far
     // above any real instant (16 events a particle and 10,000 more), so a run that never
     // stalls is unchanged to the bit.
+    //     Round-off, not the group rule's "at rest" (1e-9 of the speeds, which this was
+    // until Session 35): a pair left approaching at up to 1e-9 |v| flies into its partner
+    // until one of them changes course or held_contact_delay meets it a quarter of the
+    // contact tolerance deeper, where a collision reverses the approach but not the
+    // overlap, and the next hold goes a quarter deeper again. Seen: a touching fcc lattice
+    // of 1790 spheres falling as one into a trough of triangles (TC, the rest model), its
+    // columns left approaching at 7e-10 by the plastic cascades of its impacts, pairs
+    // 2.5e-10 and then 6.9e-10 of a diameter into each other at t = 2.11 (scan case
+    // 12855189909378056514; with round-off here its worst overlap is 1.5e-14). The plastic
+    // cascade of a long instant converges geometrically, so a few rounds more reach
+    // round-off; one that does not is rescued at 2 long_instant_ events (rescue_stall).
     bool at_rest_contact(std::uint32_t i, std::uint32_t j) const requires Motion::has_field {
         const auto& pi = particles_.state[i];
         const auto& pj = particles_.state[j];
@@ -655,7 +692,8 @@ class Engine {
         if (pi.gliding() || pj.gliding() || sheared_) return false;
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
         const double u = dot(pi.v - pj.v, r) / norm(r); // < 0: approaching
-        return u >= -group_approach_tolerance * std::max(norm(pi.v), norm(pj.v));
+        constexpr double eps = std::numeric_limits<double>::epsilon();
+        return u >= -approach_round_off_ulps * eps * std::max(norm(pi.v), norm(pj.v));
     }
     void leave_at_rest(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
         const auto& pi = particles_.state[i];

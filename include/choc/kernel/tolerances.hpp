@@ -27,6 +27,12 @@ inline constexpr double invariant_tolerance = 1e-9;
 // contact distance).
 inline constexpr double contact_round_off_ulps = 64.0;
 
+// A long instant's pair (Engine::at_rest_contact) approaching by at most this many ulps of
+// its faster particle's speed is left as it is: a collision's change of velocity, about
+// the approach, is then below what the velocities resolve once rounded (an ulp is eps
+// |v| / 2 to eps |v|), and the approach computed from them carries a few such roundings.
+inline constexpr double approach_round_off_ulps = 16.0;
+
 // Simultaneous step (group_step.hpp): a touching contact whose approach speed is above
 // this fraction of its relative speed (the cosine of the angle between the normal and
 // the relative velocity; dimensionless) counts as separating and stays out of the group.
