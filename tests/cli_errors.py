@@ -128,13 +128,9 @@ CASES = [
      config(box="packing_fraction = 0.3\nshear_rate = 0.05\nshear_temperature = 1.0",
             species='name = "A"\ncount = 108\ntemperature = 1e-7'), [],
      ["box.shear_temperature: 1 is 10000000 times the start temperature 1e-07"]),
-    # The rest model (issue 40) needs gravity, binary collisions and the event-driven engine.
+    # The rest model (issue 40) needs gravity and the event-driven engine.
     ("rest model without gravity", config(), ["--set", "collisions.rest_speed=0.01"],
      ["collisions.rest_speed: needs field.gravity"]),
-    ("rest model with epsilon", config(**WALLED_2D), [
-        "--set", "field.gravity=[0, -1]", "--set", "collisions.rest_speed=0.01",
-        "--set", "collisions.epsilon=1e-9"],
-     ["collisions.rest_speed: needs collisions.epsilon = 0"]),
     ("rest model negative", config(**WALLED_2D), [
         "--set", "field.gravity=[0, -1]", "--set", "collisions.rest_speed=-1"],
      ["collisions.rest_speed"]),

@@ -819,3 +819,35 @@ TEST_CASE("without the rest model, a disc lying on a slope with no speed across 
     CHECK(what.find("slides along it") != std::string::npos);
     CHECK(engine.time() < 1e-12); // at the start: it never moved
 }
+
+TEST_CASE("with epsilon > 0 a settling pile comes to rest, its particles at rest in no group") {
+    // 40 discs from a lattice in the air, at random velocities, into a box (e = 0.5, TC,
+    // rest speed 0.05, epsilon = 1e-9): the moving ones collide in groups as usual, one at
+    // rest joins none (Engine::outside_groups; a group's linear system would give it a
+    // velocity it does not take below wake speed). All come to rest, the ledger closed,
+    // and from then on nothing happens.
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    for (int row = 0; row < 4; ++row)
+        for (int col = 0; col < 10; ++col)
+            p.add(Vec<2>{{0.75 + 1.5 * col + 0.25 * (row % 2), 2.0 + 1.5 * row}},
+                  Vec<2>{{gauss(rng), gauss(rng)}}, 0);
+    EngineSettings s = rest_settings(0.5, 0.05);
+    s.tc = 1e-3;
+    s.epsilon = 1e-9;
+    Engine2 engine(walled(15.7, 12.0, 0.5), p, s, Field<2>(down, 0.0));
+    const double e0 = energy(engine, down);
+    for (int k = 0; k < 100 && engine.time() < 60.0; ++k)
+        if (engine.run(60.0, ~0ull, 1'000'000) == Engine2::Stop::time) break;
+    REQUIRE(engine.time() == 60.0);
+    CHECK(engine.tally().groups > 0);
+    CHECK(engine.at_rest() == 40);
+    CHECK(engine.tally().max_overlap <= 1e-12);
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    engine.check_conservation();
+    const auto events = engine.processed();
+    REQUIRE(engine.run(100.0, ~0ull, 1'000'000) == Engine2::Stop::time);
+    CHECK(engine.processed() == events);
+}

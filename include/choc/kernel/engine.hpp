@@ -407,7 +407,7 @@ class Engine {
         case Kind::pair:
             if (stale(i))
                 renew(i);
-            else if (settings_.epsilon > 0.0)
+            else if (settings_.epsilon > 0.0 && !outside_groups(i))
                 group_.resolve(*this, i);
             else
                 collide_pair(i, s.pair.partner);
@@ -426,6 +426,21 @@ class Engine {
         case Kind::nothing:
             break;
         }
+    }
+
+    // Whether i's next event (valid, a pair or a wall) is one the group step leaves to the
+    // binary rules with epsilon > 0: a meeting with a particle at rest (meet_resting), or
+    // a glide's end (leave_glide). A particle at rest is held by its supports: it is met
+    // as a fixed sphere, or woken, by the rest model's rule, and, like a wall, joins no
+    // group (GroupStep::add_touching passes it by), so it transmits nothing between the
+    // particles that meet it at one instant. (Only the rest model rests and glides.)
+    bool outside_groups(std::uint32_t i) const {
+        if constexpr (Motion::has_field) {
+            const Schedule& s = schedule_[i];
+            if (s.kind == Kind::pair) return particles_.state[s.pair.partner].resting();
+            if (s.kind == Kind::wall) return s.wall == glide_end;
+        }
+        return false;
     }
 
     // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
@@ -1645,16 +1660,14 @@ class Engine {
         fluxes_ = true;              // for shear_moment (straight flights, no walls)
     }
 
-    // The rest model needs gravity to rest against, and binary collisions: a group's
-    // linear system knows no particle at rest (config.cpp says so by key first).
+    // The rest model needs gravity to rest against (config.cpp says so by key first). With
+    // epsilon > 0 its particles at rest stay out of groups (outside_groups).
     void set_up_rest() {
         if constexpr (!Motion::has_field) {
             throw std::invalid_argument("Engine: the rest model needs gravity");
         } else {
             if (norm(motion_.gravity()) == 0.0)
                 throw std::invalid_argument("Engine: the rest model needs gravity");
-            if (settings_.epsilon > 0.0)
-                throw std::invalid_argument("Engine: the rest model needs epsilon = 0");
             // reach: never below the round-off of a contact of the smallest particles
             double smallest = never;
             for (const auto& sp : particles_.table.species)

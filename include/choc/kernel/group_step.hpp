@@ -54,6 +54,9 @@ class GroupStep {
             const Kind kind = e.schedule_[k].kind;
             if (kind == Kind::pair && e.stale(k)) {
                 e.renew(k); // predicted from now: its new event may still fall in the window
+            } else if ((kind == Kind::pair || kind == Kind::wall) && e.outside_groups(k)) {
+                deferred_.push_back(k); // the binary rules', after the step
+                e.calendar_.set(k, never);
             } else if (kind == Kind::pair || kind == Kind::wall) {
                 take_event(e, k);
             } else {
@@ -61,7 +64,7 @@ class GroupStep {
             }
         }
         undo(e, crossed);
-        for (const std::uint32_t b : bodies_) e.advance(b);
+        for (const std::uint32_t b : bodies_) bring_to_now(e, b);
         if (e.settings_.contact_gap > 0.0)
             for (std::size_t n = 0; n < bodies_.size(); ++n) add_touching(e, bodies_[n]);
 
@@ -72,6 +75,10 @@ class GroupStep {
         else
             for (const ContactComponent& c : contact_components(contacts_)) resolve_component(e, c);
 
+        // a deferred event whose particle the step did not take is as it was: put back
+        for (const std::uint32_t k : deferred_)
+            if (!member_[k]) e.reschedule(k);
+        deferred_.clear();
         for (const std::uint32_t b : bodies_) {
             e.particles_.state[b].bump();
             member_[b] = 0;
@@ -80,7 +87,9 @@ class GroupStep {
             resting_.record(e.now_, e.id_[a], e.id_[b], e.particles_.state[a].count,
                             e.particles_.state[b].count);
         rested_.clear();
-        for (const std::uint32_t b : bodies_) e.predict_all(b);
+        // predicted again, or (the rest model) put to rest, or gliding along the obstacle
+        // it met, as after a binary collision
+        for (const std::uint32_t b : bodies_) e.predict_or_rest(b, obstacle_met(b));
         for (const auto& c : crossed) e.reschedule(c.particle); // its crossing, put back
         bodies_.clear();
         contacts_.clear();
@@ -177,6 +186,22 @@ class GroupStep {
         cells_.clear();
     }
 
+    // b advanced to now, off the glide it may be on (a collision ends a glide; the
+    // rest model's, Engine::end_glide).
+    template <class Engine>
+    static void bring_to_now(Engine& e, std::uint32_t b) {
+        e.advance(b);
+        e.end_glide(b);
+    }
+
+    // The first obstacle b met in this step, if any (Engine::none): the one it may glide
+    // along from now (Engine::predict_or_rest).
+    std::uint32_t obstacle_met(std::uint32_t b) const {
+        for (const ContactPair& c : contacts_)
+            if (c.wall && c.a == b) return c.b;
+        return std::numeric_limits<std::uint32_t>::max();
+    }
+
     void join(std::uint32_t b) {
         if (member_[b]) return;
         member_[b] = 1;
@@ -213,12 +238,13 @@ class GroupStep {
         e.for_each_near(b, [&](std::uint32_t j, const Vec<D>& shift) {
             if (j == b) return;
             const auto& pj = e.particles_.state[j];
+            if (pj.resting()) return; // held by its supports: joins no group (outside_groups)
             const Vec<D> r = pb.x - shift - e.motion_.position(pj, e.now_);
             const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
             if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) return;
             const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
             if (dot(r, v) > separating_tolerance * norm(r) * norm(v)) return; // separating
-            if (!member_[j]) e.advance(j);
+            if (!member_[j]) bring_to_now(e, j);
             add_contact(b, j, false);
         });
         const double a = e.particles_.radius(b);
@@ -434,6 +460,7 @@ class GroupStep {
     std::vector<std::uint32_t> bodies_; // particles in the step, in order of joining
     std::vector<std::uint8_t> member_;  // per particle: 1 while in `bodies_`
     std::vector<ContactPair> contacts_; // pairs (a, b) and walls (a, wall b)
+    std::vector<std::uint32_t> deferred_; // events of the window left to the binary rules
     struct TouchingTriangle {
         std::uint32_t index;
         double distance;

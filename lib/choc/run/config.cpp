@@ -343,17 +343,12 @@ void check_triangle_walls(const Section& root, const Config& config) {
 }
 
 // collisions.rest_speed: the rest model (the kernel's resting.hpp). Particles rest on their
-// supports against gravity; a group's linear system and the time-stepped integrator know no
-// particle at rest.
+// supports against gravity; the time-stepped integrator knows no particle at rest.
 void check_rest(const Section& root, const Config& config) {
     if (config.rest_speed == 0.0) return;
     if (std::all_of(config.gravity.begin(), config.gravity.end(), [](double g) { return g == 0; }))
         root.fail("collisions.rest_speed",
                   "needs field.gravity: particles are put to rest against gravity");
-    if (config.epsilon > 0.0)
-        root.fail("collisions.rest_speed",
-                  "needs collisions.epsilon = 0: a simultaneous group is not resolved with "
-                  "particles at rest");
     if (config.integrator == Integrator::timestep)
         root.fail("collisions.rest_speed", "needs the event-driven integrator: leave "
                                            "run.integrator out");
