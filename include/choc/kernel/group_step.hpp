@@ -457,9 +457,9 @@ class GroupStep {
         }
     }
 
-    std::vector<std::uint32_t> bodies_; // particles in the step, in order of joining
-    std::vector<std::uint8_t> member_;  // per particle: 1 while in `bodies_`
-    std::vector<ContactPair> contacts_; // pairs (a, b) and walls (a, wall b)
+    std::vector<std::uint32_t> bodies_;   // particles in the step, in order of joining
+    std::vector<std::uint8_t> member_;    // per particle: 1 while in `bodies_`
+    std::vector<ContactPair> contacts_;   // pairs (a, b) and walls (a, wall b)
     std::vector<std::uint32_t> deferred_; // events of the window left to the binary rules
     struct TouchingTriangle {
         std::uint32_t index;
