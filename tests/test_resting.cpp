@@ -851,3 +851,39 @@ TEST_CASE("with epsilon > 0 a settling pile comes to rest, its particles at rest
     REQUIRE(engine.run(100.0, ~0ull, 1'000'000) == Engine2::Stop::time);
     CHECK(engine.processed() == events);
 }
+
+TEST_CASE("a stall's rescue stops with its particles each one touching them and moving at them") {
+    // Discs 1, 0 and 2 glide along the floor at 0.3 in a touching row, left to right, and
+    // disc 3, moving along with them, falls onto disc 0 at t = 1: disc 0 and 3 collide
+    // there (vertical normals: no sideways speed changes). A rescue then stops them, and
+    // disc 1, touching disc 0 from behind and moving at it, would meet it at once: it is
+    // stopped with them (Engine::rescue_stall; a touching lattice falling as one onto a
+    // trough stalled so, scan case 12855189909378056514). Disc 2, moving away from disc
+    // 0, goes on.
+    Particles<2> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    const Vec<2> along{{0.3, 0.0}};
+    for (const double x : {4.0, 3.0, 5.0}) p.add(Vec<2>{{x, 0.5}}, along, 0);
+    p.add(Vec<2>{{4.0, 2.0}}, along, 0);
+    EngineSettings s = rest_settings(0.5, 0.05);
+    s.tc = 1e-3;
+    Engine2 engine(walled(10.0, 10.0, 0.5), p, s, Field<2>(down, 0.0));
+    const double e0 = energy(engine, down);
+    REQUIRE(engine.run(1.0 + 1e-9, ~0ull, 100'000) == Engine2::Stop::time);
+    const auto before = engine.snapshot(engine.time());
+    REQUIRE(before.state[3].v[1] != -1.0); // disc 3 has met disc 0
+    REQUIRE(before.state[1].v == along);   // disc 1 has met nothing since its glide began
+    engine.rescue_stall(1e-6);
+    const auto after = engine.snapshot(engine.time());
+    CHECK(after.state[0].v == Vec<2>{});
+    CHECK(after.state[3].v == Vec<2>{});
+    CHECK(after.state[1].v == Vec<2>{});
+    CHECK(after.state[2].v == before.state[2].v);
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    for (int k = 0; k < 20 && engine.time() < 20.0; ++k)
+        if (engine.run(20.0, ~0ull, 100'000) == Engine2::Stop::time) break;
+    REQUIRE(engine.time() == 20.0);
+    CHECK(engine.tally().max_overlap <= 1e-12);
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    engine.check_conservation();
+}
