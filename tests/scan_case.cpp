@@ -274,11 +274,14 @@ Params draw(std::uint64_t seed) {
     for (const auto& s : p.segments) lossy = lossy || s.restitution < 1.0;
     for (const auto& s : p.triangles) lossy = lossy || s.restitution < 1.0;
     p.features.set(inelastic, lossy);
-    // The rest model under gravity with binary collisions, from a stream of its own: a speed
-    // from 1e-4 to 0.3 of sqrt(|g| d) (d the largest diameter), so that some cases put
-    // particles to rest and wake them often, and piles settle in others.
+    // The rest model under gravity, from a stream of its own: a speed from 1e-4 to 0.3 of
+    // sqrt(|g| d) (d the largest diameter), so that some cases put particles to rest and
+    // wake them often, and piles settle in others. With epsilon > 0 (since Session 35) from
+    // one more stream, so that the cases drawn before stay as they were.
     Rng rest(seed ^ 0x72657374696e67ull);
-    if (!p.gravity.empty() && lossy && p.epsilon == 0.0 && rest.chance(0.5)) {
+    Rng grouped(seed ^ 0x67726f757077ull); // (a constant that keeps the listed seeds as they were)
+    if (!p.gravity.empty() && lossy &&
+        (p.epsilon == 0.0 ? rest.chance(0.5) : grouped.chance(0.5))) {
         double g2 = 0.0;
         for (const double g : p.gravity) g2 += g * g;
         p.rest_speed =
