@@ -213,16 +213,13 @@ class GroupStep {
             const auto& pa = e.particles_.state[a];
             const auto& pb = e.particles_.state[b];
             if (pa.resting() || pb.resting()) continue; // (met by the rest model's rule)
-            if (solved_[n] == std::pair{pa.v, pb.v}) {  // as the rule left them
-                resting_.record(e.now_, e.id_[a], e.id_[b], pa.count, pb.count);
-                again_.push_back(a);
-                again_.push_back(b);
-                continue;
+            if (solved_[n] != std::pair{pa.v, pb.v}) {  // changed since the rule left them
+                const Vec<D> r = e.box_.minimum_image(pa.x - pb.x);
+                const Vec<D> v = pa.v - pb.v;
+                if (dot(v, r) <
+                    -group_approach_tolerance * norm(r) * std::max(norm(pa.v), norm(pb.v)))
+                    continue; // the glide left it approaching: a collision to come, at once
             }
-            const Vec<D> r = e.box_.minimum_image(pa.x - pb.x);
-            const Vec<D> v = pa.v - pb.v;
-            if (dot(v, r) < -group_approach_tolerance * norm(r) * std::max(norm(pa.v), norm(pb.v)))
-                continue; // the glide left it approaching: a collision to come, at once
             resting_.record(e.now_, e.id_[a], e.id_[b], pa.count, pb.count);
             again_.push_back(a);
             again_.push_back(b);
