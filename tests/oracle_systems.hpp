@@ -15,6 +15,8 @@
 #include <choc/run/config.hpp>
 #include <choc/run/settings_from_config.hpp>
 
+#include "scan_case.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -140,23 +142,27 @@ choc::WallConfig corner_plane(std::mt19937_64& rng, int a, int b, double L, doub
 // Builds the start, lowering the packing fraction by 10 % while random sequential
 // addition (or the lattice) cannot place everything: the result depends on (seed, N) only.
 template <int D>
+System<D> system_of(const choc::Config& c, choc::InitialState<D> st) {
+    System<D> s;
+    s.box = std::move(st.box);
+    s.particles = std::move(st.particles);
+    s.settings = choc::engine_settings(c);
+    if (!c.gravity.empty() || c.drag > 0.0) {
+        s.field = true;
+        for (int a = 0; a < D && !c.gravity.empty(); ++a)
+            s.gravity[a] = c.gravity[static_cast<std::size_t>(a)];
+        s.drag = c.drag;
+    }
+    return s;
+}
+
+template <int D>
 System<D> realise(choc::Config c, std::mt19937_64& rng) {
     c.dimension = D;
     c.seed = rng();
     for (int attempt = 0;; ++attempt) {
         try {
-            const choc::InitialState<D> st = choc::make_initial_state<D>(c);
-            System<D> s;
-            s.box = st.box;
-            s.particles = st.particles;
-            s.settings = choc::engine_settings(c);
-            if (!c.gravity.empty() || c.drag > 0.0) {
-                s.field = true;
-                for (int a = 0; a < D && !c.gravity.empty(); ++a)
-                    s.gravity[a] = c.gravity[static_cast<std::size_t>(a)];
-                s.drag = c.drag;
-            }
-            return s;
+            return system_of<D>(c, choc::make_initial_state<D>(c));
         } catch (const choc::InputError&) {
             if (attempt == 40) throw;
             *c.packing_fraction *= 0.9;
@@ -633,6 +639,23 @@ System<D> groups(std::uint64_t seed, int n) {
     // Far below a mean free time (the README's advice), far above the round-off of the
     // lattice's exact collision times (zero).
     s.settings.epsilon = 1e-10;
+    return s;
+}
+
+// Settling piles of 200 to 2000 discs or spheres (N as the family picks it): the seed
+// scan's pile family (scan_piles.cpp: floors, tilted planes, vees, segments, triangles;
+// a gas or a lattice dropped onto them; e from 0 to 1, TC, epsilon in {0, 1e-10, 1e-9,
+// 1e-6}, drag in some), drawn by the same code from the same seed, without the rest model,
+// which the reference does not have (draw_oracle_pile). Runs with drag stop at 3 / drag,
+// as gravity's do, before the pile crawls to rest.
+template <int D>
+System<D> piles(std::uint64_t seed, int n) {
+    const scan::Params p = scan::draw_oracle_pile(seed, {D, static_cast<std::uint64_t>(n)});
+    const choc::Config c = choc::parse_config(scan::config_text(p), "oracle pile");
+    choc::InitialState<D> st = choc::make_initial_state<D>(c);
+    scan::place(p, st.particles);
+    System<D> s = detail::system_of<D>(c, std::move(st));
+    if (c.drag > 0.0) s.time_limit = 3.0 / c.drag;
     return s;
 }
 

@@ -112,6 +112,7 @@ class ReferenceSim {
             last_partner_.assign(n, none);
             last_collision_.assign(n, -never);
             plan_.assign(n, {});
+            wall_plan_.assign(n, {});
             member_.assign(n, 0);
         }
         // The clock starts again from zero at t (see origin_); the TC clocks move with it.
@@ -127,6 +128,7 @@ class ReferenceSim {
         calendar_.clear();
         ambiguous_since_ = never;
         for (auto& e : plan_) e = {};
+        for (auto& e : wall_plan_) e = {};
         for (std::uint32_t i = 0; i < n; ++i) plan(i);
     }
 
@@ -260,6 +262,7 @@ class ReferenceSim {
             if (now_ + dt < pair.time) pair = {now_ + dt, Kind::pair, j, p_[j].count};
         }
 
+        wall_plan_[i] = wall;
         Planned best = pair.time < wall.time ? pair : wall;
         if (refresh.time < best.time) best = refresh;
         plan_[i] = best;
@@ -512,18 +515,23 @@ class ReferenceSim {
     }
 
     // Contacts of b (advanced to now) within the gap tolerance and not separating, with
-    // the engine's thresholds (engine.hpp add_touching).
+    // the engine's thresholds (group_step.hpp add_touching); and b's pairs and earliest
+    // obstacle contact that close within the window, on the flights they have now.
     void add_touching(std::uint32_t b) {
         const auto& pb = p_[b];
-        const double gap = settings_.contact_gap;
+        const double gap = settings_.contact_gap, window = settings_.epsilon;
         for (std::uint32_t j = 0; j < p_.size(); ++j) {
             if (j == b) continue;
             const Vec<D> r = nearest_image(pb.x - motion_.position(p_[j], now_));
             const double sigma = table_.pair_sigma(species(b), species(j));
-            if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) continue;
             const Vec<D> v = pb.v - motion_.velocity(p_[j], now_);
-            ambiguous(dot(r, v) / norm(r));
-            if (dot(r, v) > choc::separating_tolerance * norm(r) * norm(v)) continue; // separating
+            if (norm2(r) > sigma * sigma * (1.0 + gap) * (1.0 + gap)) {
+                if (!(motion_.pair_time(r, v, sigma * sigma, never) <= window)) continue;
+            } else {
+                ambiguous(dot(r, v) / norm(r));
+                if (dot(r, v) > choc::separating_tolerance * norm(r) * norm(v))
+                    continue; // separating
+            }
             if (!member_[j]) advance(j);
             add_contact(b, j, false);
         }
@@ -547,6 +555,25 @@ class ReferenceSim {
             add_contact(b, choc::Obstacle::encode_segment(box_.walls.size(), k, part), true);
         }
         add_touching_triangles(b);
+        const Planned& w = wall_plan_[b];
+        if (w.time <= now_ + window && !on_surface_met(b, w.other)) add_contact(b, w.other, true);
+    }
+
+    // Whether b has a contact with obstacle w already: w, another part of its segment, or a
+    // surface of the same tangent plane at b (group_step.hpp on_surface_met).
+    bool on_surface_met(std::uint32_t b, std::uint32_t w) const {
+        const Vec<D>& x = p_[b].x;
+        const auto o = choc::Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+        const Vec<D> normal = obstacle_plane(w, x).normal;
+        for (const choc::ContactPair& c : contacts_) {
+            if (!c.wall || c.a != b) continue;
+            if (c.b == w) return true;
+            const auto m = choc::Obstacle::decode(c.b, box_.walls.size(), box_.segments.size());
+            if (!o.wall && !o.triangle && !m.wall && !m.triangle && m.index == o.index) return true;
+            if (dot(obstacle_plane(c.b, x).normal, normal) > 1.0 - choc::same_plane_tolerance)
+                return true;
+        }
+        return false;
     }
 
     // b's touching triangles, every one, by the engine's rule (group_step.hpp
@@ -577,6 +604,8 @@ class ReferenceSim {
                 touching.push_back({k, d, q});
             }
             for (const Touching& t : touching) {
+                // a centre over t's face but for round-off touches its face: never covered
+                const bool on_face = box_.triangles[t.index].over_face(pb.x);
                 bool covered = false;
                 for (const Touching& o : touching)
                     covered = covered || (o.index != t.index &&
@@ -584,7 +613,7 @@ class ReferenceSim {
                                            (o.distance == t.distance && o.index < t.index)) &&
                                           box_.triangles[o.index].distance(t.point) <=
                                               choc::shared_point_tolerance * (norm(t.point) + a));
-                if (covered) continue;
+                if (covered && !on_face) continue;
                 const choc::Wall<D> plane = box_.triangles[t.index].contact_plane(pb.x);
                 ambiguous(dot(pb.v, plane.normal));
                 if (choc::separating_from(plane, pb.v, motion_)) continue;
@@ -708,6 +737,7 @@ class ReferenceSim {
 
     std::vector<choc::ParticleState<D>> p_; // at their own time stamps (since origin_)
     std::vector<Planned> plan_;
+    std::vector<Planned> wall_plan_; // each particle's earliest obstacle contact, as planned
     std::set<std::pair<double, std::uint32_t>> calendar_;
     std::vector<std::uint32_t> last_partner_;
     // The pair contacts the group rule left at rest at rested_at_, with the two counts

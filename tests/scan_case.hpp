@@ -5,6 +5,8 @@
 // lattice (to make collisions simultaneous), and how long to run.
 #pragma once
 
+#include <choc/kernel/particles.hpp>
+
 #include <algorithm>
 #include <array>
 #include <bitset>
@@ -219,6 +221,30 @@ inline std::string list(const std::vector<double>& v) {
 Params draw(std::uint64_t seed);
 // The pile family (scan_piles.cpp): whether the seed draws a pile, and if so the pile in p.
 bool draw_pile(std::uint64_t seed, Params& p);
+// What the oracle's pile families (oracle_systems.hpp) fix of a pile drawn from a seed: its
+// dimension and N, and no rest model (the reference simulator has none), so neither
+// touching rows on the floor nor plastic walls (both need it) and TC for any loss.
+struct OraclePile {
+    int dimension = 3;
+    std::uint64_t n = 200;
+};
+Params draw_oracle_pile(std::uint64_t seed, const OraclePile& fixed);
+
+// Sites set after the start (piles' rows and lattices: Params::placed): the particles of
+// species 0, in the engine's order, moved onto them (from the random start's gas above
+// them), each moving along p.axis at placed_speed times its site's 0 or ±1.
+template <int D>
+void place(const Params& p, choc::Particles<D>& particles) {
+    std::size_t k = 0;
+    for (auto& s : particles.state) {
+        if (k == p.placed.size()) break;
+        if (s.species != 0) continue;
+        for (int a = 0; a < D; ++a) s.x[a] = p.placed[k][static_cast<std::size_t>(a)];
+        s.v = {};
+        s.v[p.axis] = p.placed_speed * p.placed[k][3];
+        ++k;
+    }
+}
 std::string config_text(const Params& p);
 
 } // namespace scan

@@ -219,16 +219,14 @@ double draw_block(Rng& r, Params& p, const Frame& f, double bottom, double spaci
     return bottom + static_cast<double>((total - 1) / per_layer) * spacing;
 }
 
-} // namespace
-
-bool draw_pile(std::uint64_t seed, Params& p) {
-    // A stream of its own, so that every other seed draws what it drew before; its constant
-    // is one that leaves every seed of the known and fixed lists (soak_scan.cpp) as it was.
-    Rng r(seed ^ 0x677261696e73ull); // "grains"
+// A pile drawn from the stream r; `fixed` (the oracle's piles) sets its dimension and N and
+// leaves the rest model out, with what needs it. Each of those is drawn before it is
+// overridden, so that the scan's stream (fixed null) is what it always was.
+void draw_pile_from(Rng& r, std::uint64_t seed, Params& p, const OraclePile* fixed) {
     const bool big = (seed & long_bit) != 0;
-    if (!r.chance(big ? 0.16 : 0.08)) return false;
     p.seed = seed;
     p.dimension = r.chance(0.5) ? 2 : 3;
+    if (fixed) p.dimension = fixed->dimension;
     const int dim = p.dimension;
     p.features.set(dim == 2 ? two_d : three_d);
     p.features.set(piles);
@@ -240,7 +238,8 @@ bool draw_pile(std::uint64_t seed, Params& p) {
     for (const int a : f.lateral) p.periodic[static_cast<std::size_t>(a)] = r.chance(0.4);
 
     // Particles: one size, or two (the second 0.5 to 0.9 times the first's diameter).
-    const auto n = static_cast<std::uint64_t>(r.log_uniform(200.0, big ? 2000.0 : 600.0));
+    auto n = static_cast<std::uint64_t>(r.log_uniform(200.0, big ? 2000.0 : 600.0));
+    if (fixed) n = fixed->n;
     const double g = r.log_uniform(0.2, 3.0);
     p.species.push_back({n, 0.5, 1.0, std::nullopt});
     if (r.chance(0.3)) {
@@ -263,7 +262,10 @@ bool draw_pile(std::uint64_t seed, Params& p) {
                                 : dim == 2 ? "segments"
                                            : "triangles";
     const double v = r.uniform();
-    const std::string start = support == "floor" && v < 0.25 ? "rows" : v < 0.5 ? "drop" : "gas";
+    // (touching rows on the floor need the rest model: a lattice is dropped instead)
+    const std::string start = support == "floor" && v < 0.25 && !fixed ? "rows"
+                              : v < 0.5                                ? "drop"
+                                                                       : "gas";
 
     // Collisions. A particle at rest on a support that gravity presses it onto (touching
     // rows on the floor; any particle a plastic wall stops; a group resolving plastic pairs
@@ -279,7 +281,8 @@ bool draw_pile(std::uint64_t seed, Params& p) {
     p.epsilon = start == "rows" || w < 0.4 ? 0.0 : w < 0.6 ? 1e-10 : w < 0.8 ? 1e-9 : 1e-6;
     p.features.set(epsilon, p.epsilon > 0.0);
     Rng grouped(seed ^ 0x67726f757077ull); // (a constant that keeps the listed seeds as they were)
-    const bool rest = start == "rows" || (p.epsilon == 0.0 ? r.chance(0.5) : grouped.chance(0.5));
+    const bool rest =
+        !fixed && (start == "rows" || (p.epsilon == 0.0 ? r.chance(0.5) : grouped.chance(0.5)));
     auto restitution = [&](bool plastic) {
         const double e = draw_restitution(r);
         return e > 0.0 || plastic ? e : r.uniform(0.05, 1.0);
@@ -434,7 +437,24 @@ bool draw_pile(std::uint64_t seed, Params& p) {
     if (start == "rows") p.event_cap = std::min<std::uint64_t>(p.event_cap, big ? 300000 : 10000);
     p.collision_cap = p.event_cap;
     p.checkpoints = r.integer(4, 20);
+}
+
+} // namespace
+
+bool draw_pile(std::uint64_t seed, Params& p) {
+    // A stream of its own, so that every other seed draws what it drew before; its constant
+    // is one that leaves every seed of the known and fixed lists (soak_scan.cpp) as it was.
+    Rng r(seed ^ 0x677261696e73ull); // "grains"
+    if (!r.chance((seed & long_bit) != 0 ? 0.16 : 0.08)) return false;
+    draw_pile_from(r, seed, p, nullptr);
     return true;
+}
+
+Params draw_oracle_pile(std::uint64_t seed, const OraclePile& fixed) {
+    Rng r(seed ^ 0x677261696e73ull);
+    Params p;
+    draw_pile_from(r, seed, p, &fixed);
+    return p;
 }
 
 } // namespace scan

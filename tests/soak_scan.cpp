@@ -73,22 +73,6 @@ void align(const Params& p, choc::Particles<D>& particles) {
     if (!moving) particles.state[0].v[p.axis] = 1.0;
 }
 
-// Sites set after the start (piles' rows and lattices, scan_case.hpp: Params::placed): the
-// particles of species 0, in the engine's order, moved onto them (from the random start's
-// gas above them), each moving along p.axis at placed_speed times its site's 0 or ±1.
-template <int D>
-void place(const Params& p, choc::Particles<D>& particles) {
-    std::size_t k = 0;
-    for (auto& s : particles.state) {
-        if (k == p.placed.size()) break;
-        if (s.species != 0) continue;
-        for (int a = 0; a < D; ++a) s.x[a] = p.placed[k][static_cast<std::size_t>(a)];
-        s.v = {};
-        s.v[p.axis] = p.placed_speed * p.placed[k][3];
-        ++k;
-    }
-}
-
 template <int D, class Motion>
 void simulate(const Params& p, const choc::Config& config, choc::InitialState<D> start,
               Motion motion, const choc::Vec<D>& g, Outcome& out) {
@@ -149,15 +133,17 @@ void simulate(const Params& p, const choc::Config& config, choc::InitialState<D>
     // With the rest model the engine ends an instant that stalls by itself: its collisions
     // turn plastic after 16 N + 10,000 events at one instant, and a rescue stops the stall
     // at twice that (Engine::rescue_stall), while a group step (epsilon > 0) that changes
-    // nothing counts nothing. So the chunk that judges a livelock is longer than that there.
-    // Seen: a sphere pressed onto a triangle with no speed across it, not gliding, met at
-    // once by groups that changed nothing, rescued after 26,912 steps (scan case
-    // 18440032211228958528, which then runs to its event cap).
-    const std::uint64_t chunk =
-        p.rest_speed > 0.0 ? 2 * (choc::plastic_events_per_particle * engine.particles().size() +
-                                  choc::plastic_events_base) +
-                                 4096
-                           : 4096;
+    // nothing counts nothing; a stall the rescue does not end stops the run as a named
+    // collapse at the stuck limit (Engine::stall_not_ended). So the chunk that judges a
+    // livelock is longer than that there. Seen: a sphere pressed onto a triangle beside a
+    // neighbour, with no speed across it, not gliding, met at once by groups that changed
+    // nothing (scan case 18440032211228958528: on Session 35's engine rescued after 26,912
+    // steps; on Session 36's, at another instant, not ended by the rescue, a collapse after
+    // a million).
+    const std::uint64_t chunk = p.rest_speed > 0.0
+                                    ? choc::stuck_events_per_particle * engine.particles().size() +
+                                          choc::stuck_events_base + 4096
+                                    : 4096;
     const auto advance = [&](double target, std::uint64_t budget) {
         const std::uint64_t start = used();
         while (true) {
@@ -469,7 +455,9 @@ constexpr std::array fixed_failures{
                  "it, not gliding, was met at once by groups that changed nothing and counted "
                  "nothing, 4096 of them, the scan's chunk; the engine's rescue ends that "
                  "instant after 2 (16 N + 10,000) steps, and the scan now waits that long "
-                 "with the rest model"},
+                 "with the rest model (since Session 36 it ends at t = 17.58 on the engine's "
+                 "named collapse: a stall the rescue does not end, met at another instant "
+                 "once Session 36's mending of glides on meshes changed its trajectory)"},
     FixedFailure{12855189909378056514ull,
                  "collapse: a 3D touching lattice of 1790 spheres dropped into a trough of "
                  "triangles under tilted gravity, TC and the rest model: its impact carried "
@@ -487,6 +475,18 @@ constexpr std::array fixed_failures{
                  "times at t = 0, the scan's event cap before the engine's stuck limit, where "
                  "the engine names the slide: the scan now gives a case stuck at t = 0 that "
                  "room (not the engine: issue 40)"},
+    FixedFailure{11607331221862812016ull,
+                 "contact distance, then livelocks: found by Session 36's long slice, 1314 "
+                 "spheres on a corrugated strip of triangles, epsilon = 1e-9, TC and the rest "
+                 "model. A glide ended on a strip's diagonal with the centre a rounding below "
+                 "the face and rising by less, or in the crack between two coplanar triangles "
+                 "(over neither), and the neighbour was met by no face: spheres sank 1.6e-3 "
+                 "(t = 4.07) and 1.8e-5 (t = 6.94) of a radius into it (Engine::leave_glide "
+                 "now puts the centre back on the contact and 16 ulps past the edge). Then "
+                 "spheres on a valley's line: a face the centre is over but for round-off was "
+                 "taken for a rim (Triangle::over_face), and a glide along the valley met the "
+                 "coplanar neighbours' rims at once (Engine::predict_triangles now passes by "
+                 "the planes it glides on): each at one instant for ever (issue 40)"},
 };
 
 struct Scan {

@@ -33,6 +33,16 @@ inline constexpr double contact_round_off_ulps = 64.0;
 // |v| / 2 to eps |v|), and the approach computed from them carries a few such roundings.
 inline constexpr double approach_round_off_ulps = 16.0;
 
+// A centre this many ulps of its coordinates outside a triangle's edge is over its face
+// but for round-off (Triangle::over_face): a few roundings of the edge test.
+inline constexpr double face_round_off_ulps = 4.0;
+// A glide's end (Engine::leave_glide) puts the centre this many ulps of its coordinates
+// past the edge it reached: beyond face_round_off_ulps, so that the face it left no longer
+// has it over it even so, and a coplanar neighbour sharing the edge has it over its face
+// (Triangle::over, a segment's `along`); far below any length of the physics (1e-14 of a
+// unit box).
+inline constexpr double leave_edge_clearance_ulps = 16.0;
+
 // Simultaneous step (group_step.hpp): a touching contact whose approach speed is above
 // this fraction of its relative speed (the cosine of the angle between the normal and
 // the relative velocity; dimensionless) counts as separating and stays out of the group.
