@@ -402,13 +402,7 @@ class GroupStep {
             if (separating_from(plane, pb.v, e.motion_)) continue;
             const std::uint32_t number =
                 Obstacle::encode_triangle(box.walls.size(), box.segments.size(), t.index);
-            const bool repeated =
-                std::any_of(contacts_.begin(), contacts_.end(), [&](const auto& c) {
-                    return c.wall && c.a == b && c.b != number &&
-                           dot(obstacle_plane(box, c.b, pb.x).normal, plane.normal) >
-                               1.0 - same_plane_tolerance;
-                });
-            if (!repeated) add_contact(b, number, true);
+            if (!on_surface_met(e, b, number)) add_contact(b, number, true);
         }
     }
 
