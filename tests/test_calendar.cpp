@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+namespace test_calendar {
+
 using namespace choc;
 
 static_assert(Calendar<DaryCalendar>);
@@ -242,3 +244,5 @@ TEST_CASE_TEMPLATE("calendar ties resolve to the lowest index", Cal, DaryCalenda
     CHECK(c.top() == 2u);
     CHECK(c.top_time() == later - 1024.0);
 }
+
+} // namespace test_calendar

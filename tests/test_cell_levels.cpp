@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+namespace test_cell_levels {
+
 using namespace choc;
 
 namespace {
@@ -366,3 +368,5 @@ TEST_CASE("levels: the oracle's size-disperse systems mostly run with two grids"
     CHECK(two3 >= 3 * systems / 4);
     CHECK(two2 >= 3 * systems / 4);
 }
+
+} // namespace test_cell_levels

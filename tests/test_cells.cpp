@@ -16,6 +16,8 @@
 #include <set>
 #include <vector>
 
+namespace test_cells {
+
 using namespace choc;
 
 namespace {
@@ -628,3 +630,5 @@ TEST_CASE("FastDivisor: the quotient of every 32-bit dividend, exactly") {
         for (int k = 0; k < 300; ++k) check(any(rng));
     }
 }
+
+} // namespace test_cells

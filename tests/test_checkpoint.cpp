@@ -9,6 +9,8 @@
 
 #include <string>
 
+namespace test_checkpoint {
+
 namespace {
 
 choc::Checkpoint sample() {
@@ -84,3 +86,5 @@ checkpoint = { path = "a.chk", every = 2.0 }
           "output.trajectory.every");
     CHECK(changed("[output]", "[field]\ndrag = 0.1\n[output]") == "field.drag");
 }
+
+} // namespace test_checkpoint

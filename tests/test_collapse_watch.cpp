@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_collapse_watch {
+
 using choc::CollapseWatch;
 
 namespace {
@@ -171,3 +173,5 @@ TEST_CASE("under the rest model a stall is rescued, once until a healthy chunk (
     CHECK(message.find("collisions.rest_speed") != std::string::npos);
     CHECK(message.find("rescue") != std::string::npos);
 }
+
+} // namespace test_collapse_watch

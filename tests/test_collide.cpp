@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <utility>
 
+namespace test_collide {
+
 using namespace choc;
 
 namespace {
@@ -188,3 +190,5 @@ TEST_CASE_TEMPLATE("wall_collision: reflection about arbitrary normals", DT,
     CHECK(v[D - 1] == -1.5);
     CHECK(dp[D - 1] == -6.0);
 }
+
+} // namespace test_collide

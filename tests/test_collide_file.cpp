@@ -9,6 +9,8 @@
 #include <cmath>
 #include <string>
 
+namespace test_collide_file {
+
 using namespace choc;
 
 namespace {
@@ -140,3 +142,5 @@ TEST_CASE("collide file: numbers are 0 or of magnitude within [1e-50, 1e50], as 
     CHECK(error_of(disc + "[[walls]]\nnormal = [0.0, 1.0]\npoint = [1e-60, 0.0]\n") ==
           "g.toml: walls[0].point[0]: " + rule + "1e-60");
 }
+
+} // namespace test_collide_file

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_config {
+
 using choc::Config;
 using choc::InputError;
 using choc::parse_config;
@@ -684,3 +686,5 @@ TEST_CASE("messages escape what the user wrote") {
                    "init.lattice: unknown lattice \"\\x1b[31m\"");
     check_rejected(minimal, "--set \\x1b: expected KEY=VALUE", {"\x1b"});
 }
+
+} // namespace test_config

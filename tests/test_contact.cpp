@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace test_contact {
+
 using namespace choc;
 
 namespace {
@@ -271,3 +273,5 @@ TEST_CASE("contact file: bad input names the key") {
         CHECK(message.find('\n') == std::string::npos);
     }
 }
+
+} // namespace test_contact

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+namespace test_diffusion_windows {
+
 namespace {
 constexpr double edge = 10.0;
 
@@ -145,3 +147,5 @@ TEST_CASE("beyond 4096 particles the tagged ones spread over all indices") {
     for (const auto& lag : windows.lags())
         CHECK(lag.value == doctest::Approx(3.0 * lag.lag / 6.0).epsilon(1e-10));
 }
+
+} // namespace test_diffusion_windows

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <vector>
 
+namespace test_displacement {
+
 TEST_CASE("free flight across periodic edges is unwrapped: MSD = v^2 t^2") {
     const double edge = 10.0;
     const auto box = periodic_cube(edge);
@@ -126,3 +128,5 @@ TEST_CASE("each species' D from its own groups; empty groups are left out") {
                                                    wb * wb * *b->error * *b->error))
                              .epsilon(1e-12));
 }
+
+} // namespace test_displacement

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <random>
 
+namespace test_engine {
+
 using namespace choc;
 
 namespace {
@@ -354,3 +356,5 @@ TEST_CASE("restitution per pair of species") {
     // momentum of the A-B pair: 1 * 1 + 2 * (-1) = -1
     CHECK(std::abs(s.state[0].v[0] + 2.0 * s.state[1].v[0] + 1.0) < 1e-12);
 }
+
+} // namespace test_engine

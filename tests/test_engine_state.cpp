@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+namespace test_engine_state {
+
 namespace {
 
 template <int D, class Motion>
@@ -249,3 +251,5 @@ seed = 1
     CHECK_NOTHROW((void)choc::Engine<2>::restore(whole, choc::engine_settings(config), {}));
     CHECK(whole.done());
 }
+
+} // namespace test_engine_state

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <numbers>
 
+namespace test_enskog {
+
 namespace {
 using choc::enskog::Fluid;
 const double root_pi = std::sqrt(std::numbers::pi);
@@ -103,3 +105,5 @@ TEST_CASE("viscosity and conductivity at a finite density: Enskog's brackets, te
               doctest::Approx(1.0 / (2.0 * (2.0 / pi)) / root_pi / g).epsilon(1e-12));
     }
 }
+
+} // namespace test_enskog

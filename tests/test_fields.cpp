@@ -8,6 +8,8 @@
 #include <cmath>
 #include <random>
 
+namespace test_fields {
+
 using namespace choc;
 
 namespace {
@@ -225,3 +227,5 @@ TEST_CASE("a disc in TC micro-bounces down a tilted plane does not sink into it"
     const auto s = engine.snapshot(1e-3);
     CHECK(plane.distance(s.state[0].x) >= 0.5 - 1e-13);
 }
+
+} // namespace test_fields

@@ -16,6 +16,8 @@
 #include <random>
 #include <vector>
 
+namespace test_flat_patches {
+
 using namespace choc;
 namespace pc = choc::plane_cover;
 
@@ -586,3 +588,5 @@ TEST_CASE("a cube of finely meshed faces runs as the cube of plane walls: gravit
         compare_with_planes(7, Field<3>(vec(0.0, 0.0, -1.0), 0.1), seed);
     }
 }
+
+} // namespace test_flat_patches

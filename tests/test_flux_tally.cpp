@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+namespace test_flux_tally {
+
 using choc::Vec;
 
 namespace {
@@ -247,3 +249,5 @@ seed = 2
     CHECK(engine.fluxes() == nullptr);
     CHECK(!engine.flux_moments());
 }
+
+} // namespace test_flux_tally

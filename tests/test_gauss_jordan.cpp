@@ -19,6 +19,8 @@
 #include <limits>
 #include <vector>
 
+namespace test_gauss_jordan {
+
 using choc::GaussJordan;
 
 namespace {
@@ -217,3 +219,5 @@ TEST_CASE("gauss_jordan: the workspace is reused across sizes") {
     CHECK(zero.consistent);
     CHECK(gj.x(0) == 0.0);
 }
+
+} // namespace test_gauss_jordan

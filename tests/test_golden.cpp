@@ -21,6 +21,8 @@
 #include <cstdio>
 #include <string>
 
+namespace test_golden {
+
 namespace {
 
 struct GoldenResult {
@@ -228,3 +230,5 @@ collisions = 150000
     CHECK(r.tally.groups > 0);
     CHECK(r.hash == 0xe703d4de7fe51490ull);
 }
+
+} // namespace test_golden

@@ -25,6 +25,8 @@
 #include <type_traits>
 #include <vector>
 
+namespace test_group_rule {
+
 using namespace choc;
 
 namespace {
@@ -843,3 +845,5 @@ TEST_CASE_TEMPLATE("group rule: large groups by the sparse solve obey every law"
     for (const auto& v : out.velocities) p += v;
     CHECK(std::abs(p[0] - 1.0) <= tight * 5000);
 }
+
+} // namespace test_group_rule

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+namespace test_groups {
+
 using choc::contact_components;
 using choc::ContactComponent;
 using choc::ContactPair;
@@ -118,3 +120,5 @@ TEST_CASE("contact_components: random contact lists against union-find") {
         }
     }
 }
+
+} // namespace test_groups

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace test_h5md {
+
 namespace {
 
 std::string temp_path(const std::string& name) {
@@ -554,3 +556,5 @@ TEST_CASE("H5MD journal: a torn last record is ignored, a missing journal refuse
     CHECK(file_bytes(path) == changed);
     std::filesystem::remove(path);
 }
+
+} // namespace test_h5md

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_histogram_series {
+
 namespace {
 
 using choc::HistogramSeries;
@@ -230,3 +232,5 @@ TEST_CASE("series: a checkpoint's round trip gives the same file") {
     CHECK(back.csv() == series.csv());
     CHECK(back.last_time() == 0.5);
 }
+
+} // namespace test_histogram_series

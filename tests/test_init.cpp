@@ -14,6 +14,8 @@
 #include <string>
 #include <unistd.h>
 
+namespace test_init {
+
 namespace {
 
 using choc::Config;
@@ -506,3 +508,5 @@ TEST_CASE("[[walls]] normals of any scale become unit normals") {
     c.walls[0].normal = {0.0, 0.0, 0.0};
     CHECK(error_of<3>(c).find("walls[0].normal") != std::string::npos);
 }
+
+} // namespace test_init

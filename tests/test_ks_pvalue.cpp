@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <initializer_list>
 
+namespace test_ks_pvalue {
+
 namespace {
 
 struct Case {
@@ -113,3 +115,5 @@ TEST_CASE("large n: the limiting law with Vrbik's correction, within 2e-4 of the
     CHECK(std::abs(choc::ks_pvalue(z / 10.0, 100) - choc::ks_pvalue(z / std::sqrt(101.0), 101)) <
           2.5e-4);
 }
+
+} // namespace test_ks_pvalue

@@ -10,6 +10,8 @@
 #include <limits>
 #include <random>
 
+namespace test_lees_edwards {
+
 using namespace choc;
 
 namespace {
@@ -265,3 +267,5 @@ TEST_CASE("anchoring at a tick changes no offset, window or tick time") {
     anchor_cases<2>();
     anchor_cases<3>();
 }
+
+} // namespace test_lees_edwards

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace test_output_paths {
+
 namespace fs = std::filesystem;
 using choc::InputError;
 
@@ -219,3 +221,5 @@ TEST_CASE("a run's outputs are locked: a second holder is refused, a dead one's 
     }
     CHECK(entries(s.dir) == 0);
 }
+
+} // namespace test_output_paths

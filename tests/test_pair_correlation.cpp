@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_pair_correlation {
+
 namespace {
 
 std::vector<std::pair<double, double>> read(const std::string& csv) {
@@ -71,3 +73,5 @@ TEST_CASE("ideal gas: g(r) = 1 within its counting noise") {
     for (const auto& [r, value] : read(g.csv()))
         if (r > 2.0) CHECK(value == doctest::Approx(1.0).epsilon(0.05));
 }
+
+} // namespace test_pair_correlation

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_predict {
+
 using namespace choc;
 
 namespace {
@@ -607,3 +609,5 @@ TEST_CASE_TEMPLATE("pair_times: a batch gives pair_time's times to the bit", DT,
         check_batch<D, 7>(cases, h); // batches that end part-way
     }
 }
+
+} // namespace test_predict

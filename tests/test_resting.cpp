@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_resting {
+
 using namespace choc;
 
 namespace {
@@ -887,3 +889,5 @@ TEST_CASE("a stall's rescue stops with its particles each one touching them and 
     CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
     engine.check_conservation();
 }
+
+} // namespace test_resting

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <random>
 
+namespace test_segments {
+
 using namespace choc;
 
 namespace {
@@ -368,3 +370,5 @@ TEST_CASE("simultaneous groups meet segments as walls") {
     CHECK(engine.kinetic(0) == doctest::Approx(k0).epsilon(1e-10));
     CHECK(engine.tally().max_overlap <= 1e-9);
 }
+
+} // namespace test_segments

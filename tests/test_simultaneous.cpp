@@ -10,6 +10,8 @@
 #include <array>
 #include <cmath>
 
+namespace test_simultaneous {
+
 using namespace choc;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("a lattice with exactly simultaneous collisions conserves and never ov
             CHECK(engine.tally().groups == 0);
     }
 }
+
+} // namespace test_simultaneous

@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+namespace test_sliding {
+
 using namespace choc;
 
 namespace {
@@ -404,3 +406,5 @@ TEST_CASE("sliding boundaries: the thermostat with slowly separating inelastic p
         thermostat_inelastic<3>(Vec<3>{{5.2, 5.2, 5.2}}, 40, -0.45, seed);
     }
 }
+
+} // namespace test_sliding

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+namespace test_sliding_shear {
+
 using namespace choc;
 
 // Blocks of a fluid with stress P and peculiar kT(t) = kT0 + h t: M = P V t_b and
@@ -42,3 +44,5 @@ TEST_CASE("sliding shear: nothing without a rate or a block") {
     CHECK_FALSE(sliding_shear({}, ShearSetup{3, 0.2, 1.0, 1.0, 1.0, 1.0}));
     CHECK_FALSE(sliding_shear({{1.0, 1.0, 1.0}}, ShearSetup{3, 0.0, 1.0, 1.0, 1.0, 1.0}));
 }
+
+} // namespace test_sliding_shear

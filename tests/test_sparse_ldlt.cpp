@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_sparse_ldlt {
+
 using choc::SparseLdlt;
 
 namespace {
@@ -172,3 +174,5 @@ TEST_CASE("sparse LDL^T: dense low-rank matrices report their rank and their ran
         CHECK_FALSE(ldlt.solve(b, x, 1e-9));
     }
 }
+
+} // namespace test_sparse_ldlt

@@ -14,6 +14,8 @@
 #include <set>
 #include <utility>
 
+namespace test_step_engine {
+
 using namespace choc;
 
 namespace {
@@ -311,3 +313,5 @@ TEST_CASE("a stepped run with nothing left to happen stops instead of stepping f
     CHECK(engine.run(1.0, 1, ~std::uint64_t{0}) == StepEngine<3>::Stop::time);
     CHECK(engine.stepping().steps == 10);
 }
+
+} // namespace test_step_engine

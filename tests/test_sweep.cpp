@@ -16,6 +16,8 @@
 #include <fstream>
 #include <string>
 
+namespace test_sweep {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -256,3 +258,5 @@ TEST_CASE("sweep: the table's statistics") {
           "pressure.Z_sem,pressure.Z_n,collision_rate,collision_rate_sem,collision_rate_n");
     CHECK(csv.find("\n0,p000,0.1,3,0,0,3,,1,,,0\n") != std::string::npos);
 }
+
+} // namespace test_sweep

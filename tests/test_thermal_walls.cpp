@@ -18,6 +18,8 @@
 #include <numbers>
 #include <string>
 
+namespace test_thermal_walls {
+
 using choc::Vec;
 
 TEST_CASE("emitted velocities: Rayleigh normal part, Gaussian tangential part, wall velocity") {
@@ -232,3 +234,5 @@ TEST_CASE("Fourier's fit gives back the conductivity of a linear profile") {
     CHECK(fit->error->coefficient < 1e-9); // every block says the same
     CHECK(fit->blocks >= choc::AxialProfile<2>::blocks);
 }
+
+} // namespace test_thermal_walls

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <random>
 
+namespace test_trajectory {
+
 using namespace choc;
 
 // Both motions are what the engine asks of a Motion (kernel/motions.hpp).
@@ -194,3 +196,5 @@ TEST_CASE("pair time with drag: the quadratic in s, mapped back") {
           doctest::Approx(-std::log(1.0 - 0.375) / 0.25).epsilon(1e-15));
     CHECK(drag.pair_time(r, Vec<2>{{-0.7, 0.0}}, 1.0, never) == never);
 }
+
+} // namespace test_trajectory

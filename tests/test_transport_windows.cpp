@@ -14,6 +14,8 @@
 #include <random>
 #include <string>
 
+namespace test_transport_windows {
+
 using choc::Vec;
 
 TEST_CASE("random walks of the shear combinations give back eta; of H, lambda") {
@@ -107,3 +109,5 @@ TEST_CASE("a fluid drifting as a whole has the comoving moments of the fluid at 
         CHECK(std::abs(m1.energy[a] - m0.energy[a]) > 0.01 * scale); // the raw H differs
     }
 }
+
+} // namespace test_transport_windows

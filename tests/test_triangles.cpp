@@ -1,13 +1,24 @@
 // Triangles (3D finite walls): the nearest point and the cell test against brute force,
 // contact times against brute-force stepping under every motion, grazing edges and
 // vertices, and crossing the shared edge of a flat pair of triangles without a kick.
+#include "choc/io/stl_mesh.hpp"
+#include "mesh_box.hpp"
+
+#include <choc/init/random_packing.hpp>
+#include <choc/kernel/engine.hpp>
 #include <choc/kernel/motions.hpp>
+#include <choc/kernel/overlap.hpp>
 #include <choc/kernel/triangle_time.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+
+namespace test_triangles {
 
 using namespace choc;
 
@@ -346,12 +357,6 @@ TEST_CASE("a degenerate triangle has no shape") {
 
 // --- The engine with triangles ---------------------------------------------------------
 
-#include <choc/init/random_packing.hpp>
-#include <choc/kernel/engine.hpp>
-#include <choc/kernel/overlap.hpp>
-
-#include "mesh_box.hpp"
-
 namespace {
 
 // A walled box 12 wide holding a closed cube of triangles, [1, 11]³, each face split into
@@ -625,12 +630,6 @@ TEST_CASE("a one-sided floor is a valve: spheres pass up through it and never co
 
 // --- STL meshes -------------------------------------------------------------------------
 
-#include "choc/io/stl_mesh.hpp"
-
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-
 namespace {
 
 // Facets whose coordinates floats hold exactly (binary STL stores floats).
@@ -736,3 +735,5 @@ TEST_CASE("ASCII STL: what does not fit the format is refused by line, not read 
                       doctest::Contains("line 5: \"O\" is not a number"));
     std::filesystem::remove(path);
 }
+
+} // namespace test_triangles

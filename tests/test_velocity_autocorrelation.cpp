@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+namespace test_velocity_autocorrelation {
+
 using choc::Vec;
 using Vacf = choc::VelocityAutocorrelation<3>;
 
@@ -109,3 +111,5 @@ TEST_CASE("a checkpoint continues the autocorrelation exactly") {
     CHECK(second.csv() == whole.csv());
     CHECK(second.next_time() == whole.next_time());
 }
+
+} // namespace test_velocity_autocorrelation

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_velocity_distribution {
+
 namespace {
 
 using choc::SpeedSample;
@@ -192,3 +194,5 @@ TEST_CASE("x-velocity histogram: symmetric range, integrates to 1, Gaussian refe
     CHECK(rows.back()[1] == doctest::Approx(1.0));
     CHECK(total == doctest::Approx(1.0));
 }
+
+} // namespace test_velocity_distribution

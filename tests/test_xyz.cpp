@@ -16,6 +16,8 @@
 #include <string>
 #include <unistd.h>
 
+namespace test_xyz {
+
 namespace {
 
 std::string temp_path(const std::string& name) {
@@ -337,3 +339,5 @@ TEST_CASE("nan and inf are refused with the file, the line and the word") {
     CHECK(g.velocity[0][1] == 0.0);
     CHECK(std::signbit(g.velocity[0][1]));
 }
+
+} // namespace test_xyz

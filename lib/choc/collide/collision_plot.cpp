@@ -18,7 +18,9 @@
 #include <string>
 
 namespace choc {
-namespace {
+// Named, not anonymous: the two plots' layouts share names and may be compiled in one
+// unity file.
+namespace collision_drawing {
 
 // .png or .svg, in any case.
 bool known_format(const std::string& path) {
@@ -201,16 +203,17 @@ class Drawing {
     double arrow_ = 0.0, span_ = 1.0, x0_ = 0.0, y0_ = 0.0;
 };
 
-} // namespace
+} // namespace collision_drawing
 
 void check_plot_path(const std::string& path, const std::string& key) {
-    if (!known_format(path))
+    if (!collision_drawing::known_format(path))
         throw InputError(key + ": \"" + path +
                          "\": unknown image format; give a file name ending in .png or .svg");
     check_writable(path, key);
 }
 
 void write_collision_plot(const CollisionReport& report, const std::string& path) {
+    using namespace collision_drawing;
     write_image(path, width, height, [&](cairo_t* cr) { Drawing(report, cr).draw(); });
 }
 

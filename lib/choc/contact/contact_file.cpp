@@ -11,6 +11,8 @@
 namespace choc {
 namespace {
 
+using choc::show; // a toml node as written; another source may have a show of its own
+
 // Steel: round values for steels (handbooks give E = 190-215 GPa, nu = 0.28-0.30; N. E.
 // Dowling, Mechanical Behavior of Materials, Table 5.2: mild steel 212 GPa and 0.293,
 // stainless 2Ni-18Cr 215 GPa and 0.283) with the documents' density 8000 kg/m^3.

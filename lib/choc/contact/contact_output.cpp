@@ -11,7 +11,7 @@
 namespace choc {
 namespace {
 
-std::string show(double x, int digits = 6) {
+std::string rounded(double x, int digits = 6) {
     return fmt::format("{:.{}g}", x, digits);
 }
 
@@ -22,7 +22,7 @@ std::string order_text(const std::optional<double>& p) {
 std::string stiffness_origin(const ContactFile& f) {
     switch (f.stiffness_from) {
     case StiffnessFrom::overlap:
-        return "from a largest overlap of " + show(f.stiffness_value) + " R";
+        return "from a largest overlap of " + rounded(f.stiffness_value) + " R";
     case StiffnessFrom::material:
         return "from the material, E R* / (3 (1 - nu))";
     case StiffnessFrom::value:
@@ -45,22 +45,23 @@ std::string contact_table(const ContactReport& r) {
     const bool pair = f.geometry == ContactGeometry::pair;
     std::string text = fmt::format(
         "{}: {}, {} (E = {} GPa, nu = {}, density = {} kg/m^3), R = {} m, v0 = {} m/s\n", f.source,
-        pair ? "two equal spheres" : "a sphere on a wall", f.material, show(f.youngs_modulus / 1e9),
-        show(f.poisson_ratio), show(f.density), show(f.radius), show(f.velocity));
+        pair ? "two equal spheres" : "a sphere on a wall", f.material,
+        rounded(f.youngs_modulus / 1e9), rounded(f.poisson_ratio), rounded(f.density),
+        rounded(f.radius), rounded(f.velocity));
     text += fmt::format("mass m* = {} kg{}, R* = {} m, stiffness k = {} N/m ({}), damping lambda = "
                         "{} kg/s ({})\n",
-                        show(m.mass), pair ? " (m/2)" : "", show(r.effective_radius),
-                        show(m.stiffness), stiffness_origin(f), show(m.damping),
-                        f.restitution ? "from e = " + show(*f.restitution) : "given");
+                        rounded(m.mass), pair ? " (m/2)" : "", rounded(r.effective_radius),
+                        rounded(m.stiffness), stiffness_origin(f), rounded(m.damping),
+                        f.restitution ? "from e = " + rounded(*f.restitution) : "given");
     text += fmt::format("omega = sqrt(k/m) = {} 1/s, a = lambda/2m = {} 1/s, s = sqrt(omega^2 - "
                         "a^2) = {} 1/s, zeta = a/omega = {}\n",
-                        show(m.omega0()), show(m.decay()), show(m.frequency()),
-                        show(m.damping_ratio()));
-    text +=
-        fmt::format("contact time pi/s = {} s, largest overlap {} m ({} R) at t = {} s, "
-                    "restitution exp(-a pi/s) = {}\n\n",
-                    show(m.contact_time()), show(m.max_overlap()), show(m.max_overlap() / f.radius),
-                    show(m.max_overlap_time()), show(m.restitution(), 10));
+                        rounded(m.omega0()), rounded(m.decay()), rounded(m.frequency()),
+                        rounded(m.damping_ratio()));
+    text += fmt::format("contact time pi/s = {} s, largest overlap {} m ({} R) at t = {} s, "
+                        "restitution exp(-a pi/s) = {}\n\n",
+                        rounded(m.contact_time()), rounded(m.max_overlap()),
+                        rounded(m.max_overlap() / f.radius), rounded(m.max_overlap_time()),
+                        rounded(m.restitution(), 10));
 
     std::vector<std::vector<std::string>> rows = {{"method", "n", "dt [s]", "forces",
                                                    "max|d err| [m]", "/d_max", "max|v err| [m/s]",
@@ -69,10 +70,11 @@ std::string contact_table(const ContactReport& r) {
         for (const ContactRun& run : s.runs)
             rows.push_back(
                 {std::string(info(s.method).name), std::to_string(run.steps_per_contact),
-                 show(run.dt, 4), std::to_string(run.force_evaluations),
-                 show(run.max_error_overlap, 3), show(run.max_error_overlap / m.max_overlap(), 3),
-                 show(run.max_error_rate, 3), show(run.max_error_rate / m.velocity, 3),
-                 show(run.restitution, 6), show(run.contact_time / m.contact_time(), 6)});
+                 rounded(run.dt, 4), std::to_string(run.force_evaluations),
+                 rounded(run.max_error_overlap, 3),
+                 rounded(run.max_error_overlap / m.max_overlap(), 3),
+                 rounded(run.max_error_rate, 3), rounded(run.max_error_rate / m.velocity, 3),
+                 rounded(run.restitution, 6), rounded(run.contact_time / m.contact_time(), 6)});
     text += aligned(rows) + "\n";
 
     std::vector<std::vector<std::string>> orders = {

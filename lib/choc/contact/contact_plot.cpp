@@ -17,7 +17,9 @@
 #include <vector>
 
 namespace choc {
-namespace {
+// Named, not anonymous: the two plots' layouts share names and may be compiled in one
+// unity file.
+namespace contact_drawing {
 
 constexpr double panel = 480.0; // px, each of the two square panels
 constexpr double title = 40.0;  // px, the band above them
@@ -259,9 +261,10 @@ class Drawing {
     cairo_t* cr_;
 };
 
-} // namespace
+} // namespace contact_drawing
 
 void write_contact_plot(const ContactReport& report, const std::string& path) {
+    using namespace contact_drawing;
     write_image(path, width, height, [&](cairo_t* cr) { Drawing(report, cr).draw(); });
 }
 

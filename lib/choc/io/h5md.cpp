@@ -60,6 +60,10 @@ constexpr const char* scalar_observables[] = {"collisions_per_particle",
                                               "H",
                                               "msd"};
 
+} // namespace
+
+// Outside the anonymous namespace: H5mdFile::State holds handles, and a type of another
+// linkage in its members is an error where this source is compiled inside a unity file.
 class Handle {
   public:
     using Closer = herr_t (*)(hid_t);
@@ -92,6 +96,8 @@ class Handle {
     hid_t id_ = H5I_INVALID_HID;
     Closer close_ = nullptr;
 };
+
+namespace {
 
 // What the innermost entry of HDF5's error stack says about the system call that failed
 // ("Permission denied", "No space left on device"), else the outermost description.

@@ -47,20 +47,16 @@ double clock_resolution(double t) {
     return std::nextafter(t, std::numeric_limits<double>::infinity()) - t;
 }
 
-std::string show(double x) {
-    return number_text(x);
-}
-
 void check_field(const Section& root, const Config& config) {
     // Only a run to a time has an end whose clock we know (init.from's start time is not
     // read here: it only moves the end later).
     if (!config.run_time) return;
     const double end = *config.run_time + equilibration_time(config);
     const double tick = clock_resolution(end);
-    const std::string at_end = "the clock's resolution at the run's end, " + show(tick) +
-                               " (at t = " + show(end) + ", run.equilibrate + run.time)";
+    const std::string at_end = "the clock's resolution at the run's end, " + number_text(tick) +
+                               " (at t = " + number_text(end) + ", run.equilibrate + run.time)";
     if (config.drag > 0.0 && 1.0 / config.drag < tick)
-        root.fail("field.drag", "velocities relax in 1 / drag = " + show(1.0 / config.drag) +
+        root.fail("field.drag", "velocities relax in 1 / drag = " + number_text(1.0 / config.drag) +
                                     ", less than " + at_end +
                                     ": the run cannot resolve its motion; use a smaller drag "
                                     "or a shorter run");
@@ -73,8 +69,8 @@ void check_field(const Section& root, const Config& config) {
     const double fall = std::max(std::sqrt(2.0 * a / g), a * config.drag / g);
     if (fall < tick)
         root.fail("field.gravity",
-                  "a particle of radius " + show(a) + " falls its radius in " + show(fall) +
-                      ", less than " + at_end +
+                  "a particle of radius " + number_text(a) + " falls its radius in " +
+                      number_text(fall) + ", less than " + at_end +
                       ": the run would need more than 2^52 events a particle and cannot "
                       "resolve a bounce; use a weaker gravity or a shorter run");
 }
@@ -86,11 +82,11 @@ void check_thermostat(const Section& root, const Config& config) {
     const double ratio = *config.shear_temperature / start;
     if (ratio > max_thermostat_ratio)
         root.fail("box.shear_temperature",
-                  show(*config.shear_temperature) + " is " + show(ratio) +
-                      " times the start temperature " + show(start) +
+                  number_text(*config.shear_temperature) + " is " + number_text(ratio) +
+                      " times the start temperature " + number_text(start) +
                       " (init.temperature or a species' temperature), more than " +
-                      show(max_thermostat_ratio) +
-                      ": the thermostat would scale every velocity by sqrt(" + show(ratio) +
+                      number_text(max_thermostat_ratio) +
+                      ": the thermostat would scale every velocity by sqrt(" + number_text(ratio) +
                       ") at once, and the clock's round-off would then put collisions off "
                       "contact; start the fluid nearer its thermostat's temperature");
 }
