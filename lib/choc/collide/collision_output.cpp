@@ -13,13 +13,13 @@ namespace {
 
 // Ten significant digits: enough to read off -1/3 or check a conservation law by eye;
 // --json carries every digit.
-std::string show(double x) {
+std::string ten_digits(double x) {
     return fmt::format("{:.10g}", x);
 }
 
-std::string show(const std::vector<double>& v) {
+std::string ten_digits(const std::vector<double>& v) {
     std::string text = "(";
-    for (std::size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + show(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) text += (i ? ", " : "") + ten_digits(v[i]);
     return text + ")";
 }
 
@@ -29,14 +29,14 @@ std::string collision_table(const CollisionReport& r) {
     std::string text =
         fmt::format("{}: {}D, {} bodies, {} walls, {} contacts in {} group{}, restitution {}\n\n",
                     r.source, r.dimension, r.bodies.size(), r.walls.size(), r.contacts.size(),
-                    r.groups, r.groups == 1 ? "" : "s", show(r.restitution));
+                    r.groups, r.groups == 1 ? "" : "s", ten_digits(r.restitution));
 
     std::vector<std::vector<std::string>> bodies = {
         {"body", "mass", "radius", "velocity before", "velocity after"}};
     for (std::size_t i = 0; i < r.bodies.size(); ++i) {
         const CollidedBody& b = r.bodies[i];
-        bodies.push_back({std::to_string(i), show(b.mass), show(b.radius), show(b.velocity_before),
-                          show(b.velocity_after)});
+        bodies.push_back({std::to_string(i), ten_digits(b.mass), ten_digits(b.radius),
+                          ten_digits(b.velocity_before), ten_digits(b.velocity_after)});
     }
     text += aligned(bodies) + "\n";
 
@@ -46,12 +46,14 @@ std::string collision_table(const CollisionReport& r) {
         const CollidedContact& c = r.contacts[k];
         contacts.push_back({std::to_string(k), "bodies[" + std::to_string(c.a) + "]",
                             (c.wall ? "walls[" : "bodies[") + std::to_string(c.b) + "]",
-                            show(c.normal), show(c.impulse), show(c.normal_impulse)});
+                            ten_digits(c.normal), ten_digits(c.impulse),
+                            ten_digits(c.normal_impulse)});
     }
     text += aligned(contacts) + "\n";
 
-    text += fmt::format("kinetic energy: before {}, after {}, change {}\n", show(r.kinetic_before),
-                        show(r.kinetic_after), show(r.kinetic_after - r.kinetic_before));
+    text += fmt::format("kinetic energy: before {}, after {}, change {}\n",
+                        ten_digits(r.kinetic_before), ten_digits(r.kinetic_after),
+                        ten_digits(r.kinetic_after - r.kinetic_before));
     return text;
 }
 

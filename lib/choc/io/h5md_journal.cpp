@@ -107,14 +107,14 @@ bool write_all(int fd, const char* data, std::size_t size) {
 }
 
 // One section of a journal read back: its mark, and the saved ranges (offset, bytes).
-struct Section {
+struct JournalSection {
     H5mdJournal::Mark mark;
     std::vector<std::pair<std::uint64_t, std::string_view>> saved;
 };
 
 // The sections of a journal's bytes, up to the first record cut short or damaged.
-std::vector<Section> parse(const std::string& journal) {
-    std::vector<Section> sections;
+std::vector<JournalSection> parse(const std::string& journal) {
+    std::vector<JournalSection> sections;
     if (journal.size() < sizeof magic || std::memcmp(journal.data(), magic, sizeof magic) != 0)
         return sections;
     std::size_t at = sizeof magic;
@@ -131,7 +131,7 @@ std::vector<Section> parse(const std::string& journal) {
         const std::size_t start = at;
         if (std::memcmp(journal.data() + at, mark_tag, 4) == 0) {
             if (at + 4 + 8 + 4 > journal.size() || !sealed(start, at + 16)) break;
-            Section s;
+            JournalSection s;
             get(s.mark.bytes, at + 4);
             get(s.mark.crc, at + 12);
             sections.push_back(s);
@@ -329,9 +329,10 @@ void restore_h5md(const std::string& path, const std::string& shown, const std::
         if (in)
             journal.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
-    const std::vector<Section> sections = journal ? parse(*journal) : std::vector<Section>{};
+    const std::vector<JournalSection> sections =
+        journal ? parse(*journal) : std::vector<JournalSection>{};
     const auto found = std::find_if(sections.begin(), sections.end(),
-                                    [&](const Section& s) { return s.mark == mark; });
+                                    [&](const JournalSection& s) { return s.mark == mark; });
     std::vector<std::pair<std::uint64_t, std::string_view>> patches;
     if (found != sections.end())
         for (auto s = sections.end(); s != found;) {
