@@ -18,7 +18,7 @@ namespace {
 
 // The table's columns, named as in table.csv, from its JSON (so the values, axes' strings
 // included, are those of the file).
-py::dict columns(const SweepPlan& plan, const std::vector<SweepRow>& rows) {
+py::dict table_columns(const SweepPlan& plan, const std::vector<SweepRow>& rows) {
     const py::object table =
         py::module_::import("json").attr("loads")(sweep_table_json(plan, rows));
     py::dict c;
@@ -91,7 +91,7 @@ py::object sweep(const py::handle& file, const py::handle& overrides,
                          "`invalid` column counts them; they are left out of the means); the "
                          "first: " +
                          result.invalid.front());
-    const py::dict c = columns(plan, *result.table);
+    const py::dict c = table_columns(plan, *result.table);
     try {
         return py::module_::import("pandas").attr("DataFrame")(c);
     } catch (const py::error_already_set& e) {

@@ -113,7 +113,7 @@ struct JournalSection {
 };
 
 // The sections of a journal's bytes, up to the first record cut short or damaged.
-std::vector<JournalSection> parse(const std::string& journal) {
+std::vector<JournalSection> parse_journal(const std::string& journal) {
     std::vector<JournalSection> sections;
     if (journal.size() < sizeof magic || std::memcmp(journal.data(), magic, sizeof magic) != 0)
         return sections;
@@ -330,7 +330,7 @@ void restore_h5md(const std::string& path, const std::string& shown, const std::
             journal.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
     const std::vector<JournalSection> sections =
-        journal ? parse(*journal) : std::vector<JournalSection>{};
+        journal ? parse_journal(*journal) : std::vector<JournalSection>{};
     const auto found = std::find_if(sections.begin(), sections.end(),
                                     [&](const JournalSection& s) { return s.mark == mark; });
     std::vector<std::pair<std::uint64_t, std::string_view>> patches;

@@ -43,7 +43,7 @@ std::string word_text(const std::string& word) {
     return out;
 }
 
-bool number(const std::string& token) {
+bool is_number(const std::string& token) {
     if (token.empty() || token.find_first_not_of("0123456789+-.eE") != std::string::npos)
         return false; // (no inf, nan or hexadecimal: Assimp would read them otherwise)
     char* end = nullptr;
@@ -86,7 +86,7 @@ std::uint64_t check_ascii(const std::string& path) {
                 fail(std::string("expected ") + word_text(what) + " and three numbers, got " +
                      std::to_string(w.size() - first) + " value(s)");
             for (std::size_t k = first; k < w.size(); ++k)
-                if (!number(w[k])) fail(word_text(w[k]) + " is not a number");
+                if (!is_number(w[k])) fail(word_text(w[k]) + " is not a number");
         };
         const std::string& key = w[0];
         switch (at) {
