@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 namespace test_triangles {
@@ -346,6 +347,34 @@ TEST_CASE("a sphere sliding over the shared edge of two flat triangles meets it 
         CHECK(w.normal[2] == doctest::Approx(1.0).epsilon(1e-12));
         CHECK(dot(q.v, w.normal) == doctest::Approx(0.0).scale(1.0).epsilon(1e-12));
     }
+}
+
+TEST_CASE("a sphere touching a triangle's plane by round-off just past its edge meets the face") {
+    // Scan case 13963152623220796937: a group left a sphere just past a ramp's end, its
+    // centre 9e-14 beside the edge and 6.7e-16 inside the plane's contact, moving onto the
+    // ramp and away from its plane by 8.6e-13 (the field pulling it back). The rim is only
+    // grazed, at round-off depth, as the centre passes over the edge, so no rim contact;
+    // the face was ruled out as for a centre beside it that cannot rise out of the slab,
+    // and the sphere fell through the face. Touching the plane, it meets the face once it
+    // is over it and the gap falls back to where it was.
+    const double a = 0.5;
+    const Triangle<3> t =
+        Triangle<3>::through(vec(0.0, 0.0, 0.0), vec(4.0, 0.0, 0.0), vec(4.0, 4.0, 0.0), 1.0);
+    const Field<3> m(vec(0.0, 0.0, -1.0), 0.0);
+    const double inside = 4.0 * std::numeric_limits<double>::epsilon() * a; // 4.4e-16
+    const double u = 8.6e-13;
+    const ParticleState<3> q = state(vec(4.0 + 9e-14, 1.0, a - inside), vec(-1.5, 0.5, u));
+    REQUIRE(!t.over(q.x));
+    REQUIRE(t.distance(q.x) < a); // touching the rim by round-off
+    const double tf = triangle_face_time(m, t, q, a);
+    REQUIRE(tf < never);
+    CHECK(tf == doctest::Approx(2.0 * u).epsilon(1e-6)); // when the gap is back where it was
+    CHECK(t.over(m.position(q, tf)));
+    CHECK(triangle_time(m, t, q, a, 1.0) <= tf);
+    // Beside the wall and deeper than round-off, it is beside the face: it must rise out of
+    // the slab and come down over the face to meet it, and here it cannot.
+    const ParticleState<3> deep = state(vec(4.0 + 0.1, 1.0, a - 1e-6), vec(-1.5, 0.5, u));
+    CHECK(triangle_face_time(m, t, deep, a) == never);
 }
 
 TEST_CASE("a degenerate triangle has no shape") {
