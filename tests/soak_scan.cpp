@@ -370,6 +370,11 @@ constexpr std::array known_failures{
                  "square lattice of 935 discs with grid-aligned velocities, gravity, TC, "
                  "epsilon > 0, the rest model; discs 6 and 5 2.4e-7 into each other at "
                  "t = 6.596 (not traced)"},
+    KnownFailure{7458845209701578175ull, "invariant: overlap",
+                 "found by Session 37's long slice (Session 35's and 36's engines fail it "
+                 "alike): a 2D mixture of 494 discs dropped as a gas into a vee of two "
+                 "planes, gravity, epsilon > 0, the rest model; discs 370 and 196 1.2e-4 "
+                 "into each other at t = 9.2475 (not traced)"},
 };
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
