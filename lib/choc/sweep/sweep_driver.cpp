@@ -30,7 +30,7 @@ namespace choc {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using PlainJson = nlohmann::json; // (summary.cpp and sweep_table.cpp call ordered_json Json)
 
 // What sweeps write in their directory: run directories (p000, ...), the table, and the
 // table's temporaries (atomic_file.hpp: ".table.csv.choc-PID-RANDOM.tmp").
@@ -90,7 +90,7 @@ struct Event {
 
 // Values travel as JSON numbers, which read back as the same doubles.
 std::string encode(const Event& e) {
-    Json j;
+    PlainJson j;
     j["event"] = e.kind == Event::Kind::started    ? "started"
                  : e.kind == Event::Kind::finished ? "finished"
                                                    : "done";
@@ -101,15 +101,16 @@ std::string encode(const Event& e) {
         j["collapsed"] = e.outcome.collapsed;
         j["valid"] = e.outcome.valid;
         j["message"] = e.outcome.message;
-        Json values = Json::array();
-        for (const auto& v : e.outcome.values) values.push_back(v ? Json(*v) : Json(nullptr));
+        PlainJson values = PlainJson::array();
+        for (const auto& v : e.outcome.values)
+            values.push_back(v ? PlainJson(*v) : PlainJson(nullptr));
         j["values"] = values;
     }
     return j.dump();
 }
 
 Event decode(const std::string& text) {
-    const Json j = Json::parse(text);
+    const PlainJson j = PlainJson::parse(text);
     Event e;
     const std::string kind = j.at("event").get<std::string>();
     e.kind = kind == "started"    ? Event::Kind::started

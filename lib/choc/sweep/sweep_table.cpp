@@ -16,15 +16,15 @@
 namespace choc {
 namespace {
 
-using OrderedJson = nlohmann::ordered_json;
+using Json = nlohmann::ordered_json;
 
-OrderedJson json_of(const toml::node& node) {
+Json json_of(const toml::node& node) {
     if (auto i = node.value_exact<std::int64_t>()) return *i;
     if (auto x = node.value_exact<double>()) return *x;
     if (auto b = node.value_exact<bool>()) return *b;
     if (auto s = node.value_exact<std::string>()) return *s;
     if (const toml::array* array = node.as_array()) {
-        OrderedJson list = OrderedJson::array();
+        Json list = Json::array();
         for (const auto& element : *array) list.push_back(json_of(element));
         return list;
     }
@@ -34,7 +34,7 @@ OrderedJson json_of(const toml::node& node) {
 }
 
 // An axis value (TOML text, as --set received it) as the JSON value it stands for.
-OrderedJson axis_value(const std::string& text) {
+Json axis_value(const std::string& text) {
     const toml::table parsed = toml::parse("v = " + text);
     return json_of(*parsed.get("v"));
 }
@@ -58,8 +58,8 @@ std::string csv_number(const std::optional<double>& x) {
     return x ? number_text(*x) : "";
 }
 
-OrderedJson json_number(const std::optional<double>& x) {
-    return x ? OrderedJson(*x) : OrderedJson(nullptr);
+Json json_number(const std::optional<double>& x) {
+    return x ? Json(*x) : Json(nullptr);
 }
 
 std::string directory_name(const SweepPlan& plan, std::size_t point) {
@@ -124,28 +124,28 @@ std::string sweep_table_csv(const SweepPlan& plan, const std::vector<SweepRow>& 
 }
 
 std::string sweep_table_json(const SweepPlan& plan, const std::vector<SweepRow>& rows) {
-    OrderedJson j;
+    Json j;
     j["sweep"] = plan.source;
     j["config"] = plan.base;
     j["combine"] = plan.zip ? "zip" : "grid";
     j["replicas"] = plan.replicas;
-    OrderedJson axes = OrderedJson::array();
+    Json axes = Json::array();
     for (const auto& axis : plan.axes) axes.push_back(axis.key);
     j["axes"] = axes;
     j["collect"] = plan.collect;
-    OrderedJson list = OrderedJson::array();
+    Json list = Json::array();
     for (const auto& row : rows) {
-        OrderedJson r;
+        Json r;
         r["point"] = row.point;
         r["directory"] = directory_name(plan, row.point);
-        OrderedJson values = OrderedJson::object();
+        Json values = Json::object();
         for (std::size_t k = 0; k < plan.axes.size(); ++k)
             values[plan.axes[k].key] = axis_value(plan.point_values[row.point][k]);
         r["axes"] = values;
         r["replicas"] = row.replicas;
         r["collapsed"] = row.collapsed;
         r["invalid"] = row.invalid;
-        OrderedJson results = OrderedJson::object();
+        Json results = Json::object();
         for (std::size_t k = 0; k < plan.collect.size(); ++k)
             results[plan.collect[k]] = {{"mean", json_number(row.estimates[k].mean)},
                                         {"sem", json_number(row.estimates[k].sem)},
