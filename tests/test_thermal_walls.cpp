@@ -62,11 +62,11 @@ TEST_CASE("the generator's state goes through an archive whole") {
     choc::ThermalEmission<2> a(5);
     for (int k = 0; k < 10; ++k) a.emit(wall, 1.0);
     choc::ArchiveWriter out;
-    a.save(out);
+    out(a);
     choc::ThermalEmission<2> b(99);
     const std::string bytes = out.bytes();
     choc::ArchiveReader in(bytes);
-    b.restore(in);
+    in(b);
     for (int k = 0; k < 10; ++k) {
         const Vec<2> va = a.emit(wall, 1.0), vb = b.emit(wall, 1.0);
         CHECK(va[0] == vb[0]);
@@ -74,7 +74,7 @@ TEST_CASE("the generator's state goes through an archive whole") {
     }
     const std::string damaged = "\x05\0\0\0\0\0\0\0abcde";
     choc::ArchiveReader bad(damaged);
-    CHECK_THROWS_AS(b.restore(bad), choc::ArchiveError);
+    CHECK_THROWS_AS(bad(b), choc::ArchiveError);
 }
 
 namespace {

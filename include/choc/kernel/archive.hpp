@@ -9,9 +9,11 @@
 //     template <class Archive> void fields(Archive& ar) { ar(a, b, c); }
 // and saves with fields(writer), restores with fields(reader). ArchiveWriter's call puts the
 // fields, ArchiveReader's gets them back in the same order, so the two lists cannot drift
-// apart. A field is anything put/get take, or an object with save(ArchiveWriter&) and
-// restore(ArchiveReader&); `Archive::loading` tells the two apart where a field list must
-// (an object built only when the state holds one).
+// apart. A field is anything put/get take, an object with its own fields(Archive&), or one
+// with save(ArchiveWriter&) and restore(ArchiveReader&); `Archive::loading` tells the two
+// directions apart where a field list must (a representation converted on the way, an
+// object built only when the state holds one). What a reader got is checked by its owner
+// after the list.
 //
 // A reader never trusts a count: a vector's length is checked against the bytes left
 // before anything is allocated, so a damaged file fails with ArchiveError, never with a
@@ -70,13 +72,20 @@ class ArchiveWriter {
     // A marker that a reader checks with `expect`: a misaligned reader (a section of the
     // wrong size) fails at the next tag instead of reading nonsense.
     void tag(std::uint32_t t) { put(t); }
+    // A tag between the sections of a field list: the writer puts it, the reader expects it.
+    void section(std::uint32_t t, const char*) { tag(t); }
 
     const std::string& bytes() const { return bytes_; }
 
   private:
+    // (fields() is one function for both directions, so it is not const; the writer only
+    // reads what it is given)
     template <class T>
     void field(T& value) {
-        if constexpr (requires { value.save(*this); })
+        using Plain = std::remove_const_t<T>;
+        if constexpr (requires(Plain& v) { v.fields(*this); })
+            const_cast<Plain&>(value).fields(*this);
+        else if constexpr (requires { value.save(*this); })
             value.save(*this);
         else
             put(value);
@@ -130,12 +139,15 @@ class ArchiveReader {
         if (get<std::uint32_t>() != t)
             throw ArchiveError(std::string("the state is damaged at its ") + section);
     }
+    void section(std::uint32_t t, const char* name) { expect(t, name); }
     bool done() const { return left_ == 0; }
 
   private:
     template <class T>
     void field(T& value) {
-        if constexpr (requires { value.restore(*this); })
+        if constexpr (requires { value.fields(*this); })
+            value.fields(*this);
+        else if constexpr (requires { value.restore(*this); })
             value.restore(*this);
         else
             get(value);

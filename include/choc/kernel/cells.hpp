@@ -190,23 +190,18 @@ class Cells {
         slot_[other] = end, slot_[i] = slot;
     }
 
-    // The lists as they stand, with the order inside each cell: a scan meets a cell's
-    // particles in that order and the first of equal times wins, so a checkpoint keeps it.
-    void save(ArchiveWriter& out) const {
-        out.put(stride_);
-        out.put(blocks_);
-        out.put(cell_);
-        out.put(slot_);
+    // Its checkpoint (archive.hpp): the lists as they stand, with the order inside each cell
+    // (a scan meets a cell's particles in that order and the first of equal times wins),
+    // read back into a grid of the same shape (the same box and largest diameter) and
+    // checked with check_restored.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(stride_, blocks_, cell_, slot_);
     }
-    // Lists saved from a grid of the same shape (the same box and largest diameter), in
-    // which particle i is listed when listed(i), and otherwise only placed.
+    // Lists read back for `particles` particles, of which i is listed when listed(i), and
+    // otherwise only placed: whole and consistent, or ArchiveError.
     template <class Listed>
-    void restore(ArchiveReader& in, Listed&& listed) {
-        const auto particles = cell_.size();
-        in.get(stride_);
-        in.get(blocks_);
-        in.get(cell_);
-        in.get(slot_);
+    void check_restored(std::size_t particles, Listed&& listed) const {
         if (stride_ < usual_slots + 1 || blocks_.size() != std::size_t{cells_} * stride_ ||
             cell_.size() != particles || slot_.size() != particles)
             throw ArchiveError("the state's cell lists do not fit its box");

@@ -15,48 +15,40 @@
 
 namespace choc {
 
-template <int D>
-void save_configuration(ArchiveWriter& out, const Box<D>& box, const Particles<D>& particles) {
-    out.put(box.length);
-    out.put(box.periodic);
-    out.put(box.walls);
-    out.put(box.segments);
-    out.put(box.triangles);
-    out.put(box.shear_rate);
-    out.put(std::uint64_t{particles.table.size()});
-    for (const auto& s : particles.table.species) {
-        out.put(s.name);
-        out.put(s.radius);
-        out.put(s.mass);
+// The one field list (archive.hpp): a reader checks the species table and every
+// particle's species as it reads them (ArchiveError when out of range).
+template <class Archive, int D>
+void configuration_fields(Archive& ar, Box<D>& box, Particles<D>& particles) {
+    ar(box.length, box.periodic, box.walls, box.segments, box.triangles, box.shear_rate);
+    std::vector<Species> table;
+    if constexpr (!Archive::loading) table = particles.table.species;
+    auto species = std::uint64_t{table.size()};
+    ar(species);
+    if constexpr (Archive::loading) {
+        if (species == 0 || species > max_species)
+            throw ArchiveError("the state's species table is damaged");
+        table.resize(species);
     }
-    out.put(particles.state);
+    for (auto& s : table) ar(s.name, s.radius, s.mass);
+    if constexpr (Archive::loading) particles.table = SpeciesTable(std::move(table));
+    ar(particles.state);
+    if constexpr (Archive::loading)
+        for (const auto& p : particles.state)
+            if (p.species >= species) throw ArchiveError("the state's particles are damaged");
 }
 
-// What save_configuration wrote. Throws ArchiveError when the species table or a
-// particle's species is out of range.
+template <int D>
+void save_configuration(ArchiveWriter& out, const Box<D>& box, const Particles<D>& particles) {
+    // (the writer only reads them)
+    configuration_fields(out, const_cast<Box<D>&>(box), const_cast<Particles<D>&>(particles));
+}
+
+// What save_configuration wrote.
 template <int D>
 std::pair<Box<D>, Particles<D>> restore_configuration(ArchiveReader& in) {
     Box<D> box;
-    in.get(box.length);
-    in.get(box.periodic);
-    in.get(box.walls);
-    in.get(box.segments);
-    in.get(box.triangles);
-    in.get(box.shear_rate);
-    const auto species = in.get<std::uint64_t>();
-    if (species == 0 || species > max_species)
-        throw ArchiveError("the state's species table is damaged");
-    std::vector<Species> table(species);
-    for (auto& s : table) {
-        in.get(s.name);
-        in.get(s.radius);
-        in.get(s.mass);
-    }
     Particles<D> particles;
-    particles.table = SpeciesTable(std::move(table));
-    in.get(particles.state);
-    for (const auto& p : particles.state)
-        if (p.species >= species) throw ArchiveError("the state's particles are damaged");
+    configuration_fields(in, box, particles);
     return {std::move(box), std::move(particles)};
 }
 

@@ -2722,24 +2722,45 @@ class Engine {
     // A mark between the sections of a saved state ("CHOE", then one more per section).
     static constexpr std::uint32_t archive_tag = 0x454f4843;
 
-    void restore_state(ArchiveReader& in) {
+    // The engine's one field list (archive.hpp), after the box and the particles: the cell
+    // lists, the candidate events and TC clocks, the rest model and glides, the tallies and
+    // the ledger, the clock, the sliding boundaries. save() writes it and restore() reads it
+    // back, then check_restored checks what it read.
+    template <class Archive>
+    void fields(Archive& ar) {
+        for (std::size_t l = 0; l < levels_.size(); ++l) ar(grid(l));
+        ar.section(archive_tag + 2, "cell lists");
+        ar(schedule_, last_partner_, id_, last_collision_, tc_);
+        ar.section(archive_tag + 3, "candidate events");
+        ar(group_.resting(), rest_cycle_, glide_on_);
+        if constexpr (Motion::has_field) ar(*glide_table_, glide_slot_of_);
+        ar.section(archive_tag + 4, "rest model");
+        ar(ledger_, wrapped_potential_, collision_energy_since_check_, tally_, flux_, emission_);
+        ar.section(archive_tag + 5, "tallies");
+        ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_,
+           short_flights_);
+        ar.section(archive_tag + 6, "clock");
+        ar(le_.origin, le_.start_offset, le_.start_column, tick_, le_crossed_, le_y2_start_, le_py_,
+           le_since_, thermostat_from_, drift_time_, drift_since_, mass_, drift_);
+        ar.section(archive_tag + 7, "sliding boundaries");
+    }
+
+    // The sizes the settings gave the arrays a state may leave empty, taken before
+    // `fields` reads a state over them.
+    struct Shape {
+        std::size_t tc_clocks, glides, obstacles;
+    };
+    Shape shape() const { return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()}; }
+
+    // What `fields` read: whole and consistent with the particles, the box and `shape`, or
+    // ArchiveError. Then the calendar is rebuilt from the candidates.
+    void check_restored(const Shape& shape) {
         const std::size_t n = particles_.size();
         for (std::size_t l = 0; l < levels_.size(); ++l)
-            grid(l).restore(in, [&](std::uint32_t i) { return level_of(i) == l; });
-        in.get(schedule_);
-        in.get(last_partner_);
-        group_.resting().restore(in);
-        rest_cycle_.restore(in);
-        in.get(id_);
-        const bool tc_clocks = !last_collision_.empty(), glides = !glide_on_.empty();
-        in.get(last_collision_);
-        in.get(glide_on_);
+            grid(l).check_restored(n, [&](std::uint32_t i) { return level_of(i) == l; });
         if constexpr (Motion::has_field) {
-            const std::size_t obstacles = glide_slot_of_.size();
-            in.get(*glide_table_);
-            in.get(glide_slot_of_);
             if (glide_table_->empty() || glide_table_->size() > glide_slots ||
-                glide_slot_of_.size() != obstacles ||
+                glide_slot_of_.size() != shape.obstacles ||
                 std::any_of(glide_slot_of_.begin(), glide_slot_of_.end(), [&](std::uint8_t k) {
                     return k != unslotted && k >= glide_table_->size();
                 }))
@@ -2747,40 +2768,12 @@ class Engine {
             set_up_glide_motions();
         }
         if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-            last_collision_.size() != (tc_clocks ? n : 0) || glide_on_.size() != (glides ? n : 0))
+            last_collision_.size() != shape.tc_clocks || glide_on_.size() != shape.glides)
             throw ArchiveError("the state's per-particle arrays do not match its particles");
-        in.get(tc_);
-        in.get(ledger_);
-        in.get(events_at_now_);
-        in.get(wrapped_potential_);
-        in.get(collision_energy_since_check_);
-        in.expect(archive_tag + 2, "schedule");
-        restore_tally(in, tally_, particles_.table.size());
+        check_restored_tally(tally_, particles_.table.size());
         if (tally_.wall_heat.size() != box_.walls.size() ||
             tally_.wall_momentum.size() != 3 * box_.walls.size())
             throw ArchiveError("the state's wall heat and momentum do not match its walls");
-        flux_.restore(in);
-        emission_.restore(in);
-        in.get(now_);
-        in.get(stopped_at_);
-        in.get(origin_);
-        in.get(since_maintenance_);
-        in.get(processed_);
-        in.get(short_flights_);
-        in.get(le_.origin);
-        in.get(le_.start_offset);
-        in.get(le_.start_column);
-        in.get(tick_);
-        in.get(le_crossed_);
-        in.get(le_y2_start_);
-        in.get(le_py_);
-        in.get(le_since_);
-        in.get(thermostat_from_);
-        in.get(drift_time_);
-        in.get(drift_since_);
-        in.get(mass_);
-        in.get(drift_);
-        in.expect(archive_tag + 3, "clocks");
         std::vector<std::uint8_t> seen(n, 0);
         for (std::uint32_t i = 0; i < n; ++i) {
             const auto& s = schedule_[i];
@@ -2980,48 +2973,7 @@ void Engine<D, Cal, Motion>::save(ArchiveWriter& out) const {
     out.tag(archive_tag);
     save_configuration(out, box_, particles_);
     out.tag(archive_tag + 1);
-    cells_.save(out);
-    for (const auto& g : upper_) g.save(out);
-    out.put(schedule_);
-    out.put(last_partner_);
-    group_.resting().save(out);
-    rest_cycle_.save(out);
-    out.put(id_);
-    out.put(last_collision_);
-    out.put(glide_on_);
-    if constexpr (Motion::has_field) {
-        out.put(*glide_table_);
-        out.put(glide_slot_of_);
-    }
-    out.put(tc_);
-    out.put(ledger_);
-    out.put(events_at_now_);
-    out.put(wrapped_potential_);
-    out.put(collision_energy_since_check_);
-    out.tag(archive_tag + 2);
-    save_tally(out, tally_);
-    flux_.save(out);
-    emission_.save(out);
-    out.put(now_);
-    out.put(stopped_at_);
-    out.put(origin_);
-    out.put(since_maintenance_);
-    out.put(processed_);
-    out.put(short_flights_);
-    out.put(le_.origin);
-    out.put(le_.start_offset);
-    out.put(le_.start_column);
-    out.put(tick_);
-    out.put(le_crossed_);
-    out.put(le_y2_start_);
-    out.put(le_py_);
-    out.put(le_since_);
-    out.put(thermostat_from_);
-    out.put(drift_time_);
-    out.put(drift_since_);
-    out.put(mass_);
-    out.put(drift_);
-    out.tag(archive_tag + 3);
+    const_cast<Engine&>(*this).fields(out); // (the writer only reads)
 }
 
 template <int D, Calendar Cal, Motion<D> Motion>
@@ -3031,7 +2983,9 @@ auto Engine<D, Cal, Motion>::restore(ArchiveReader& in, Settings settings, Motio
     auto [box, particles] = restore_configuration<D>(in);
     in.expect(archive_tag + 1, "particles");
     Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
-    e.restore_state(in);
+    const Shape shape = e.shape();
+    e.fields(in);
+    e.check_restored(shape);
     return e;
 }
 

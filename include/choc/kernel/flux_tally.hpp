@@ -118,15 +118,11 @@ class FluxTally {
     // The clock's origin moved by `shift` (Engine::rebase).
     void shift(double s) { since_ -= s; }
 
-    void save(ArchiveWriter& out) const {
-        out.put(since_);
-        for (const Tensor* t : {&streaming_, &streaming_time_, &contacts_}) out.put(*t);
-        for (const Vec<D>* v : {&energy_streaming_, &energy_time_, &energy_contacts_}) out.put(*v);
-    }
-    void restore(ArchiveReader& in) {
-        in.get(since_);
-        for (Tensor* t : {&streaming_, &streaming_time_, &contacts_}) in.get(*t);
-        for (Vec<D>* v : {&energy_streaming_, &energy_time_, &energy_contacts_}) in.get(*v);
+    // Its checkpoint (archive.hpp).
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(since_, streaming_, streaming_time_, contacts_, energy_streaming_, energy_time_,
+           energy_contacts_);
     }
 
   private:

@@ -42,21 +42,19 @@ class RestCycle {
     // The clock's origin moved by `by` (Engine::rebase).
     void shift(double by) { instant_ -= by; }
 
-    void save(ArchiveWriter& out) const {
+    // Its checkpoint (archive.hpp): each mark packed as id << 1 | mark.
+    template <class Archive>
+    void fields(Archive& ar) {
         std::vector<std::uint64_t> packed;
-        packed.reserve(marks_.size());
-        for (const auto& [id, mark] : marks_) packed.push_back(std::uint64_t{id} << 1 | mark);
-        out.put(instant_);
-        out.put(packed);
-    }
-    void restore(ArchiveReader& in) {
-        std::vector<std::uint64_t> packed;
-        in.get(instant_);
-        in.get(packed);
-        marks_.clear();
-        for (const std::uint64_t k : packed)
-            marks_.emplace_back(static_cast<std::uint32_t>(k >> 1),
-                                static_cast<std::uint32_t>(k & 1));
+        if constexpr (!Archive::loading)
+            for (const auto& [id, mark] : marks_) packed.push_back(std::uint64_t{id} << 1 | mark);
+        ar(instant_, packed);
+        if constexpr (Archive::loading) {
+            marks_.clear();
+            for (const std::uint64_t k : packed)
+                marks_.emplace_back(static_cast<std::uint32_t>(k >> 1),
+                                    static_cast<std::uint32_t>(k & 1));
+        }
     }
 
   private:

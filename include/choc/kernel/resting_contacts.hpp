@@ -67,22 +67,21 @@ class RestingContacts {
     // The clock's origin moved by `shift` (Engine::rebase).
     void shift(double by) { instant_ -= by; }
 
-    // In key order, so that equal states save equal bytes.
-    void save(ArchiveWriter& out) const {
+    // Its checkpoint (archive.hpp): the contacts in key order, so that equal states save
+    // equal bytes.
+    template <class Archive>
+    void fields(Archive& ar) {
         std::vector<Entry> sorted;
-        sorted.reserve(contacts_.size());
-        for (const auto& [ids, counts] : contacts_) sorted.push_back({ids, counts});
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const Entry& x, const Entry& y) { return x.ids < y.ids; });
-        out.put(instant_);
-        out.put(sorted);
-    }
-    void restore(ArchiveReader& in) {
-        std::vector<Entry> sorted;
-        in.get(instant_);
-        in.get(sorted);
-        contacts_.clear();
-        for (const Entry& e : sorted) contacts_[e.ids] = e.counts;
+        if constexpr (!Archive::loading) {
+            for (const auto& [ids, counts] : contacts_) sorted.push_back({ids, counts});
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const Entry& x, const Entry& y) { return x.ids < y.ids; });
+        }
+        ar(instant_, sorted);
+        if constexpr (Archive::loading) {
+            contacts_.clear();
+            for (const Entry& e : sorted) contacts_[e.ids] = e.counts;
+        }
     }
 
   private:

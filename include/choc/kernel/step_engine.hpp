@@ -181,6 +181,14 @@ class StepEngine {
     StepEngine(Box<D> box, Particles<D> particles, Settings settings, M motion, Restored);
 
     static constexpr std::uint32_t archive_tag = 0x50455453; // "STEP"
+    // The engine's one field list (archive.hpp), after the box and the particles.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(last_collision_, tc_, steps_, now_, stepped_to_, floor_, kinetic_time_, tally_,
+           stepping_.steps, stepping_.passes, stepping_.unresolved, ledger_, energy_at_reset_,
+           energy_scale_at_reset_, wrapped_potential_, collision_energy_since_check_, processed_);
+        ar.section(archive_tag + 2, "clocks");
+    }
     static constexpr std::uint32_t no_partner = std::numeric_limits<std::uint32_t>::max();
 
     // A contact found overlapping at a step's end: a pair (i, j), or particle i and
@@ -560,24 +568,7 @@ void StepEngine<D, M>::save(ArchiveWriter& out) const {
     out.tag(archive_tag);
     save_configuration(out, box_, particles_);
     out.tag(archive_tag + 1);
-    out.put(last_collision_);
-    out.put(tc_);
-    out.put(steps_);
-    out.put(now_);
-    out.put(stepped_to_);
-    out.put(floor_);
-    out.put(kinetic_time_);
-    save_tally(out, tally_);
-    out.put(stepping_.steps);
-    out.put(stepping_.passes);
-    out.put(stepping_.unresolved);
-    out.put(ledger_);
-    out.put(energy_at_reset_);
-    out.put(energy_scale_at_reset_);
-    out.put(wrapped_potential_);
-    out.put(collision_energy_since_check_);
-    out.put(processed_);
-    out.tag(archive_tag + 2);
+    const_cast<StepEngine&>(*this).fields(out); // (the writer only reads)
 }
 
 template <int D, Motion<D> M>
@@ -586,29 +577,13 @@ auto StepEngine<D, M>::restore(ArchiveReader& in, Settings settings, M motion) -
     auto [box, particles] = restore_configuration<D>(in);
     in.expect(archive_tag + 1, "particles");
     StepEngine e(std::move(box), std::move(particles), settings, motion, Restored{});
-    in.get(e.last_collision_);
+    e.fields(in);
     if (e.last_collision_.size() != (settings.tc > 0.0 ? e.particles_.size() : 0))
         throw ArchiveError("the state's TC clocks do not match the settings");
-    in.get(e.tc_);
-    in.get(e.steps_);
-    in.get(e.now_);
-    in.get(e.stepped_to_);
-    in.get(e.floor_);
-    in.get(e.kinetic_time_);
     const std::size_t species = e.particles_.table.size();
-    restore_tally(in, e.tally_, species);
+    check_restored_tally(e.tally_, species);
     if (e.kinetic_time_.size() != species)
         throw ArchiveError("the state's tally does not match its species");
-    in.get(e.stepping_.steps);
-    in.get(e.stepping_.passes);
-    in.get(e.stepping_.unresolved);
-    in.get(e.ledger_);
-    in.get(e.energy_at_reset_);
-    in.get(e.energy_scale_at_reset_);
-    in.get(e.wrapped_potential_);
-    in.get(e.collision_energy_since_check_);
-    in.get(e.processed_);
-    in.expect(archive_tag + 2, "clocks");
     return e;
 }
 

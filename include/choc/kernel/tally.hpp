@@ -82,37 +82,19 @@ struct Tally {
     }
 
     void overlap(double value) { max_overlap = std::max(max_overlap, value); }
+
+    // Its checkpoint (archive.hpp); check_restored_tally checks what a reader got.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(collisions, wall_collisions, crossings, stale, rescans, groups, singular_groups,
+           fallback_groups, pair_predictions, rests, wakes, rest_impacts, glides, leans, rescues,
+           virial, collision_energy, max_overlap, start, rest_energy, kinetic, kinetic_time, since,
+           pair_collisions, wall_heat, wall_momentum);
+    }
 };
 
-// The tally in a checkpoint's state (archive.hpp); `species` is the state's count, which
-// the per-species sums must match.
-inline void save_tally(ArchiveWriter& out, const Tally& t) {
-    for (const auto c : {t.collisions, t.wall_collisions, t.crossings, t.stale, t.rescans, t.groups,
-                         t.singular_groups, t.fallback_groups, t.pair_predictions, t.rests, t.wakes,
-                         t.rest_impacts, t.glides, t.leans, t.rescues})
-        out.put(c);
-    for (const double x : {t.virial, t.collision_energy, t.max_overlap, t.start, t.rest_energy})
-        out.put(x);
-    out.put(t.kinetic);
-    out.put(t.kinetic_time);
-    out.put(t.since);
-    out.put(t.pair_collisions);
-    out.put(t.wall_heat);
-    out.put(t.wall_momentum);
-}
-inline void restore_tally(ArchiveReader& in, Tally& t, std::size_t species) {
-    for (auto* c : {&t.collisions, &t.wall_collisions, &t.crossings, &t.stale, &t.rescans,
-                    &t.groups, &t.singular_groups, &t.fallback_groups, &t.pair_predictions,
-                    &t.rests, &t.wakes, &t.rest_impacts, &t.glides, &t.leans, &t.rescues})
-        in.get(*c);
-    for (double* x : {&t.virial, &t.collision_energy, &t.max_overlap, &t.start, &t.rest_energy})
-        in.get(*x);
-    in.get(t.kinetic);
-    in.get(t.kinetic_time);
-    in.get(t.since);
-    in.get(t.pair_collisions);
-    in.get(t.wall_heat);
-    in.get(t.wall_momentum);
+// What a checkpoint gave the tally (Tally::fields) against the state's species.
+inline void check_restored_tally(const Tally& t, std::size_t species) {
     if (t.kinetic.size() != species || t.kinetic_time.size() != species ||
         t.since.size() != species || t.pair_collisions.size() != species * species)
         throw ArchiveError("the state's tally does not match its species");

@@ -44,17 +44,21 @@ class ThermalEmission {
         return (tangential + wall.normal * vn) * s + wall.velocity;
     }
 
-    void save(ArchiveWriter& out) const {
-        std::ostringstream state;
-        state << rng_;
-        out.put(state.str());
-    }
-    void restore(ArchiveReader& in) {
+    // Its checkpoint (archive.hpp): the generator's state as the standard's text.
+    template <class Archive>
+    void fields(Archive& ar) {
         std::string text;
-        in.get(text);
-        std::istringstream state(text);
-        state >> rng_;
-        if (!state) throw ArchiveError("the thermal walls' generator state is damaged");
+        if constexpr (!Archive::loading) {
+            std::ostringstream state;
+            state << rng_;
+            text = state.str();
+        }
+        ar(text);
+        if constexpr (Archive::loading) {
+            std::istringstream state(text);
+            state >> rng_;
+            if (!state) throw ArchiveError("the thermal walls' generator state is damaged");
+        }
     }
 
   private:

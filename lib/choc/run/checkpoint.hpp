@@ -52,7 +52,9 @@ namespace choc {
 //     under a field the engine keeps the obstacle each particle glides on, the glide table
 //     and the slot of each obstacle
 // 21: two obstacles per gliding particle (the second those of a crease, else none)
-inline constexpr std::uint32_t checkpoint_format = 21;
+// 22: the engine's state from one field list (Engine::fields), in sections: cell lists,
+//     candidate events, rest model, tallies, clock, sliding boundaries
+inline constexpr std::uint32_t checkpoint_format = 22;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
