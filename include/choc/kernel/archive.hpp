@@ -83,7 +83,7 @@ class ArchiveWriter {
     template <class T>
     void field(T& value) {
         using Plain = std::remove_const_t<T>;
-        if constexpr (requires(Plain& v) { v.fields(*this); })
+        if constexpr (requires(Plain & v) { v.fields(*this); })
             const_cast<Plain&>(value).fields(*this);
         else if constexpr (requires { value.save(*this); })
             value.save(*this);

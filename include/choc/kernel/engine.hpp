@@ -2750,7 +2750,9 @@ class Engine {
     struct Shape {
         std::size_t tc_clocks, glides, obstacles;
     };
-    Shape shape() const { return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()}; }
+    Shape shape() const {
+        return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()};
+    }
 
     // What `fields` read: whole and consistent with the particles, the box and `shape`, or
     // ArchiveError. Then the calendar is rebuilt from the candidates.
