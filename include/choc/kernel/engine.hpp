@@ -37,6 +37,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/sliding_boundaries.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
 #include "choc/kernel/flux_tally.hpp"
@@ -165,28 +166,19 @@ class Engine {
         return flux_.moments(now_);
     }
     // Under sliding boundaries (box().sheared()): the xy moment of the momentum flux in the
-    // frame of the shear flow u_x = gamma (y - L_y / 2), from the last reset_fluxes to now,
-    //     M(t) = integral sum_i m (v_ix - u_x(y_i)) v_iy dt + sum_contacts r_x dp_y.
-    // The streaming sums hold lab velocities (flux_tally.hpp); the flow's share,
-    // gamma integral sum_i m y_i v_iy dt, is taken off exactly: on each straight flight
-    // m y v_y dt integrates to m (y^2 / 2) at its ends, and a crossing of the y face
-    // (y = L_y to 0, or back) adds m L_y^2 / 2 (or takes it off) to what the ends say; the
-    // flow's offset adds gamma (L_y / 2) sum m v_y, constant (the y momentum is conserved:
-    // zero from a generated start). None without sliding boundaries.
+    // frame of the shear flow, from the last reset_fluxes to now
+    // (SlidingBoundaries::shear_moment). None without sliding boundaries.
     std::optional<double> shear_moment() const {
-        if (!sheared_ || !fluxes_) return std::nullopt;
+        if (!sliding_.on() || !fluxes_) return std::nullopt;
         constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
-        const double offset = 0.5 * box_.length[1] * le_py_ * (now_ - le_since_);
-        return flux_.moments(now_).momentum[xy] -
-               le_.rate * (half_m_y2() - le_y2_start_ + le_crossed_ - offset);
+        return sliding_.shear_moment(flux_.moments(now_).momentum[xy], particles_, now_);
     }
     // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
-    // drift, |P|^2 / (2 M), from the last reset_fluxes to now. The sliding changes P_x at
-    // every crossing of the y face (by -+ m gamma L_y), a random walk the peculiar
-    // temperature must not count (sliding_shear.hpp). None without sliding boundaries.
+    // drift from the last reset_fluxes to now (SlidingBoundaries::drift_integral). None
+    // without sliding boundaries.
     std::optional<double> drift_integral() const {
-        if (!sheared_) return std::nullopt;
-        return drift_time_ + drift_energy() * (now_ - drift_since_);
+        if (!sliding_.on()) return std::nullopt;
+        return sliding_.drift_integral(now_);
     }
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
     std::size_t grids() const { return levels_.size(); }
@@ -337,7 +329,11 @@ class Engine {
     static Engine restore(ArchiveReader& in, Settings settings, Motion motion = {});
 
   private:
-    friend class GroupStep<D>; // the simultaneous step works on the engine's state
+    // The engine as its parts see it (engine/kernel.hpp): the state they share and the
+    // operations they call back, by name. A nested class reaches the engine's members; a
+    // part reaches only what the Kernel names.
+    class Kernel;
+    Kernel kernel();
 
     // What follows from the box, the particles and the settings alone: the grid, the
     // tables and the limits, with no particle in a cell and nothing scheduled yet (the
@@ -408,7 +404,7 @@ class Engine {
             if (stale(i))
                 renew(i);
             else if (settings_.epsilon > 0.0 && !outside_groups(i))
-                group_.resolve(*this, i);
+                group_.resolve(kernel(), i);
             else
                 collide_pair(i, s.pair.partner);
             break;
@@ -416,7 +412,7 @@ class Engine {
             if (s.wall == glide_end) [[unlikely]]
                 leave_glide(i);
             else if (settings_.epsilon > 0.0)
-                group_.resolve(*this, i);
+                group_.resolve(kernel(), i);
             else
                 collide_wall(i, s.wall);
             break;
@@ -511,7 +507,7 @@ class Engine {
         reschedule(i);
     }
 
-    // Simultaneous collisions (epsilon > 0): GroupStep (group_step.hpp), a friend.
+    // Simultaneous collisions (epsilon > 0): GroupStep (group_step.hpp), given the Kernel.
 
     // --- Invariants (audit.hpp) ------------------------------------------------------------
 
@@ -628,6 +624,14 @@ class Engine {
         }
     }
 
+    [[noreturn, gnu::cold, gnu::noinline]] void
+    overlap_across_face(std::uint32_t i, std::uint32_t j, double r, double sigma) const {
+        invariant_violated("overlap", origin_ + now_,
+                           fmt::format("particles {} and {} overlap across the sliding face: "
+                                       "distance {:.17g}, contact distance {:.17g}",
+                                       id_[i], id_[j], r, sigma));
+    }
+
     // Energy (kinetic + potential in the field) and momentum now, with their round-off
     // scales; the tally's collision energy and the work of drag so far.
     Ledger<D> ledger() const {
@@ -704,7 +708,7 @@ class Engine {
         const auto& pi = particles_.state[i];
         const auto& pj = particles_.state[j];
         // (a glide ending, or a sliding image, changes the flights: a collision as usual)
-        if (pi.gliding() || pj.gliding() || sheared_) return false;
+        if (pi.gliding() || pj.gliding() || sliding_.on()) return false;
         const Vec<D> r = box_.minimum_image(pi.x - pj.x);
         const double u = dot(pi.v - pj.v, r) / norm(r); // < 0: approaching
         constexpr double eps = std::numeric_limits<double>::epsilon();
@@ -724,18 +728,18 @@ class Engine {
         auto& pi = particles_.state[i];
         auto& pj = particles_.state[j];
         int image = 0; // across the sliding face: j's image moves at its sliding velocity
-        const Vec<D> r = sheared_ ? le_.minimum_image(pi.x - pj.x, now_, image)
-                                  : box_.minimum_image(pi.x - pj.x);
+        const Vec<D> r = sliding_.on() ? sliding_.geometry().minimum_image(pi.x - pj.x, now_, image)
+                                       : box_.minimum_image(pi.x - pj.x);
         check_pair_contact(i, j, r, at_contact);
 
         const double mi = particles_.mass(i), mj = particles_.mass(j);
         const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
         const Vec<D> vi = pi.v, vj = pj.v;
         if (image != 0) [[unlikely]]
-            pj.v += le_.image_velocity(image);
+            pj.v += sliding_.geometry().image_velocity(image);
         const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
         if (image != 0) [[unlikely]]
-            pj.v -= le_.image_velocity(image);
+            pj.v -= sliding_.geometry().image_velocity(image);
         if (fluxes_) flux_.collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
         collided(i);
         collided(j);
@@ -1618,8 +1622,8 @@ class Engine {
         Schedule& s = schedule_[i];
         bool wrapped = false;
         const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
-        if (wrapped && sheared_ && s.axis == LeesEdwards<D>::gradient) [[unlikely]]
-            return reenter(i, s.dir);
+        if (wrapped && sliding_.on() && s.axis == LeesEdwards<D>::gradient) [[unlikely]]
+            return sliding_.reenter(kernel(), i, s.dir);
         if (wrapped) wrap(i, s.axis, s.dir);
         cells_.move(i, to);
         ++tally_.crossings;
@@ -1631,8 +1635,8 @@ class Engine {
         predict_finite_walls(i);
         scan_pairs(i, cells_, near_);
         // in a row along the sliding face, the window across it moved or is new
-        if (sheared_) [[unlikely]]
-            scan_sliding(i);
+        if (sliding_.on()) [[unlikely]]
+            sliding_.scan(kernel(), i);
         rescan_resting(i);
         reschedule(i);
     }
@@ -1645,37 +1649,6 @@ class Engine {
         if constexpr (Motion::has_field)
             wrapped_potential_ -=
                 particles_.mass(i) * motion_.gravity()[axis] * dir * box_.length[axis];
-    }
-
-    // --- Lees-Edwards sliding boundaries (lees_edwards.hpp) -------------------------------
-    //
-    // The stencils stop at the y face (cells.hpp); a particle in a cell row along it meets
-    // the particles of the opposite row through their sliding images, in the window of
-    // columns that holds every partner until the next tick (the offset passing a column
-    // width). At a tick the windows move on: every particle of the two rows looks across
-    // again (slide). A pair candidate found through an image is an ordinary candidate:
-    // its time is exact, and apply_pair finds the same image again.
-
-    void set_up_sliding() {
-        if constexpr (Motion::has_field)
-            throw std::invalid_argument("Engine: sliding boundaries need straight flights");
-        const bool periodic =
-            std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-        if (!periodic || !box_.walls.empty() || !box_.segments.empty() || !box_.triangles.empty())
-            throw std::invalid_argument(
-                "Engine: sliding boundaries need a box periodic on every axis, without walls");
-        if (levels_.size() != 1)
-            throw std::invalid_argument("Engine: sliding boundaries need one cell grid");
-        if (settings_.epsilon > 0.0)
-            throw std::invalid_argument("Engine: sliding boundaries need epsilon = 0");
-        sheared_ = true;
-        le_.length = box_.length;
-        le_.rate = box_.shear_rate;
-        le_.origin = now_; // the images aligned at the start
-        tick_width_ = cells_.width()[LeesEdwards<D>::flow];
-        tick_ = 0;
-        momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
-        fluxes_ = true;              // for shear_moment (straight flights, no walls)
     }
 
     // The rest model needs gravity to rest against (config.cpp says so by key first). With
@@ -1773,155 +1746,6 @@ class Engine {
             add_glide_motion(a);
         }
         return static_cast<std::uint32_t>(k);
-    }
-
-    // A tick: the windows across the face have moved on by a column.
-    void slide() {
-        const auto& n = cells_.counts();
-        for (const int row : {0, n[1] - 1}) {
-            std::array<int, D> q{};
-            q[1] = row;
-            const int layers = D == 3 ? n[D - 1] : 1;
-            for (int z = 0; z < layers; ++z) {
-                if constexpr (D == 3) q[2] = z;
-                for (q[0] = 0; q[0] < n[0]; ++q[0]) {
-                    const std::uint32_t cell = cells_.flat(q);
-                    for (const std::uint32_t* i = cells_.begin(cell); i != cells_.end(cell); ++i) {
-                        scan_sliding(*i);
-                        reschedule(*i);
-                    }
-                }
-            }
-        }
-    }
-
-    // Improves i's pair candidates with the particles across the sliding face, if i is in
-    // a row along it: through the image one period up from the top row (dir = +1), one
-    // period down from the bottom row.
-    void scan_sliding(std::uint32_t i) {
-        constexpr int flow = LeesEdwards<D>::flow, across = LeesEdwards<D>::gradient;
-        const auto& n = cells_.counts();
-        const auto c = cells_.coords(cells_.cell_of(i));
-        const int dir = c[across] == n[across] - 1 ? 1 : c[across] == 0 ? -1 : 0;
-        if (dir == 0) return;
-        const double offset = le_.offset_in(tick_, now_, tick_width_, n[flow]);
-        const int first = le_.window_first(c[flow], dir, tick_, n[flow]);
-        const Vec<D> u = le_.image_velocity(dir);
-        const auto& pi = particles_.state[i];
-        const Vec<D> xi = pi.position_at(now_);
-        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
-        std::array<int, D> q{};
-        q[across] = dir > 0 ? 0 : n[across] - 1;
-        Vec<D> shift{};
-        shift[across] = dir * box_.length[across];
-        for (int m = first; m < first + LeesEdwards<D>::window_columns; ++m) {
-            q[flow] = ((m % n[flow]) + n[flow]) % n[flow];
-            shift[flow] = (m - q[flow]) / n[flow] * box_.length[flow] + dir * offset;
-            for (int dz = D == 3 ? -1 : 0; dz <= (D == 3 ? 1 : 0); ++dz) {
-                if constexpr (D == 3) {
-                    const int z = c[2] + dz;
-                    q[2] = z < 0 ? z + n[2] : z >= n[2] ? z - n[2] : z;
-                    shift[2] = z < 0 ? -box_.length[2] : z >= n[2] ? box_.length[2] : 0.0;
-                }
-                const std::uint32_t cell = cells_.flat(q);
-                for (const std::uint32_t* j = cells_.begin(cell); j != cells_.end(cell); ++j) {
-                    const auto& pj = particles_.state[*j];
-                    const Vec<D> r = xi - (pj.position_at(now_) + shift);
-                    const Vec<D> v = pi.v - (pj.v + u);
-                    const double s2 = sigma2[pj.species];
-                    if (norm2(r) - s2 < -overlap_c_ * s2) [[unlikely]]
-                        invariant_violated(
-                            "overlap", origin_ + now_,
-                            fmt::format("particles {} and {} overlap across the sliding face: "
-                                        "distance {:.17g}, contact distance {:.17g}",
-                                        id_[i], id_[*j], norm(r), std::sqrt(s2)));
-                    ++tally_.pair_predictions;
-                    const double dt = motion_.pair_time(r, v, s2, pair_horizon(schedule_[i]));
-                    take_earliest(i, j, &dt, 1);
-                }
-            }
-        }
-    }
-
-    // The thermostat of a sheared fluid (settings_.shear_temperature > 0): every
-    // thermostat_every() pair collisions the velocities relative to the flow,
-    //     c_i = v_i - gamma (y_i - L_y / 2) e_x - U   (U: their mass-weighted mean),
-    // are scaled by one factor that makes sum m c^2 = d N kT. The flow is kept, and U but
-    // for its x part: the drift of the whole fluid along the flow, a random walk that the
-    // crossings of the y face drive (drift_integral), is taken off. The energy taken off
-    // is booked as the boundary's work is.
-    // Every velocity changed: every prediction is made again (an O(N) pass, about as costly
-    // as N / 2 collisions, so done every 10 N of them: about 20 collisions per particle, over
-    // which a shear rate small against the collision rate heats the fluid by a fraction of
-    // a per cent).
-    std::uint64_t thermostat_every() const { return 10 * particles_.size(); }
-    void thermostat() {
-        thermostat_from_ = tally_.collisions;
-        const auto n = static_cast<std::uint32_t>(particles_.size());
-        const double half = 0.5 * box_.length[1];
-        double mass = 0.0, sum2 = 0.0;
-        Vec<D> momentum{};
-        auto flow = [&](std::uint32_t i) {
-            Vec<D> u{};
-            u[0] = le_.rate * (particles_.state[i].x[1] - half);
-            return u;
-        };
-        for (std::uint32_t i = 0; i < n; ++i) {
-            advance(i);
-            mass += particles_.mass(i);
-            momentum += (particles_.state[i].v - flow(i)) * particles_.mass(i);
-        }
-        const Vec<D> mean = momentum * (1.0 / mass);
-        for (std::uint32_t i = 0; i < n; ++i)
-            sum2 += particles_.mass(i) * norm2(particles_.state[i].v - flow(i) - mean);
-        if (!(sum2 > 0.0)) return;
-        const double scale = std::sqrt(D * n * settings_.shear_temperature / sum2);
-        Vec<D> kept = mean;
-        kept[0] = 0.0;
-        Vec<D> momentum_now{};
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const Vec<D> v = flow(i) + kept + (particles_.state[i].v - flow(i) - mean) * scale;
-            momentum_now += v * particles_.mass(i);
-            kick(i, v);
-        }
-        drift_change(momentum_now - drift_); // (the sum anew: no round-off carried over)
-        // The flow's part of a relative velocity is not scaled: a pair that has just
-        // collided may approach now. Straight lines meet twice across a rescaling, so the
-        // just-collided exclusion (take_earliest) ends here.
-        std::fill(last_partner_.begin(), last_partner_.end(), none);
-        for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-    }
-
-    // i leaves through the top (dir = +1) or the bottom of the y axis: it goes on as its
-    // image one period down (up), slid and with the sliding velocity taken off. Its motion
-    // relative to every other particle is as it was; its velocity changed, so its
-    // predictions are renewed, and the kinetic energy it gains or loses is the boundary's
-    // work, booked like a collision's so that the energy ledger holds.
-    void reenter(std::uint32_t i, int dir) {
-        ++tally_.crossings;
-        advance(i);
-        auto& p = particles_.state[i];
-        const double m = particles_.mass(i);
-        Vec<D> v = p.v;
-        le_.reenter(p.x, v, dir, now_);
-        drift_change((v - p.v) * m);
-        kick(i, v);
-        le_crossed_ += dir * 0.5 * m * box_.length[1] * box_.length[1];
-        cells_.move(i, cells_.cell_at(p.x));
-        predict_all(i);
-    }
-
-    // Particle i, advanced to now, is given velocity v by the sliding boundary or the
-    // thermostat: an external force, so no contact term in the fluxes; its counter moves
-    // and its kinetic energy's change is booked, so that the energy ledger holds.
-    void kick(std::uint32_t i, const Vec<D>& v) {
-        auto& p = particles_.state[i];
-        const double m = particles_.mass(i), k = kinetic_energy(m, p.v);
-        if (fluxes_) flux_leave(i);
-        p.v = v;
-        if (fluxes_) flux_.add(m, p.v, 1.0);
-        p.bump();
-        kinetic_change(p.species, kinetic_energy(m, p.v) - k);
     }
 
     // --- Levels of cell grids (cell_levels.hpp): size-disperse particles ----------------
@@ -2275,30 +2099,7 @@ class Engine {
         if (!fluxes_) return;
         for (std::uint32_t i = 0; i < particles_.size(); ++i)
             flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
-        if (!sheared_) return;
-        // shear_moment's and drift_integral's accounts start here too
-        drift_time_ = 0.0, drift_since_ = now_, mass_ = 0.0, drift_ = Vec<D>{};
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            mass_ += particles_.mass(i);
-            drift_ += particles_.state[i].v * particles_.mass(i);
-        }
-        le_crossed_ = 0.0, le_since_ = now_, le_y2_start_ = half_m_y2(), le_py_ = drift_[1];
-    }
-    double drift_energy() const { return mass_ > 0.0 ? 0.5 * norm2(drift_) / mass_ : 0.0; }
-    // The momentum is about to change by dp: the drift's integral up to now first.
-    void drift_change(const Vec<D>& dp) {
-        drift_time_ += drift_energy() * (now_ - drift_since_);
-        drift_since_ = now_;
-        drift_ += dp;
-    }
-    // sum_i m_i y_i^2 / 2 now (shear_moment)
-    double half_m_y2() const {
-        double sum = 0.0;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const double y = particles_.state[i].position_at(now_)[1];
-            sum += 0.5 * particles_.mass(i) * y * y;
-        }
-        return sum;
+        if (sliding_.on()) sliding_.reset_accounts(particles_, now_);
     }
 
     // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
@@ -2357,8 +2158,8 @@ class Engine {
             return scan_levels(i);
         cells_.around(cells_.cell_of(i), near_);
         scan_pairs(i, cells_, near_);
-        if (sheared_) [[unlikely]]
-            scan_sliding(i);
+        if (sliding_.on()) [[unlikely]]
+            sliding_.scan(kernel(), i);
     }
 
     // Improves i's pair candidates with the particles of the given cells.
@@ -2479,7 +2280,7 @@ class Engine {
         if (!group_.resting().holds(now_, id_[i], id_[j], particles_.state[i].count,
                                     particles_.state[j].count))
             return 0.0;
-        if (sheared_) return never; // (a sliding image's velocity: not worth the case)
+        if (sliding_.on()) return never; // (a sliding image's velocity: not worth the case)
         const ParticleState<D> qi = flight_from_now(i), qj = flight_from_now(j);
         const Vec<D> r = box_.minimum_image(qi.x - qj.x);
         // a quarter of the tolerance deeper than it is now: never now again, and a pair
@@ -2708,13 +2509,7 @@ class Engine {
         rest_cycle_.shift(shift);
         tally_.start -= shift;
         calendar_.shift(shift);
-        if (sheared_) { // ticks counted from the last one, on the new clock
-            le_.anchor_at_tick(tick_, tick_width_, cells_.counts()[0]);
-            le_.origin -= shift;
-            le_since_ -= shift;
-            drift_since_ -= shift;
-            tick_ = 0;
-        }
+        if (sliding_.on()) sliding_.rebase(shift, cells_.counts()[LeesEdwards<D>::flow]);
         origin_ += shift;
         now_ = 0.0;
     }
@@ -2740,8 +2535,7 @@ class Engine {
         ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_,
            short_flights_);
         ar.section(archive_tag + 6, "clock");
-        ar(le_.origin, le_.start_offset, le_.start_column, tick_, le_crossed_, le_y2_start_, le_py_,
-           le_since_, thermostat_from_, drift_time_, drift_since_, mass_, drift_);
+        ar(sliding_);
         ar.section(archive_tag + 7, "sliding boundaries");
     }
 
@@ -2850,20 +2644,8 @@ class Engine {
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one
     double origin_ = 0.0;              // absolute time of local zero
     std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
-    std::uint64_t processed_ = 0; // calendar entries processed (processed())
-    // Lees-Edwards sliding boundaries (lees_edwards.hpp; box_.shear_rate): the geometry on
-    // the local clock, the tick interval the clock is in, and the column width.
-    bool sheared_ = false;
-    LeesEdwards<D> le_;
-    long tick_ = 0;
-    double tick_width_ = 0.0;
-    // shear_moment's account: m L_y^2 / 2 per crossing of the y face (up +, down -) and
-    // sum m y^2 / 2, the y momentum and the local time at the last reset_fluxes
-    double le_crossed_ = 0.0, le_y2_start_ = 0.0, le_py_ = 0.0, le_since_ = 0.0;
-    std::uint64_t thermostat_from_ = 0; // the pair collisions counted at the last thermostat
-    // drift_integral's account: the momentum, the total mass, the integral so far and when
-    double drift_time_ = 0.0, drift_since_ = 0.0, mass_ = 0.0;
-    Vec<D> drift_{};
+    std::uint64_t processed_ = 0;  // calendar entries processed (processed())
+    SlidingBoundaries<D> sliding_; // (box_.shear_rate; engine/sliding_boundaries.hpp)
     // The rest model (resting.hpp): its rule, the particles at rest now, and the scratch
     // lists of `held` and `wake_above`
     RestRule rest_;
@@ -2911,18 +2693,16 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
         const double local_until = until - origin_; // the origin moves at maintenance
         if (tally_.collisions >= collision_limit) return Stop::collisions;
         const double t = calendar_.top_time();
-        if (sheared_) [[unlikely]] {
+        if (sliding_.on()) [[unlikely]] {
             // the sliding images pass a column width first: widen the windows
-            const double tick = le_.tick_time(tick_ + 1, tick_width_);
+            const double tick = sliding_.next_tick();
             if (tick <= t && tick <= local_until) {
                 now_ = std::max(now_, tick);
-                ++tick_;
-                slide();
+                sliding_.tick(kernel());
                 continue;
             }
-            if (settings_.shear_temperature > 0.0 &&
-                tally_.collisions - thermostat_from_ >= thermostat_every()) {
-                thermostat();
+            if (sliding_.thermostat_due(tally_.collisions, particles_.size())) {
+                sliding_.thermostat(kernel());
                 continue;
             }
         }
@@ -2955,7 +2735,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 
 template <int D, Calendar Cal, Motion<D> Motion>
 void Engine<D, Cal, Motion>::reset_tally() {
-    thermostat_from_ = 0; // (the collision count restarts, and the thermostat's with it)
+    sliding_.restart_thermostat(); // (the collision count restarts)
     reset_counts(now_);
     reset_fluxes();
     ledger_ = ledger(); // the drag integral starts again from zero
@@ -3053,13 +2833,23 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
         box_.triangles.empty() &&
         std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
     fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
-    if (box_.sheared()) set_up_sliding();
+    if (box_.sheared()) {
+        sliding_.set_up(box_, cells_, levels_.size(), !Motion::has_field, settings_, now_);
+        momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
+        fluxes_ = true;              // for shear_moment (straight flights, no walls)
+    }
     set_up_glides();
     if (settings_.rest_speed > 0.0) set_up_rest();
     maintain_every_ = settings_.maintain_every > 0
                           ? settings_.maintain_every
                           : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
 }
+
+} // namespace choc
+
+#include "choc/kernel/engine/kernel.hpp"
+
+namespace choc {
 
 // The engines `choc run` uses (simulation.cpp: 2D or 3D, straight flights or a field, the
 // default calendar, no event log) are compiled once, in the library

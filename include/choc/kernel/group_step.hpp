@@ -16,8 +16,8 @@
 // again after the step (look_past, below).
 //
 // GroupStep works on the engine's state (calendar, schedules, cells, particles, tally)
-// through the Engine it is given, which makes it a friend; it keeps only its scratch,
-// reused from step to step.
+// through the engine's Kernel it is given (engine/kernel.hpp: the operations it may call,
+// by name); it keeps only its scratch, reused from step to step.
 #pragma once
 
 #include "choc/kernel/contact_graph.hpp"
@@ -42,21 +42,21 @@ template <int D>
 class GroupStep {
   public:
     // Resolves the step whose first event is `first`'s (at the engine's now).
-    template <class Engine>
-    void resolve(Engine& e, std::uint32_t first) {
-        using Kind = typename Engine::Kind;
-        if (member_.size() != e.particles_.size()) member_.assign(e.particles_.size(), 0);
-        const double until = e.now_ + e.settings_.epsilon;
-        std::vector<Crossed<Engine>> crossed; // (allocates only when a crossing comes up)
+    template <class Kernel>
+    void resolve(Kernel e, std::uint32_t first) {
+        using Kind = typename Kernel::Kind;
+        if (member_.size() != e.particles().size()) member_.assign(e.particles().size(), 0);
+        const double until = e.now() + e.settings().epsilon;
+        std::vector<Crossed<Kernel>> crossed; // (allocates only when a crossing comes up)
         take_event(e, first);
-        while (e.calendar_.top_time() <= until) {
-            const std::uint32_t k = e.calendar_.top();
-            const Kind kind = e.schedule_[k].kind;
+        while (e.calendar().top_time() <= until) {
+            const std::uint32_t k = e.calendar().top();
+            const Kind kind = e.schedule(k).kind;
             if (kind == Kind::pair && e.stale(k)) {
                 e.renew(k); // predicted from now: its new event may still fall in the window
             } else if ((kind == Kind::pair || kind == Kind::wall) && e.outside_groups(k)) {
                 deferred_.push_back(k); // the binary rules', after the step
-                e.calendar_.set(k, never);
+                e.calendar().set(k, never);
             } else if (kind == Kind::pair || kind == Kind::wall) {
                 take_event(e, k);
             } else {
@@ -79,15 +79,15 @@ class GroupStep {
             if (!member_[k]) e.reschedule(k);
         deferred_.clear();
         for (const std::uint32_t b : bodies_) {
-            e.particles_.state[b].bump();
+            e.particles().state[b].bump();
             member_[b] = 0;
         }
-        if (e.rest_.on()) {
+        if (e.rest().on()) {
             settle_and_predict(e);
         } else {
             for (const auto& [a, b] : rested_)
-                resting_.record(e.now_, e.id_[a], e.id_[b], e.particles_.state[a].count,
-                                e.particles_.state[b].count);
+                resting_.record(e.now(), e.id(a), e.id(b), e.particles().state[a].count,
+                                e.particles().state[b].count);
             for (const std::uint32_t b : bodies_) e.predict_all(b);
         }
         rested_.clear();
@@ -114,11 +114,11 @@ class GroupStep {
     // A crossing look_past made and what it changed, as it was before: the particle's
     // state (a periodic wrap moves it), its candidate events, its cell in grids 0 .. its
     // level (from `cells` on in cells_) and its place in its own grid's list.
-    template <class Engine>
+    template <class Kernel>
     struct Crossed {
         std::uint32_t particle;
         ParticleState<D> state;
-        typename Engine::Schedule schedule;
+        typename Kernel::Schedule schedule;
         std::size_t cells;
         std::uint32_t slot;
     };
@@ -148,23 +148,23 @@ class GroupStep {
     // be made again after the step. A step whose crossings reveal nothing thus goes on
     // exactly as before; k, if its event joined the step, is predicted from its old cell
     // at t like every particle of the step.
-    template <class Engine>
-    void look_past(Engine& e, std::uint32_t k, std::vector<Crossed<Engine>>& crossed) {
+    template <class Kernel>
+    void look_past(Kernel e, std::uint32_t k, std::vector<Crossed<Kernel>>& crossed) {
         const std::size_t own = e.level_of(k);
-        if (crossed.empty()) wrapped_potential_ = e.wrapped_potential_;
+        if (crossed.empty()) wrapped_potential_ = e.wrapped_potential();
         crossed.push_back(
-            {k, e.particles_.state[k], e.schedule_[k], cells_.size(), e.grid(own).slot_of(k)});
+            {k, e.particles().state[k], e.schedule(k), cells_.size(), e.grid(own).slot_of(k)});
         for (std::size_t l = 0; l <= own; ++l) cells_.push_back(e.grid(l).cell_of(k));
-        const double t = e.now_;
-        e.now_ = e.schedule_[k].crossing_time;
+        const double t = e.now();
+        e.set_now(e.schedule(k).crossing_time);
         looking_past_ = true;
         e.cross(k);
         looking_past_ = false;
-        e.now_ = t;
+        e.set_now(t);
     }
 
-    template <class Engine>
-    void undo(Engine& e, std::vector<Crossed<Engine>>& crossed) {
+    template <class Kernel>
+    void undo(Kernel e, std::vector<Crossed<Kernel>>& crossed) {
         if (crossed.empty()) return;
         for (auto c = crossed.rbegin(); c != crossed.rend(); ++c) {
             const std::uint32_t k = c->particle;
@@ -178,12 +178,12 @@ class GroupStep {
                 else
                     grid.place(k, cell); // (a finer grid: k's cell there, not in its lists)
             }
-            e.particles_.state[k] = c->state;
-            e.schedule_[k] = c->schedule;
-            e.calendar_.set(k, never); // until resolve puts its crossing back
+            e.particles().state[k] = c->state;
+            e.schedule(k) = c->schedule;
+            e.calendar().set(k, never); // until resolve puts its crossing back
         }
-        e.wrapped_potential_ = wrapped_potential_;
-        e.tally_.crossings -= crossed.size();
+        e.wrapped_potential() = wrapped_potential_;
+        e.tally().crossings -= crossed.size();
         cells_.clear();
     }
 
@@ -200,42 +200,42 @@ class GroupStep {
     // with the plane met the neighbour again at once, 4096 groups at t = 13.45 without the
     // clock moving (scan case 7316897371785972483, epsilon = 1e-6); judged again by the
     // pair's own speeds instead of the group's largest, at t = 22.13.
-    template <class Engine>
-    void settle_and_predict(Engine& e) {
+    template <class Kernel>
+    void settle_and_predict(Kernel e) {
         solved_.clear();
         for (const auto& [a, b] : rested_)
-            solved_.emplace_back(e.particles_.state[a].v, e.particles_.state[b].v);
+            solved_.emplace_back(e.particles().state[a].v, e.particles().state[b].v);
         for (const std::uint32_t b : bodies_) e.predict_or_rest(b, obstacle_met(b));
         again_.clear();
         for (std::size_t n = 0; n < rested_.size(); ++n) {
             const auto [a, b] = rested_[n];
-            const auto& pa = e.particles_.state[a];
-            const auto& pb = e.particles_.state[b];
+            const auto& pa = e.particles().state[a];
+            const auto& pb = e.particles().state[b];
             if (pa.resting() || pb.resting()) continue; // (met by the rest model's rule)
             if (solved_[n] != std::pair{pa.v, pb.v}) {  // changed since the rule left them
-                const Vec<D> r = e.box_.minimum_image(pa.x - pb.x);
+                const Vec<D> r = e.box().minimum_image(pa.x - pb.x);
                 const Vec<D> v = pa.v - pb.v;
                 if (dot(v, r) <
                     -group_approach_tolerance * norm(r) * std::max(norm(pa.v), norm(pb.v)))
                     continue; // the glide left it approaching: a collision to come, at once
             }
-            resting_.record(e.now_, e.id_[a], e.id_[b], pa.count, pb.count);
+            resting_.record(e.now(), e.id(a), e.id(b), pa.count, pb.count);
             again_.push_back(a);
             again_.push_back(b);
         }
         for (const std::uint32_t b : again_)
-            if (!e.particles_.state[b].resting()) e.predict_all(b);
+            if (!e.particles().state[b].resting()) e.predict_all(b);
     }
 
     // b advanced to now, off the glide it may be on (a collision ends a glide; the
     // rest model's, Engine::end_glide).
-    template <class Engine>
-    static void bring_to_now(Engine& e, std::uint32_t b) {
+    template <class Kernel>
+    static void bring_to_now(Kernel e, std::uint32_t b) {
         e.advance(b);
         e.end_glide(b);
     }
 
-    // The first obstacle b met in this step, if any (Engine::none): the one it may glide
+    // The first obstacle b met in this step, if any (Kernel::none): the one it may glide
     // along from now (Engine::predict_or_rest).
     std::uint32_t obstacle_met(std::uint32_t b) const {
         for (const ContactPair& c : contacts_)
@@ -260,14 +260,14 @@ class GroupStep {
 
     // k's scheduled pair or wall event joins the step; k leaves the calendar until the
     // step is done (it is re-predicted then, like every particle of the step).
-    template <class Engine>
-    void take_event(Engine& e, std::uint32_t k) {
-        const auto& s = e.schedule_[k];
-        if (s.kind == Engine::Kind::pair)
+    template <class Kernel>
+    void take_event(Kernel e, std::uint32_t k) {
+        const auto& s = e.schedule(k);
+        if (s.kind == Kernel::Kind::pair)
             add_contact(k, s.pair.partner, false);
         else
             add_contact(k, s.wall, true);
-        e.calendar_.set(k, never);
+        e.calendar().set(k, never);
     }
 
     // Contacts of b (advanced to now) within the gap tolerance and not separating, and the
@@ -284,37 +284,37 @@ class GroupStep {
     // particle gliding (the rest model) is met only when touching: its flight is the
     // glide's. Still outside: a contact beyond a cell crossing of b inside the window (b
     // left the calendar when it joined), of measure |u| epsilon / cell width.
-    template <class Engine>
-    void add_touching(Engine& e, std::uint32_t b) {
-        const auto& pb = e.particles_.state[b];
-        const double gap = e.settings_.contact_gap;
-        const double window = e.settings_.epsilon; // the step is at its start
+    template <class Kernel>
+    void add_touching(Kernel e, std::uint32_t b) {
+        const auto& pb = e.particles().state[b];
+        const double gap = e.settings().contact_gap;
+        const double window = e.settings().epsilon; // the step is at its start
         e.for_each_near(b, [&](std::uint32_t j, const Vec<D>& shift) {
             if (j == b) return;
-            const auto& pj = e.particles_.state[j];
+            const auto& pj = e.particles().state[j];
             if (pj.resting()) return; // held by its supports: joins no group (outside_groups)
-            const Vec<D> r = pb.x - shift - e.motion_.position(pj, e.now_);
-            const double sigma = e.particles_.table.pair_sigma(pb.species, pj.species);
-            const Vec<D> v = pb.v - e.motion_.velocity(pj, e.now_);
+            const Vec<D> r = pb.x - shift - e.motion().position(pj, e.now());
+            const double sigma = e.particles().table.pair_sigma(pb.species, pj.species);
+            const Vec<D> v = pb.v - e.motion().velocity(pj, e.now());
             const double r2 = norm2(r);
             if (r2 > sigma * sigma * (1.0 + gap) * (1.0 + gap)) {
                 // the two move apart by at most |v| per unit of time (gravity moves both
                 // alike; drag only slows them)
                 const double reach = sigma + norm(v) * window;
                 if (r2 > reach * reach || pj.gliding()) return;
-                if (!(e.motion_.pair_time(r, v, sigma * sigma, window) <= window)) return;
+                if (!(e.motion().pair_time(r, v, sigma * sigma, window) <= window)) return;
             } else if (dot(r, v) > separating_tolerance * std::sqrt(r2) * norm(v)) {
                 return; // separating
             }
             if (!member_[j]) bring_to_now(e, j);
             add_contact(b, j, false);
         });
-        const double a = e.particles_.radius(b);
-        const auto& box = e.box_;
+        const double a = e.particles().radius(b);
+        const auto& box = e.box();
         for (std::uint32_t w = 0; w < box.walls.size(); ++w) {
             const auto& wall = box.walls[w];
             if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
-            if (separating_from(wall, pb.v, e.motion_)) continue;
+            if (separating_from(wall, pb.v, e.motion())) continue;
             add_contact(b, Obstacle::encode_wall(w), true);
         }
         // segments: the part nearest to the centre, seen as its tangent plane
@@ -323,14 +323,14 @@ class GroupStep {
             if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
             const int part = seg.nearest_part(pb.x);
             const Wall<D> plane = seg.contact_plane(part, pb.x);
-            if (separating_from(plane, pb.v, e.motion_)) continue;
+            if (separating_from(plane, pb.v, e.motion())) continue;
             add_contact(b, Obstacle::encode_segment(box.walls.size(), k, part), true);
         }
-        if (!e.triangle_cells_.empty()) add_touching_triangles(e, b, a * (1.0 + gap));
+        if (!e.triangle_cells().empty()) add_touching_triangles(e, b, a * (1.0 + gap));
         // b's earliest obstacle contact (Engine::predict_all, on the flight b has now), if
         // it falls in the window and b has no contact with that surface yet
-        const auto& s = e.schedule_[b];
-        if (s.wall_time <= e.now_ + window && s.wall < Engine::glide_end &&
+        const auto& s = e.schedule(b);
+        if (s.wall_time <= e.now() + window && s.wall < Kernel::glide_end &&
             !on_surface_met(e, b, s.wall))
             add_contact(b, s.wall, true);
     }
@@ -338,10 +338,10 @@ class GroupStep {
     // Whether b already has a contact with obstacle w in this step: w itself, another part
     // of its segment, or a surface of the same tangent plane at b (a neighbour of a
     // triangle at their shared edge, a plane wall under a face): one constraint, kept once.
-    template <class Engine>
-    bool on_surface_met(const Engine& e, std::uint32_t b, std::uint32_t w) const {
-        const auto& box = e.box_;
-        const Vec<D>& x = e.particles_.state[b].x;
+    template <class Kernel>
+    bool on_surface_met(const Kernel& e, std::uint32_t b, std::uint32_t w) const {
+        const auto& box = e.box();
+        const Vec<D>& x = e.particles().state[b].x;
         const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
         const Vec<D> normal = obstacle_plane(box, w, x).normal;
         return std::any_of(contacts_.begin(), contacts_.end(), [&](const ContactPair& c) {
@@ -364,14 +364,15 @@ class GroupStep {
     // is the surface there. What remains and has the tangent plane of a contact already
     // taken (the event's own, or a plane wall under a face) is one constraint, kept once,
     // so that the group's system does not repeat a row.
-    template <class Engine>
-    void add_touching_triangles(Engine& e, std::uint32_t b, double reach) {
-        const auto& pb = e.particles_.state[b];
-        const auto& box = e.box_;
-        const double a = e.particles_.radius(b);
+    template <class Kernel>
+    void add_touching_triangles(Kernel e, std::uint32_t b, double reach) {
+        const auto& pb = e.particles().state[b];
+        const auto& box = e.box();
+        const double a = e.particles().radius(b);
         touching_.clear();
-        const std::uint32_t cell = e.cells_.cell_of(b);
-        for (const auto* k = e.triangle_cells_.begin(cell); k != e.triangle_cells_.end(cell); ++k) {
+        const std::uint32_t cell = e.cells().cell_of(b);
+        for (const auto* k = e.triangle_cells().begin(cell); k != e.triangle_cells().end(cell);
+             ++k) {
             const Triangle<D>& tri = box.triangles[k->index];
             const auto near = tri.nearest(pb.x);
             const double d = norm(pb.x - near.point);
@@ -399,7 +400,7 @@ class GroupStep {
                 });
             if (covered) continue;
             const Wall<D> plane = box.triangles[t.index].contact_plane(pb.x);
-            if (separating_from(plane, pb.v, e.motion_)) continue;
+            if (separating_from(plane, pb.v, e.motion())) continue;
             const std::uint32_t number =
                 Obstacle::encode_triangle(box.walls.size(), box.segments.size(), t.index);
             if (!on_surface_met(e, b, number)) add_contact(b, number, true);
@@ -409,8 +410,8 @@ class GroupStep {
     // One connected component at time now: one contact by the closed-form rules, more
     // by the group rule; the virial, energies and counts go to the tally as for binary
     // collisions (a contact counts as a collision when its impulse is not zero).
-    template <class Engine>
-    void resolve_component(Engine& e, const ContactComponent& component) {
+    template <class Kernel>
+    void resolve_component(Kernel e, const ContactComponent& component) {
         if (component.contacts.size() == 1) {
             const ContactPair& c = contacts_[component.contacts[0]];
             // a later event of the window, or a touching contact: a gap is allowed
@@ -421,7 +422,7 @@ class GroupStep {
                 e.apply_pair(c.a, c.b, false);
             return;
         }
-        auto& particles = e.particles_;
+        auto& particles = e.particles();
         // Bodies: the component's particles, then one infinite-mass body per wall contact.
         std::vector<GroupBody<D>> bodies;
         std::vector<GroupContact<D>> contacts;
@@ -438,14 +439,14 @@ class GroupStep {
             if (c.wall) {
                 bodies.push_back({Vec<D>{}, std::numeric_limits<double>::infinity()});
                 const Vec<D>& x = particles.state[c.a].x;
-                const Wall<D> wall = obstacle_plane(e.box_, c.b, x);
+                const Wall<D> wall = obstacle_plane(e.box(), c.b, x);
                 e.check_wall_contact(c.a, c.b, wall, false);
                 contacts.push_back({body_of(c.a), static_cast<std::uint32_t>(bodies.size() - 1),
                                     wall.normal, e.wall_restitution(c.a, c.b)});
                 arm.push_back({});
             } else {
                 const Vec<D> r =
-                    e.box_.minimum_image(particles.state[c.a].x - particles.state[c.b].x);
+                    e.box().minimum_image(particles.state[c.a].x - particles.state[c.b].x);
                 contacts.push_back({body_of(c.a), body_of(c.b), r * (1.0 / norm(r)),
                                     e.pair_restitution(c.a, c.b)});
                 arm.push_back(r);
@@ -454,12 +455,12 @@ class GroupStep {
         }
         GroupResult<D> result = solver_.resolve(bodies, contacts);
         reflect_wall_residuals(component, bodies, contacts, result);
-        auto& tally = e.tally_;
-        if (e.fluxes_) {
-            e.flux_.advance(e.now_);
+        auto& tally = e.tally();
+        if (e.fluxes_kept()) {
+            e.flux().advance(e.now());
             for (std::size_t n = 0; n < component.bodies.size(); ++n) {
-                e.flux_.add(bodies[n].mass, bodies[n].velocity, -1.0);
-                e.flux_.add(bodies[n].mass, result.velocities[n], 1.0);
+                e.flux().add(bodies[n].mass, bodies[n].velocity, -1.0);
+                e.flux().add(bodies[n].mass, result.velocities[n], 1.0);
             }
         }
         ++tally.groups;
@@ -477,7 +478,7 @@ class GroupStep {
             const double k0 = kinetic_energy(m, p.v);
             p.v = result.velocities[n];
             e.kinetic_change(p.species, kinetic_energy(m, p.v) - k0);
-            e.last_partner_[b] = Engine::none;
+            e.clear_last_partner(b);
         }
         for (const std::uint32_t b : component.bodies) e.collided(b);
         for (const std::uint32_t k : component.contacts)
@@ -492,13 +493,13 @@ class GroupStep {
                 tally.pair_collision(particles.state[c.a].species, particles.state[c.b].species);
                 e.log_pair(c.a, c.b);
                 tally.virial += dot(arm[n], result.impulses[n]);
-                if (e.fluxes_) {
+                if (e.fluxes_kept()) {
                     // each body's mean velocity over the step: (v + v') / 2
                     const auto mean = [&](std::uint32_t body) {
                         return 0.5 * (bodies[body].velocity + result.velocities[body]);
                     };
                     const GroupContact<D>& k = contacts[n];
-                    e.flux_.contact(arm[n], result.impulses[n], mean(k.a), mean(k.b));
+                    e.flux().contact(arm[n], result.impulses[n], mean(k.a), mean(k.b));
                 }
             }
         }
@@ -511,8 +512,8 @@ class GroupStep {
     // in elastic TC bounces rising 5e-16 (radius 0.08, coordinates near 60, ulp 7e-15)
     // sank by about 1e-15 a bounce until the contact check stopped the run 8e-11 deep
     // (scan case 15900577182696255269, t = 1.934). Without a field, nothing changes.
-    template <class Engine>
-    static void back_to_contact(Engine& e, std::uint32_t i, std::uint32_t w) {
+    template <class Kernel>
+    static void back_to_contact(Kernel e, std::uint32_t i, std::uint32_t w) {
         if constexpr (requires { e.back_to_contact(i, w); }) e.back_to_contact(i, w);
     }
 
