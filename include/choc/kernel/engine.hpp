@@ -37,6 +37,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
@@ -1005,9 +1006,10 @@ class Engine {
                 Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face);
             f(w, obstacle_plane(box_, w, x).normal);
         }
-        if (triangle_cells_.empty()) return;
+        if (obstacles_.triangles().cells().empty()) return;
         const std::uint32_t cell = cells_.cell_of(i);
-        for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+        for (const auto* e = obstacles_.triangles().cells().begin(cell);
+             e != obstacles_.triangles().cells().end(cell); ++e) {
             const Triangle<D>& tri = box_.triangles[e->index];
             if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
             if (tri.one_sided && tri.height(x) <= 0.0) continue;
@@ -1317,9 +1319,10 @@ class Engine {
         for (const auto& seg : box_.segments)
             if (seg.distance(x) - a <= reach)
                 f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
-        if (!triangle_cells_.empty()) {
+        if (!obstacles_.triangles().cells().empty()) {
             const std::uint32_t cell = cells_.cell_of(i);
-            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.end(cell); ++e) {
+            for (const auto* e = obstacles_.triangles().cells().begin(cell);
+                 e != obstacles_.triangles().cells().end(cell); ++e) {
                 const Triangle<D>& tri = box_.triangles[e->index];
                 if (tri.distance(x) - a > reach) continue;
                 if (tri.one_sided && tri.height(x) <= 0.0) continue; // from the front only
@@ -1883,10 +1886,16 @@ class Engine {
         reschedule(i);
     }
 
-    // Improves i's wall candidate with the finite walls: segments (2D) and triangles (3D).
+    // Improves i's wall candidate with the obstacles other than plane walls (segments in
+    // 2D, triangles in 3D: engine/obstacles.hpp).
     void predict_finite_walls(std::uint32_t i) {
-        if (!box_.segments.empty()) predict_segments(i);
-        if (!triangle_cells_.empty()) predict_triangles(i);
+        if (!obstacles_.any(box_)) return;
+        Schedule& s = schedule_[i];
+        const ParticleState<D> q = flight_from_now(i);
+        const ObstacleFlight<D, Motion> f{
+            q,    flight_motion(q), particles_.radius(i), cells_.cell_of(i),
+            now_, s.crossing_time,  glide_support(q, i)};
+        obstacles_.predict(box_, cells_, f, {s.wall_time, s.wall});
     }
 
     // Particle i's flight restarted now: its position and velocity now, time stamp 0 (the
@@ -1897,148 +1906,6 @@ class Engine {
         q.v = motion_.velocity(particles_.state[i], now_);
         q.t = 0.0;
         return q;
-    }
-
-    // Improves i's wall candidate with the segments (segment_time.hpp). The centre stays in
-    // its cell until its crossing, so a segment out of reach of that cell is skipped, and
-    // curved flights are searched no further than the crossing; `cross` calls this again.
-    void predict_segments(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        const ParticleState<D> q = flight_from_now(i);
-        const double a = particles_.radius(i);
-        const std::uint32_t cell = cells_.cell_of(i);
-        Vec<D> lo, hi;
-        for (int k = 0; k < D; ++k)
-            lo[k] = cells_.bound(cell, k, -1), hi[k] = cells_.bound(cell, k, 1);
-        const double reach = a + cell_bounds_round_off * (a + (hi[0] - lo[0]));
-        const GlideFaces support = glide_support(q, i);
-        const std::uint32_t walls = box_.walls.size();
-        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
-            const auto& seg = box_.segments[k];
-            if (!seg.may_reach(lo, hi, reach)) continue;
-            if (const std::uint32_t f = Obstacle::encode_segment(walls, k, Segment<D>::face);
-                f == support[0] || f == support[1]) [[unlikely]]
-                continue; // the glide's (its end: glide_end_time)
-            auto consider = [&](double dt, int part) {
-                if (now_ + dt < s.wall_time)
-                    s.wall_time = now_ + dt,
-                    s.wall = Obstacle::encode_segment(box_.walls.size(), k, part);
-            };
-            consider(face_time(flight_motion(q), seg, q, a), Segment<D>::face);
-            const double window = std::min(s.crossing_time, s.wall_time) - now_;
-            for (const int end : {Segment<D>::from_end, Segment<D>::to_end})
-                consider(end_time(flight_motion(q), seg.end(end), q, a, window), end);
-        }
-    }
-
-    // Improves i's wall candidate with the triangles listed for its cell (triangle_cells.hpp,
-    // triangle_time.hpp). Only a contact before the present candidate and before the cell
-    // crossing matters: the crossing looks again (`cross`), with the next cell's triangles,
-    // at the contacts beyond it.
-    //   - The cell's flat patches first: coplanar triangles covering all of their plane the
-    //     centre can come within a radius of while in the cell are met when the plane is
-    //     (first_contact on the height, from the side the centre is on), by the triangle
-    //     holding the contact; kept only before the crossing, where the cell's cover holds.
-    //   - Then the loose triangles: one is skipped when the centre cannot reach it before
-    //     then (the sphere round its vertices is farther than the flight can go), or cannot
-    //     come within its radius of the triangle's plane (triangle_plane_bound); curved
-    //     flights are searched no further. The faces go first: a sphere coming down on a mesh
-    //     meets the face of one triangle, and that contact, the same time as every coplanar
-    //     neighbour's plane bound, rules out their rims in the second pass.
-    void predict_triangles(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        const ParticleState<D> q = flight_from_now(i);
-        const Motion& fm = flight_motion(q);
-        const double a = particles_.radius(i);
-        const std::uint32_t cell = cells_.cell_of(i);
-        // the triangle i glides on, if it does: passed by (its edges: glide_end_time)
-        const GlideFaces support = glide_support(q, i);
-        const std::uint32_t first =
-            Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), 0);
-        const auto triangle_of = [&](std::uint32_t w) {
-            return w != none && w >= first ? w - first : none;
-        };
-        const std::uint32_t skip = triangle_of(support[0]), skip2 = triangle_of(support[1]);
-        // Every triangle in the plane of a triangle i glides on is passed by too: the glide
-        // keeps the centre a radius above that plane and over its face, so such a triangle
-        // can only touch it at a rim it shares with the face, along which it never
-        // enters (glide_end_time ends the glide at the face's edge first). Met there, a
-        // sphere gliding along a valley's line, where each of its two faces borders a
-        // coplanar neighbour, was met by the neighbour's rim at once for ever (scan case
-        // 11607331221862812016, t = 6.09).
-        const auto in_support_plane = [&](const Vec<D>& n, double offset) {
-            for (const std::uint32_t t : {skip, skip2}) {
-                if (t == none) continue;
-                const Vec<D>& v = box_.triangles[t].vertex[0];
-                if (std::abs(dot(box_.triangles[t].normal, n)) > 1.0 - same_plane_tolerance &&
-                    std::abs(dot(v, n) - offset) <= shared_point_tolerance * (norm(v) + a))
-                    return true;
-            }
-            return false;
-        };
-        for (const auto* p = triangle_cells_.patches_begin(cell);
-             p != triangle_cells_.patches_end(cell); ++p) {
-            if (skip != none && in_support_plane(p->normal, p->offset)) [[unlikely]]
-                continue;
-            const double h = dot(q.x, p->normal) - p->offset, side = h >= 0.0 ? 1.0 : -1.0;
-            const double dt = fm.first_contact(side * h - a, side * dot(q.v, p->normal),
-                                               side * fm.along(p->normal));
-            if (now_ + dt < s.wall_time && now_ + dt <= s.crossing_time) {
-                const std::uint32_t k =
-                    triangle_cells_.holder(*p, fm.position(q, dt), box_.triangles);
-                if (k == skip || k == skip2) [[unlikely]]
-                    continue;
-                s.wall_time = now_ + dt,
-                s.wall = Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), k);
-            }
-        }
-        // how far the centre can go in time w: |v| w (+ |g| w²/2 with gravity; drag only
-        // slows it)
-        const double speed = norm(q.v), pull = norm(fm.acceleration(Vec<D>{}));
-        for (const bool faces : {true, false})
-            for (const auto* e = triangle_cells_.begin(cell); e != triangle_cells_.loose_end(cell);
-                 ++e) {
-                // a one-sided triangle: its whole search in the first pass (the flag is read
-                // from the entry: the triangle itself is another cache line)
-                if (e->one_sided && !faces) continue;
-                if (e->index == skip || e->index == skip2) [[unlikely]]
-                    continue;
-                if (skip != none && in_support_plane(e->normal, e->offset)) [[unlikely]]
-                    continue;
-                const double window = std::min(s.crossing_time, s.wall_time) - now_;
-                const double travel =
-                    window < never ? (speed + 0.5 * pull * window) * window : never;
-                if (norm(q.x - e->centre) - e->radius - a > travel) continue; // out of reach
-                if (!(triangle_plane_bound(fm, e->normal, e->offset, q, a) < window)) continue;
-                const Triangle<D>& tri = box_.triangles[e->index];
-                const double dt = e->one_sided
-                                      ? one_sided_triangle_time(fm, tri, q, a, window,
-                                                                passing_elsewhere(cell, e, a))
-                                  : faces ? triangle_face_time(fm, tri, q, a)
-                                          : triangle_rim_time(fm, tri, q, a, window);
-                if (now_ + dt < s.wall_time)
-                    s.wall_time = now_ + dt, s.wall = Obstacle::encode_triangle(
-                                                 box_.walls.size(), box_.segments.size(), e->index);
-            }
-    }
-
-    // For one_sided_triangle_time: whether a centre at x is passing through a one-sided
-    // triangle of the cell's list other than e that holds the point q (a mesh's shared edge
-    // or corner). Every triangle the centre can be inside is listed: the centre is in the
-    // cell, within a of it.
-    auto passing_elsewhere(std::uint32_t cell, const typename TriangleCells<D>::Entry* e,
-                           double a) const {
-        return [this, cell, e, a](const Vec<D>& x, const Vec<D>& q) {
-            const double shared = shared_point_tolerance * (norm(q) + a);
-            // (one-sided triangles are loose: never in a patch)
-            for (const auto* o = triangle_cells_.begin(cell); o != triangle_cells_.loose_end(cell);
-                 ++o) {
-                if (o == e || !o->one_sided) continue;
-                const Triangle<D>& other = box_.triangles[o->index];
-                if (other.distance(q) <= shared && passing_through(other, x, a)) return true;
-            }
-            return false;
-        };
     }
 
     // Brings particle i to now along its flight. Under a field its kinetic energy changed
@@ -2602,10 +2469,10 @@ class Engine {
     std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
     std::vector<std::uint8_t> glide_slot_of_;
     std::vector<GlideFaces> glide_on_;
-    CellLevels<D> levels_;            // one level, but for size-disperse particles
-    Cells<D> cells_;                  // the grid of level 0 (of every particle with one level)
-    std::vector<Cells<D>> upper_;     // the grids of levels 1, 2, ...
-    TriangleCells<D> triangle_cells_; // the triangles near each cell of cells_ (none: empty)
+    CellLevels<D> levels_;        // one level, but for size-disperse particles
+    Cells<D> cells_;              // the grid of level 0 (of every particle with one level)
+    std::vector<Cells<D>> upper_; // the grids of levels 1, 2, ...
+    Obstacles<D> obstacles_;      // segments and triangles (engine/obstacles.hpp)
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
@@ -2780,7 +2647,7 @@ void Engine<D, Cal, Motion>::retire() {
     schedule_ = FastVector<Schedule>();
     cells_.release();
     for (auto& g : upper_) g.release();
-    triangle_cells_ = TriangleCells<D>();
+    obstacles_.triangles().release();
     last_partner_ = std::vector<std::uint32_t>();
 }
 
@@ -2796,16 +2663,7 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
       last_partner_(particles_.size(), none), id_(particles_.size()) {
     for (std::size_t l = 1; l < levels_.size(); ++l)
         upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
-    if (!box_.triangles.empty()) {
-        // a centre in a cell meets the triangles within its radius of the cell
-        const double a = 0.5 * particles_.table.largest_diameter();
-        double width = 0.0, smallest = a;
-        for (int k = 0; k < D; ++k) width = std::max(width, cells_.width()[k]);
-        for (const auto& sp : particles_.table.species) smallest = std::min(smallest, sp.radius);
-        triangle_cells_ =
-            TriangleCells<D>(cells_, box_.triangles, a + cell_bounds_round_off * (a + width),
-                             typename TriangleCells<D>::PatchRadii{a, smallest});
-    }
+    obstacles_.set_up(box_, cells_, particles_.table);
     contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
     emission_ = ThermalEmission<D>(settings_.thermal_seed);
     // a group's linear system knows restitution, not re-emission
