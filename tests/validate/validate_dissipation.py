@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """choc with dissipation and fields against docs/PHYSICS.md, through the command line.
 
-    python3 tests/validate_dissipation.py CHOC_EXECUTABLE quick|full
+    python3 tests/validate/validate_dissipation.py CHOC_EXECUTABLE quick|full
 
 `quick` (default `cli` suite, seconds): Haff's per-collision law on a small 3D gas, a gas
 cooled by drag alone, and a ball bouncing on an inelastic floor (collapse detection and the

@@ -6,7 +6,7 @@ pressure tensor's diagonal is Z n kT and its off-diagonal entries vanish within 
 errors, 2D reports lags but no coefficient, and runs where the fluxes mean nothing report
 null.
 
-Usage: python3 tests/cli_transport.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_transport.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import json
@@ -197,7 +197,7 @@ def main():
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    sys.path.insert(0, os.path.join(root, "tests"))
+    sys.path.insert(0, os.path.join(root, "tests", "support"))
     failed = 0
     for name, case in CASES:
         try:

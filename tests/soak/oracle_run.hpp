@@ -311,7 +311,7 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         }
 
         // States agree to the tolerance, and nothing overlaps (the engine's contract, 1e-9
-        // of a contact distance, tests/test_engine.cpp).
+        // of a contact distance, tests/unit/test_engine.cpp).
         const choc::Particles<D> snap = engine.snapshot(sync);
         const auto [worst, worst_i] =
             excused ? std::pair{0.0, 0u} : state_mismatch(sys.box, snap, ref, sync, scale);

@@ -3,10 +3,10 @@
 and "Time series"): Debian's python3-ase reads the extended XYZ trajectory of a mixture
 with the right velocities, masses and kinetic energy and finds the run's provenance in
 atoms.info; the time series starts with its provenance as comment lines and still loads
-with numpy. Run by Debian's /usr/bin/python3 (tests/meson.build): python3-ase is part of
+with numpy. Run by Debian's /usr/bin/python3 (tests/cli/meson.build): python3-ase is part of
 the set-up (quickstart), so a missing ASE fails this test rather than skipping it.
 
-Usage: /usr/bin/python3 tests/cli_ase.py CHOC_EXECUTABLE
+Usage: /usr/bin/python3 tests/cli/cli_ase.py CHOC_EXECUTABLE
 """
 
 import json

@@ -5,7 +5,7 @@ other, the same seed giving the same summary, --set/--summary/--quiet doing what
 say, trajectory frames at the right times, restarts from a frame that are exact, hard
 walls, time limits, and the example configs.
 
-Usage: python3 tests/cli_run.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_run.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import glob
@@ -610,7 +610,7 @@ def case_diffusion_references(choc, root):
     """Beside D: Enskog's D for this density and temperature, and D with the periodic cube's
     finite-size correction (Yeh-Hummer with Enskog's shear viscosity), as docs/PHYSICS.md
     writes them; none for an inelastic run."""
-    sys.path.insert(0, os.path.join(root, "tests"))
+    sys.path.insert(0, os.path.join(root, "tests", "support"))
     import reference_physics as ref
     radius, mass = 0.7, 2.0
     species = f'name = "A"\ncount = 1372\nradius = {radius}\nmass = {mass}'

@@ -11,7 +11,7 @@ the number in the first frame; the summary's `crossing.count` is the last row's 
 and the count must never fall (nothing comes back up through the neck here; a backward
 crossing would be counted as -1, which the exact equality above covers).
 
-Usage: python3 tests/cli_crossing.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_crossing.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import json

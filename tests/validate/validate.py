@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """choc against the reference physics of docs/PHYSICS.md.
 
-    python3 tests/validate.py CHOC_EXECUTABLE quick|full
+    python3 tests/validate/validate.py CHOC_EXECUTABLE quick|full
 
 `full` is the `validate` meson suite (a few minutes); `quick` runs the same checks on
 small systems with tolerances wide enough for their noise, in the default `cli` suite.
 Each check prints the measured value, the reference, the statistical error and the
 tolerance, and why the tolerance is what it is.
 
-The reference formulas are in tests/reference_physics.py; beside them the exact identity
+The reference formulas are in tests/support/reference_physics.py; beside them the exact identity
     Z - 1 = (sigma / (2 d)) sqrt(pi m / kT) Gamma
 between the measured pressure and collision rate of an elastic fluid.
 """
@@ -22,8 +22,10 @@ import sys
 import tempfile
 import time
 
-from reference_physics import contact_value as implied_contact
-from reference_physics import enskog_rate, maxwell_h, z_reference
+# tests/support/: reference_physics.py, which tests/cli/ uses too
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from reference_physics import contact_value as implied_contact  # noqa: E402
+from reference_physics import enskog_rate, maxwell_h, z_reference  # noqa: E402
 
 
 def solve(matrix, rhs):

@@ -4,7 +4,7 @@
 backwards (sim_time negative), max_overlap reached most of a diameter, a run with a time
 limit never reached it, and choc still exited 0.
 
-    python3 tests/regressions.py CHOC_EXECUTABLE REPO_ROOT quick|full
+    python3 tests/soak/regressions.py CHOC_EXECUTABLE REPO_ROOT quick|full
 
 `quick` runs the two cheap reproducers (a few seconds each; `cli` suite); `full` adds the
 expensive ones (mixtures, eta = 0.45 out to t = 200, eta = 0.49 for 66e6 collisions;

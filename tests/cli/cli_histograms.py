@@ -11,7 +11,7 @@ summary's at the end. A 2D mixture: the per-species columns. Bad tables are refu
 exit 2, naming the key, before anything is written, and a run bounded by collisions alone
 stops at the snapshot limit; a plain path keeps the final-state file.
 
-Usage: python3 tests/cli_histograms.py CHOC_EXECUTABLE
+Usage: python3 tests/cli/cli_histograms.py CHOC_EXECUTABLE
 """
 
 import json

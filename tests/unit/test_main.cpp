@@ -1,6 +1,6 @@
 // The main of the unit tests: doctest's, with one check more. The doctest files of tests/
-// are one program, `build/tests/unit_tests`, which meson runs once per file with a filter on
-// the source file (`--source-file=*/test_NAME.cpp`, tests/meson.build), so that each file
+// are one program, `build/tests/unit/unit_tests`, which meson runs once per file with a filter on
+// the source file (`--source-file=*/test_NAME.cpp`, tests/unit/meson.build), so that each file
 // is still its own test with its own timeout. A filter that matches no test case (a file
 // renamed, a pattern mistyped) fails instead of passing with nothing run.
 #define DOCTEST_CONFIG_IMPLEMENT

@@ -11,7 +11,7 @@ Sliding boundaries: the viscosity from the stress of a thermostatted steady shea
 with the equilibrium one, the velocity profile is the imposed line, and without the
 thermostat the fluid heats at the rate that viscosity predicts.
 
-Usage: python3 tests/cli_thermal.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_thermal.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import csv
@@ -305,7 +305,7 @@ def main():
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     choc = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(os.path.abspath(sys.argv[2]), "tests"))
+    sys.path.insert(0, os.path.join(os.path.abspath(sys.argv[2]), "tests", "support"))
     failed = 0
     for name, case in CASES:
         try:

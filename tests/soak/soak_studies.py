@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shipped equation-of-state studies over a grid of seeds: every run must end valid.
 
-    python3 tests/soak_studies.py CHOC_EXECUTABLE SOURCE_ROOT [--jobs N]
+    python3 tests/soak/soak_studies.py CHOC_EXECUTABLE SOURCE_ROOT [--jobs N]
 
 data/studies/eos3d.toml at packing fractions 0.25, 0.40, 0.45 with seeds 1-12, and
 data/studies/eos2d.toml at 0.30, 0.60, 0.68 with seeds 1-8: 60 runs of 2e6 collisions

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Granular piles that come to rest (issue 40), as `choc run` sees them.
 
-    python3 tests/cli_piles.py CHOC_EXECUTABLE
+    python3 tests/cli/cli_piles.py CHOC_EXECUTABLE
 
 A stall is always caught: the box of 60 discs of issue 40 under gravity with restitution
 0.5 and no TC model piles up and stops in a Zeno sequence at t ~ 5. Seeds 2 and 4 used to
@@ -89,7 +89,7 @@ def case_plastic_gas_with_groups(choc, _):
     # predicted again at the same instant for ever; at t = 0.0936 the run stopped with
     # "invariant 'progress' violated" (exit 1). It must now run to its end, valid.
     with tempfile.TemporaryDirectory() as d:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         result = subprocess.run(
             [choc, "run", os.path.join(root, "data", "examples", "gas3d.toml"), "--quiet",
              "--set", "collisions.restitution=0", "--set", "collisions.epsilon=1e-9",

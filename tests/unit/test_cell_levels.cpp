@@ -351,7 +351,7 @@ TEST_CASE("levels: the engine with two grids follows the engine with one") {
     two_grids_follow_one<2>(walled_discs_toml, Field<2>(g, 0.0), 1000);
 }
 
-// The oracle's size-disperse families (tests/oracle_systems.hpp, `levels`) exist to run
+// The oracle's size-disperse families (tests/soak/oracle_systems.hpp, `levels`) exist to run
 // the engine with two grids against the plain reference: most of their systems must get
 // them (a box too small for a coarse grid of three cells falls back to one).
 TEST_CASE("levels: the oracle's size-disperse systems mostly run with two grids") {

@@ -1,6 +1,7 @@
 """The reference physics of docs/PHYSICS.md, in reduced units sigma = m = kT = 1 unless given:
-equations of state, Enskog collision rate, Maxwell-Boltzmann. Used by tests/validate.py
-and data/studies/plot.py; plain floats (numpy users wrap them with numpy.vectorize).
+equations of state, Enskog collision rate, Maxwell-Boltzmann. Used by tests/validate/,
+tests/cli/ and data/studies/ (plot.py, transport/plot.py); plain floats (numpy users wrap
+them with numpy.vectorize).
 """
 
 import math

@@ -4,7 +4,7 @@ examples of data/collide give their exact velocities through --json, the table a
 plots are written, and bad input fails cleanly (status 2, one `choc: error:` line naming
 the key or file, no plot file left behind).
 
-Usage: python3 tests/cli_collide.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_collide.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import json

@@ -123,7 +123,7 @@ struct Totals {
 };
 
 std::string command(const std::string& family, const RunSpec& spec, const RunSpec& defaults) {
-    std::string c = "build/tests/soak_oracle --family " + family + " --seed " +
+    std::string c = "build/tests/soak/soak_oracle --family " + family + " --seed " +
                     std::to_string(spec.seed) + " --n " + std::to_string(spec.n) +
                     " --collisions " + std::to_string(spec.collisions);
     char number[32];

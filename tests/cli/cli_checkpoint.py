@@ -24,7 +24,7 @@ limits, output.checkpoint and the outputs' paths (naming the key); a damaged che
 another choc version; a trajectory that is not the one the checkpoint covers (cut short,
 or a byte changed anywhere before the mark).
 
-Usage: python3 tests/cli_checkpoint.py CHOC_EXECUTABLE
+Usage: python3 tests/cli/cli_checkpoint.py CHOC_EXECUTABLE
 """
 
 import json
@@ -549,7 +549,7 @@ def case_refusals(choc):
             open(os.path.join(d, "bad.chk"), "wb").write(bad)
             refused(choc, d, ["--continue", "bad.chk"], "bad.chk",
                     f"a byte changed at offset {offset}")
-        # cut short at lengths spread over the file (every length: tests/test_checkpoint)
+        # cut short at lengths spread over the file (every length: tests/unit/test_checkpoint)
         for length in sorted({0, 1, 15, 16, 40, len(good) // 2, len(good) - 4,
                               len(good) - 1}):
             open(os.path.join(d, "bad.chk"), "wb").write(good[:length])

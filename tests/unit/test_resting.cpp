@@ -535,7 +535,7 @@ TEST_CASE("two slow discs that hold each other up are put to rest together") {
     // (Engine::rests_together), or disc 4 leaning first and disc 5 on it, they rest where
     // they start. (The deadlock rests_together ends needs slow bouncing discs: 25 such of
     // the 60-disc box, e = 0.8, seed 11, TC, made 330,000 elastic micro-collisions per time
-    // unit for ever; tests/cli_piles.py runs that box.)
+    // unit for ever; tests/cli/cli_piles.py runs that box.)
     const Vec<2> d0{{0.5, 0.5}}, d3{{2.0, 0.5 + std::sqrt(0.75)}};
     const Vec<2> d4 = d0 + at(84.2);
     // disc 5 touches discs 3 and 4: the upper meeting point of unit circles around them

@@ -8,7 +8,7 @@ refused with exit 2.
 h5py must be importable (Debian's python3-h5py, for /usr/bin/python3): without it the test
 fails, it does not skip.
 
-Usage: /usr/bin/python3 tests/cli_h5md.py CHOC_EXECUTABLE [CASE...]
+Usage: /usr/bin/python3 tests/cli/cli_h5md.py CHOC_EXECUTABLE [CASE...]
 """
 
 import csv

@@ -3,7 +3,7 @@
 data/studies/transport/transport_sweep.toml (500 spheres, packing fraction 0.05 to 0.45,
 four replicas of 10^4 mean free times each; about 3 minutes on two cores).
 
-    python3 tests/validate_transport.py CHOC_EXECUTABLE [OUTPUT_DIR]
+    python3 tests/validate/validate_transport.py CHOC_EXECUTABLE [OUTPUT_DIR]
 
 Runs the sweep (into OUTPUT_DIR, or a temporary directory) and checks:
 - the dilute limit (0.05): eta / eta_E and lambda / lambda_E are 1 (Enskog's values carry
@@ -47,7 +47,7 @@ def main():
         print(__doc__.strip().splitlines()[4].strip(), file=sys.stderr)
         return 2
     choc = os.path.abspath(sys.argv[1])
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     sweep = os.path.join(root, "data", "studies", "transport", "transport_sweep.toml")
     with tempfile.TemporaryDirectory(prefix="choc-transport-study-") as scratch:
         out = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else os.path.join(scratch, "t")

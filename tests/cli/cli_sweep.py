@@ -9,7 +9,7 @@ started again gives the table of an uninterrupted one; so do two shards (--shard
 sweep whose run.time is raised afterwards (every run goes on from its checkpoint). Bad
 sweep files are refused with exit 2, one line naming the key, and nothing written.
 
-Usage: python3 tests/cli_sweep.py CHOC_EXECUTABLE
+Usage: python3 tests/cli/cli_sweep.py CHOC_EXECUTABLE
 """
 
 import json

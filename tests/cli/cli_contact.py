@@ -6,7 +6,7 @@ measured orders near the theory), the table and --plot (PNG, SVG) are written, a
 input fails cleanly (status 2, one `choc: error:` line naming the key or file, no plot
 file left behind). Runs with any python3 (no numpy).
 
-Usage: python3 tests/cli_contact.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_contact.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import json
@@ -133,7 +133,7 @@ def check_json(choc, root):
     names = [method["name"] for method in out["methods"]]
     if names != ["euler", "rk2", "rk3", "verlet"]:
         failures.append(f"methods {names}")
-    # The slopes of tests/test_contact.cpp, +-0.15 (the justification is there); leap-frog
+    # The slopes of tests/unit/test_contact.cpp, +-0.15 (the justification is there); leap-frog
     # with the half-step damping velocity sits between 1 and 2 at e = 0.9.
     expected_order = {"euler": (1, 0.15), "rk2": (2, 0.15), "rk3": (3, 0.15),
                       "verlet": (1.3, 0.3)}

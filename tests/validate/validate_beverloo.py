@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Beverloo's law of silo discharge, from the study data/studies/beverloo/beverloo.py:
 
-    python3 tests/validate_beverloo.py CHOC_EXECUTABLE 2|3 [OUTPUT_DIR]
+    python3 tests/validate/validate_beverloo.py CHOC_EXECUTABLE 2|3 [OUTPUT_DIR]
 
 Runs the study in 2D (six slot widths, 2400 discs) or 3D (five round orifices, 8000
 spheres) into OUTPUT_DIR, or a temporary directory; about half an hour on two cores each.
@@ -37,7 +37,7 @@ def main():
         return 2
     choc = os.path.abspath(sys.argv[1])
     dimension = int(sys.argv[2])
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     study = os.path.join(root, "data", "studies", "beverloo", "beverloo.py")
     with tempfile.TemporaryDirectory(prefix="choc-beverloo-") as scratch:
         out = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else scratch

@@ -8,7 +8,7 @@ while the first goes on is refused and changes no file); a signal during start-u
 equilibration gives status 130 and a summary; one while a large mesh is read or listed by
 cell stops it within a second and writes nothing.
 
-Usage: python3 tests/cli_outputs.py CHOC_EXECUTABLE
+Usage: python3 tests/cli/cli_outputs.py CHOC_EXECUTABLE
 """
 
 import json

@@ -3,7 +3,7 @@
 one stderr line starting `choc: error:` that names the key or file, and no output file
 left behind. One good tiny run must succeed.
 
-Usage: python3 tests/cli_errors.py CHOC_EXECUTABLE REPO_ROOT
+Usage: python3 tests/cli/cli_errors.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import json
