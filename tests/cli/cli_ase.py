@@ -11,9 +11,11 @@ Usage: /usr/bin/python3 tests/cli/cli_ase.py CHOC_EXECUTABLE
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+import choc_cli as cli
+from choc_cli import check
 
 # One rounding of an IEEE double, round to nearest: |fl(x) - x| <= U |x|.
 U = 2.0 ** -53
@@ -46,45 +48,15 @@ timeseries = {{ path = "series.csv", every = 0.25 }}
 """
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def run(choc, d, text, *args):
-    with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write(text)
-    result = subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
-                            capture_output=True, text=True, timeout=120)
-    check(result.returncode == 0, f"choc exited {result.returncode}: {result.stderr}")
-    with open(os.path.join(d, "summary.json")) as f:
-        return json.load(f)
+    return cli.run_summary(choc, d, *args, toml=text, timeout=120, what="choc")
 
 
 def file_columns(path):
     """Per frame, the columns of the file itself by Properties name, as Python floats read
     from the text (the reference ASE is compared with)."""
-    frames = []
-    with open(path) as f:
-        while True:
-            count = f.readline()
-            if not count.strip():
-                return frames
-            n = int(count)
-            comment = f.readline()
-            props = comment.split("Properties=")[1].split()[0].split(":")
-            names, start = {}, 0
-            for name, _, width in zip(props[::3], props[1::3], props[2::3]):
-                names[name] = (start, int(width))
-                start += int(width)
-            rows = [f.readline().split() for _ in range(n)]
-            frames.append({name: [[float(w) if name != "type" else w
-                                   for w in row[a:a + width]] for row in rows]
-                           for name, (a, width) in names.items()})
+    return [{name: frame.column(name, str if name == "type" else float)
+             for name in frame.properties()} for frame in cli.read_xyz(path)]
 
 
 def check_trajectory(d, s, masses, exact_velocities):
@@ -191,25 +163,16 @@ CASES = [
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = cli.arguments(__doc__, 1)
+    if args is None:
         return 2
-    choc = os.path.abspath(sys.argv[1])
     try:
         import ase  # noqa: F401
         import numpy  # noqa: F401
     except ImportError as e:
         print(f"FAIL: {e}: install python3-ase and python3-numpy (./quickstart does)", flush=True)
         return 1
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, ValueError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e!r}", flush=True)
-            failed += 1
-    return 1 if failed else 0
+    return cli.run_cases(CASES, *args, catch=(KeyError, ValueError))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ or a byte changed anywhere before the mark).
 Usage: python3 tests/cli/cli_checkpoint.py CHOC_EXECUTABLE
 """
 
-import json
 import os
 import re
 import signal
@@ -37,6 +36,9 @@ import sys
 import tempfile
 import time
 import zlib
+
+import choc_cli as cli
+from choc_cli import Failure, check
 
 OUTPUTS = """
 [output]
@@ -267,32 +269,20 @@ PROVENANCE_KEY = re.compile(
     r' (choc_version|git_commit|seed|started|host|command_line|config)=("(?:[^"\\]|\\.)*"|\S+)')
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def choc_run(choc, d, *args, timeout=600):
-    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
-                          capture_output=True, text=True, timeout=timeout)
+    return cli.run(choc, d, *args, timeout=timeout)
 
 
 def setup(d, text):
     for f in os.listdir(d):
         os.remove(os.path.join(d, f))
-    with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write(text)
+    cli.write(d, "config.toml", text)
 
 
 def outcome(d):
     """What must be equal to the bit: the summary without wall-clock keys and provenance,
     the frames without their provenance keys, the series rows, the final outputs."""
-    with open(os.path.join(d, "summary.json")) as f:
-        summary = json.load(f)
+    summary = cli.read_summary(d)
     for key in ("wall_seconds", "collisions_per_second", "provenance"):
         summary.pop(key, None)
     if summary.get("timestep") and summary["timestep"].get("edmd"):
@@ -301,8 +291,7 @@ def outcome(d):
     with open(os.path.join(d, "traj.xyz")) as f:
         result["traj.xyz"] = [PROVENANCE_KEY.sub("", line) if line.startswith("Lattice=")
                               else line for line in f]
-    with open(os.path.join(d, "series.csv")) as f:
-        result["series.csv"] = [line for line in f if not line.startswith("#")]
+    result["series.csv"] = cli.data_lines(os.path.join(d, "series.csv"), keepends=True)
     for name in FINAL:
         path = os.path.join(d, name)
         if os.path.exists(path):
@@ -354,9 +343,8 @@ def check_extensions(choc, d, text, expected, limit_key, limits):
 def finished(d):
     """The run in `d` wrote the summary of a complete run."""
     try:
-        with open(os.path.join(d, "summary.json")) as f:
-            return not json.load(f)["interrupted"]
-    except (OSError, ValueError, KeyError):
+        return not cli.read_summary(d)["interrupted"]
+    except (Failure, OSError, KeyError):
         return False
 
 
@@ -366,8 +354,7 @@ def check_signals(choc, d, text, expected, seconds, sig, fractions):
     continuations = 0
     for fraction in fractions:
         setup(d, text)
-        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        process = cli.start(choc, d, stderr=subprocess.PIPE, text=True)
         time.sleep(fraction * seconds)
         process.send_signal(sig)
         _, err = process.communicate(timeout=600)
@@ -400,8 +387,7 @@ def check_signals(choc, d, text, expected, seconds, sig, fractions):
 def signal_after_second_checkpoint(choc, d, text, expected, sig):
     setup(d, text)
     path = os.path.join(d, "state.chk")
-    process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = cli.start(choc, d, stderr=subprocess.PIPE, text=True)
     first = None
     while process.poll() is None:
         try:
@@ -428,10 +414,8 @@ def check_first_checkpoint(choc, d, text, expected, what):
     """SIGKILL as soon as the first periodic checkpoint exists, then continue from it: with
     checkpoint.every below run.equilibrate that is a split during equilibration."""
     setup(d, text)
-    process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while process.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
-        time.sleep(0.001)
+    process = cli.start(choc, d)
+    cli.wait_for(process, os.path.join(d, "state.chk"))
     process.kill()
     process.wait()
     check(os.path.exists(os.path.join(d, "state.chk")), f"{what}: no checkpoint written")
@@ -625,21 +609,5 @@ CASES = [
 ]
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, OSError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(__doc__, CASES, 1, catch=(KeyError, OSError, subprocess.TimeoutExpired)))

@@ -11,9 +11,10 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
+
+import choc_cli as cli
 
 # Velocities and energies are sums of a few products of numbers of order 1 after a solve
 # of a well-conditioned 10 x 10 system: exact to ~1e-15; 1e-12 is a margin, and a wrong
@@ -76,37 +77,12 @@ CASES = [
 
 
 def run(choc, text, args, directory):
-    if text is not None:
-        with open(os.path.join(directory, "group.toml"), "w") as f:
-            f.write(text)
-    return subprocess.run([choc, "collide", "group.toml"] + args, cwd=directory,
-                          capture_output=True, text=True, timeout=60)
-
-
-def check_bad(choc, text, args, names):
-    with tempfile.TemporaryDirectory(prefix="choc-collide-") as directory:
-        result = run(choc, text, args, directory)
-        left = sorted(set(os.listdir(directory)) - {"group.toml"})
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    if result.returncode != 2:
-        return f"exit status {result.returncode}, expected 2; stderr: {result.stderr!r}"
-    if len(lines) != 1 or not lines[0].startswith("choc: error:"):
-        return f"expected one 'choc: error:' line, got {result.stderr!r}"
-    if not any(name in lines[0] for name in names):
-        return f"message names none of {names}: {lines[0]!r}"
-    if result.stdout:
-        return f"printed results anyway: {result.stdout!r}"
-    if left:
-        return f"left files behind: {left}"
-    return None
+    return cli.run(choc, directory, *args, toml=text, config="group.toml", command="collide",
+                   quiet=False)
 
 
 def collide_json(choc, path):
-    result = subprocess.run([choc, "collide", path, "--json"], capture_output=True, text=True,
-                            timeout=60)
-    if result.returncode != 0:
-        raise AssertionError(f"exit status {result.returncode}: {result.stderr!r}")
-    return json.loads(result.stdout)
+    return cli.json_of(choc, "collide", path, "--json")
 
 
 def close(x, y):
@@ -163,21 +139,10 @@ def check_outputs(choc, root):
     """The table names the velocities; --plot writes PNG or SVG and nothing else."""
     failures = []
     path = os.path.join(root, "data", "collide", "three_discs_b0.toml")
-    table = subprocess.run([choc, "collide", path], capture_output=True, text=True, timeout=60)
+    table = cli.run(choc, None, path, command="collide", config=None, quiet=False)
     if table.returncode != 0 or "(-0.3333333333, 0)" not in table.stdout or table.stderr:
         failures.append(f"table: status {table.returncode}, {table.stdout!r}, {table.stderr!r}")
-    for name, magic in [("plot.png", b"\x89PNG\r\n\x1a\n"), ("plot.SVG", b"<?xml")]:
-        with tempfile.TemporaryDirectory(prefix="choc-collide-") as directory:
-            result = subprocess.run([choc, "collide", path, "--plot", name], cwd=directory,
-                                    capture_output=True, text=True, timeout=60)
-            files = sorted(os.listdir(directory))
-            head = b""
-            if name in files:
-                with open(os.path.join(directory, name), "rb") as f:
-                    head = f.read(len(magic))
-        if result.returncode != 0 or files != [name] or head != magic:
-            failures.append(f"--plot {name}: status {result.returncode}, files {files}, "
-                            f"starts {head!r}, stderr {result.stderr!r}")
+    failures += cli.plot_failures(choc, "collide", path)
     # A disc touching two parallel walls has no simultaneous answer: a warning on stderr,
     # the plastic fallback (normal velocity 0, tangential kept), wall contacts as "wall".
     slot = ("dimension = 2\n[[bodies]]\nposition = [0.0, 1.0]\nvelocity = [0.5, 1.0]\n"
@@ -195,8 +160,7 @@ def check_outputs(choc, root):
             failures.append(f"two walls: velocity {v}, contacts {out['contacts']}")
     except (ValueError, KeyError) as e:
         failures.append(f"two walls: {e!r} in {result.stdout!r}")
-    helped = subprocess.run([choc, "collide", "--help"], capture_output=True, text=True,
-                            timeout=60)
+    helped = cli.run(choc, None, "--help", command="collide", config=None, quiet=False)
     if helped.returncode != 0 or "tolerance" not in helped.stdout or "--plot" not in helped.stdout:
         failures.append(f"collide --help: status {helped.returncode}: {helped.stdout!r}")
     return failures
@@ -237,7 +201,7 @@ def check_large(choc, root):
                 f.write(text)
             try:
                 out = collide_json(choc, path)
-            except (AssertionError, subprocess.TimeoutExpired) as e:
+            except cli.Failure as e:
                 failures.append(f"{kind}: {e}")
                 continue
         before = [b["velocity_before"] for b in out["bodies"]]
@@ -257,22 +221,13 @@ def check_large(choc, root):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = cli.arguments(__doc__, 2)
+    if args is None:
         return 2
-    choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    failed = 0
-    for name, text, args, names in CASES:
-        why = check_bad(choc, text, args, names)
-        print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
-        failed += why is not None
+    choc, root = args
+    failed = cli.report_refusals(choc, "collide", "group.toml", CASES)
     for check in (check_examples, check_outputs, check_large):
-        failures = check(choc, root)
-        for why in failures:
-            print(f"FAIL {check.__name__}: {why}")
-        if not failures:
-            print(f"ok {check.__name__}")
-        failed += len(failures)
+        failed += cli.report(check.__name__, check(choc, root))
     return 1 if failed else 0
 
 

@@ -9,12 +9,12 @@ file left behind). Runs with any python3 (no numpy).
 Usage: python3 tests/cli/cli_contact.py CHOC_EXECUTABLE REPO_ROOT
 """
 
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
+
+import choc_cli as cli
 
 GOOD = 'geometry = "wall"\nrestitution = 0.9\n'
 
@@ -66,37 +66,12 @@ RUN_KEYS = {"steps_per_contact", "dt", "steps", "force_evaluations", "max_error_
 
 
 def run(choc, text, args, directory):
-    if text is not None:
-        with open(os.path.join(directory, "contact.toml"), "w") as f:
-            f.write(text)
-    return subprocess.run([choc, "contact", "contact.toml"] + args, cwd=directory,
-                          capture_output=True, text=True, timeout=60)
-
-
-def check_bad(choc, text, args, names):
-    with tempfile.TemporaryDirectory(prefix="choc-contact-") as directory:
-        result = run(choc, text, args, directory)
-        left = sorted(set(os.listdir(directory)) - {"contact.toml"})
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    if result.returncode != 2:
-        return f"exit status {result.returncode}, expected 2; stderr: {result.stderr!r}"
-    if len(lines) != 1 or not lines[0].startswith("choc: error:"):
-        return f"expected one 'choc: error:' line, got {result.stderr!r}"
-    if not any(name in lines[0] for name in names):
-        return f"message names none of {names}: {lines[0]!r}"
-    if result.stdout:
-        return f"printed results anyway: {result.stdout!r}"
-    if left:
-        return f"left files behind: {left}"
-    return None
+    return cli.run(choc, directory, *args, toml=text, config="contact.toml", command="contact",
+                   quiet=False)
 
 
 def contact_json(choc, path):
-    result = subprocess.run([choc, "contact", path, "--json"], capture_output=True, text=True,
-                            timeout=60)
-    if result.returncode != 0 or result.stderr:
-        raise AssertionError(f"exit status {result.returncode}: {result.stderr!r}")
-    return json.loads(result.stdout)
+    return cli.json_of(choc, "contact", path, "--json", quiet_stderr=True)
 
 
 def rel(x, y):
@@ -182,30 +157,18 @@ def check_outputs(choc, root):
             out = contact_json(choc, os.path.join(data, name))
             if not rel(out["model"]["restitution"], out["input"]["restitution"]) < 1e-12:
                 failures.append(f"{name}: restitution {out['model']['restitution']}")
-        except (AssertionError, ValueError, KeyError) as e:
+        except (cli.Failure, ValueError, KeyError) as e:
             failures.append(f"{name}: {e}")
     path = os.path.join(data, "steel_wall.toml")
-    table = subprocess.run([choc, "contact", path], capture_output=True, text=True, timeout=60)
+    table = cli.run(choc, None, path, command="contact", config=None, quiet=False)
     for needle in ("contact time pi/s", "restitution exp(-a pi/s) = 0.9", "measured order",
                    "rk3", "verlet"):
         if table.returncode != 0 or needle not in table.stdout or table.stderr:
             failures.append(f"table: status {table.returncode}, no {needle!r} in "
                             f"{table.stdout!r}, stderr {table.stderr!r}")
             break
-    for name, magic in [("plot.png", b"\x89PNG\r\n\x1a\n"), ("plot.SVG", b"<?xml")]:
-        with tempfile.TemporaryDirectory(prefix="choc-contact-") as directory:
-            result = subprocess.run([choc, "contact", path, "--plot", name], cwd=directory,
-                                    capture_output=True, text=True, timeout=60)
-            files = sorted(os.listdir(directory))
-            head = b""
-            if name in files:
-                with open(os.path.join(directory, name), "rb") as f:
-                    head = f.read(len(magic))
-        if result.returncode != 0 or files != [name] or head != magic:
-            failures.append(f"--plot {name}: status {result.returncode}, files {files}, "
-                            f"starts {head!r}, stderr {result.stderr!r}")
-    helped = subprocess.run([choc, "contact", "--help"], capture_output=True, text=True,
-                            timeout=60)
+    failures += cli.plot_failures(choc, "contact", path)
+    helped = cli.run(choc, None, "--help", command="contact", config=None, quiet=False)
     if helped.returncode != 0 or "steps_per_contact" not in helped.stdout:
         failures.append(f"contact --help: status {helped.returncode}: {helped.stdout!r}")
     return failures
@@ -230,25 +193,17 @@ def check_large_plot(choc, root):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = cli.arguments(__doc__, 2)
+    if args is None:
         return 2
-    choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    failed = 0
-    for name, text, args, names in CASES:
-        why = check_bad(choc, text, args, names)
-        print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
-        failed += why is not None
+    choc, root = args
+    failed = cli.report_refusals(choc, "contact", "contact.toml", CASES)
     for check in (check_json, check_outputs, check_large_plot):
         try:
             failures = check(choc, root)
-        except (AssertionError, ValueError, KeyError) as e:
+        except (cli.Failure, ValueError, KeyError) as e:
             failures = [repr(e)]
-        for why in failures:
-            print(f"FAIL {check.__name__}: {why}")
-        if not failures:
-            print(f"ok {check.__name__}")
-        failed += len(failures)
+        failed += cli.report(check.__name__, failures)
     return 1 if failed else 0
 
 

@@ -14,34 +14,24 @@ crossing would be counted as -1, which the exact equality above covers).
 Usage: python3 tests/cli/cli_crossing.py CHOC_EXECUTABLE REPO_ROOT
 """
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
+import choc_cli as cli
+
 
 def frames(path):
-    """Yields (time, [z of every centre]) of each extended XYZ frame."""
-    with open(path) as f:
-        while True:
-            line = f.readline()
-            if not line.strip():
-                return
-            n = int(line)
-            header = f.readline()
-            fields = dict(item.split("=", 1) for item in header.split()
-                          if "=" in item and '"' not in item)
-            zs = [float(f.readline().split()[3]) for _ in range(n)]
-            yield float(fields["Time"]), zs
+    """(time, [z of every centre]) of each extended XYZ frame."""
+    return [(frame.time, [x[2] for x in frame.column("pos")]) for frame in cli.read_xyz(path)]
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = cli.arguments(__doc__, 2)
+    if args is None:
         return 2
-    choc, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+    choc, root = args
     failures = []
     with tempfile.TemporaryDirectory(prefix="choc-crossing-") as d:
         shutil.copy(os.path.join(root, "data", "examples", "hourglass3d.stl"), d)
@@ -54,20 +44,14 @@ def main():
         if "crossing = { point = [9.0, 9.0, 20.0], normal = [0.0, 0.0, -1.0] }" not in text:
             print("FAIL the example no longer counts the grains through z = 20")
             return 1
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(text)
-        result = subprocess.run([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                capture_output=True, text=True)
+        result = cli.run(choc, d, toml=text, timeout=None)
         if result.returncode != 0:
             print(f"FAIL run: exit {result.returncode}: {result.stderr}")
             return 1
-        with open(os.path.join(d, "series.csv")) as f:
-            lines = [line for line in f if not line.startswith("#")]
-        columns = lines[0].strip().split(",")
-        rows = [dict(zip(columns, map(float, line.split(",")))) for line in lines[1:]]
+        columns, _ = cli.read_table(os.path.join(d, "series.csv"))
+        rows = cli.read_records(os.path.join(d, "series.csv"))
         below = [(t, sum(z < 20.0 for z in zs)) for t, zs in frames(os.path.join(d, "trajectory.xyz"))]
-        with open(os.path.join(d, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.read_summary(d)
     if "crossed" not in columns:
         failures.append(f"no column crossed in {columns}")
     elif len(rows) != len(below):

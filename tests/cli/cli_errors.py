@@ -9,37 +9,20 @@ Usage: python3 tests/cli/cli_errors.py CHOC_EXECUTABLE REPO_ROOT
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 
-# A valid 3D config; each case changes one thing. Outputs are relative to the cwd, which
-# is a fresh temporary directory, so any file a failing run leaves behind is seen.
-BASE = {
-    "dimension": "3",
-    "box": 'packing_fraction = 0.3\nboundary = "periodic"',
-    "species": 'name = "A"\ncount = 108\nradius = 0.5\nmass = 1.0',
-    "collisions": "restitution = 1.0",
-    "init": 'lattice = "fcc"\nvelocities = "maxwell"\ntemperature = 1.0\nseed = 1',
-    "run": "time = 1.0",
-    "output": 'summary = "summary.json"\ntrajectory = { path = "traj.xyz", every = 0.5 }',
-}
+import choc_cli as cli
+
+# A valid 3D config (fixtures/gas3d.toml, as its sections); each case changes one thing.
+# Outputs are relative to the cwd, which is a fresh temporary directory, so any file a
+# failing run leaves behind is seen.
+BASE = cli.sections(cli.fixture("gas3d.toml"))
 
 
 def config(**changes):
     """TOML text of BASE with sections replaced (None drops a section)."""
-    sections = dict(BASE, **changes)
-    lines = []
-    if sections.get("dimension") is not None:
-        lines.append("dimension = " + sections["dimension"])
-    for name in ("box", "species", "collisions", "walls", "init", "run", "output"):
-        body = sections.get(name)
-        if body is None:
-            continue
-        header = "[[" + name + "]]" if name in ("species", "walls") else "[" + name + "]"
-        lines += ["", header, body]
-    return "\n".join(lines) + "\n"
-
+    return cli.toml_of(BASE, **changes)
 
 
 def xyz(*particles, pbc="T T T"):
@@ -818,14 +801,10 @@ CASES = [
     ),
 ]
 
-GOOD = config(
-    dimension="2",
-    box="packing_fraction = 0.3",
-    species='name = "A"\ncount = 64',
-    init='lattice = "hex"',
-    run="collisions = 1000",
-    output='summary = "summary.json"',
-)
+# The small 2D gas of fixtures/gas2d.toml with 64 discs and 1000 collisions (and BASE's
+# elastic collisions)
+GOOD = config(**dict(cli.sections(cli.fixture("gas2d.toml")), species='name = "A"\ncount = 64',
+                     run="collisions = 1000"))
 
 
 def run_choc(choc, text, args, options=None):
@@ -847,17 +826,9 @@ def run_choc(choc, text, args, options=None):
                           "wb" if isinstance(content, bytes) else "w") as f:
                     f.write(content)
         if text is not None and not os.path.isabs(config_name):
-            with open(os.path.join(directory, config_name), "w") as f:
-                f.write(text)
-        result = subprocess.run(
-            [choc, "run", config_name, "--quiet"] + args,
-            cwd=directory,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=60,
-            preexec_fn=limit_memory if memory else None,
-        )
+            cli.write(directory, config_name, text)
+        result = cli.run(choc, directory, *args, config=config_name, errors="replace",
+                         preexec_fn=limit_memory if memory else None)
         files = {}  # every new entry, with its text when it is a file
         for name in sorted(set(os.listdir(directory)) - {"config.toml"} - set(given)):
             path = os.path.join(directory, name)
@@ -872,7 +843,7 @@ def check_bad(choc, text, args, names, options=None):
     """Returns why the case failed, or None."""
     try:
         result, files = run_choc(choc, text, args, options)
-    except subprocess.TimeoutExpired:
+    except cli.Failure:
         return "did not finish within 60 s"
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     if options and options.get("memory") and "AddressSanitizer" in result.stderr:
@@ -900,7 +871,7 @@ def check_bad(choc, text, args, names, options=None):
 def check_good(choc, args=(), n=64):
     try:
         result, files = run_choc(choc, GOOD, list(args))
-    except subprocess.TimeoutExpired:
+    except cli.Failure:
         return "did not finish within 60 s"
     if result.returncode != 0:
         return f"exit status {result.returncode}; stderr: {result.stderr!r}"
@@ -934,42 +905,29 @@ def check_strong_field_short_run(choc):
                                        "[field]\ngravity = [0.0, -1e40]\ndrag = 1e19\n\n"
                                        "[run]\ntime = 1e-19")
     with tempfile.TemporaryDirectory() as directory:
-        with open(os.path.join(directory, "config.toml"), "w") as f:
-            f.write(text)
-        result = subprocess.run([choc, "run", "config.toml", "--quiet"], cwd=directory,
-                                capture_output=True, text=True, timeout=60)
+        result = cli.run(choc, directory, toml=text)
         if result.returncode != 0:
             return f"exit {result.returncode}: {result.stderr.strip()[-300:]}"
-        with open(os.path.join(directory, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.read_summary(directory)
     if summary["sim_time"] != 1e-19 or summary["collisions"] == 0:
         return f"sim_time {summary['sim_time']}, {summary['collisions']} collisions"
     return None
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = cli.arguments(__doc__, 2)
+    if args is None:
         return 2
-    choc = os.path.abspath(sys.argv[1])
+    choc = args[0]
     failed = 0
     for name, text, args, names, *options in CASES:
-        why = check_bad(choc, text, args, names, *options)
-        print(f"ok {name}" if why is None else f"FAIL {name}: {why}")
-        failed += why is not None
-    why = check_good(choc)
-    print("ok good tiny run" if why is None else f"FAIL good tiny run: {why}")
-    failed += why is not None
-    why = check_strong_field_short_run(choc)
-    print("ok strong field, short run" if why is None else f"FAIL strong field, short run: {why}")
-    failed += why is not None
-    why = check_touching_start(choc)
-    print("ok touching init.from start" if why is None else f"FAIL touching init.from start: {why}")
-    failed += why is not None
+        failed += cli.report(name, check_bad(choc, text, args, names, *options))
+    failed += cli.report("good tiny run", check_good(choc))
+    failed += cli.report("strong field, short run", check_strong_field_short_run(choc))
+    failed += cli.report("touching init.from start", check_touching_start(choc))
     # the spelling of every message works in --set
-    why = check_good(choc, ["--set", "species[0].count=81"], 81)
-    print("ok --set species[0].count" if why is None else f"FAIL --set species[0].count: {why}")
-    failed += why is not None
+    failed += cli.report("--set species[0].count",
+                         check_good(choc, ["--set", "species[0].count=81"], 81))
     return 1 if failed else 0
 
 

@@ -11,8 +11,6 @@ fails, it does not skip.
 Usage: /usr/bin/python3 tests/cli/cli_h5md.py CHOC_EXECUTABLE [CASE...]
 """
 
-import csv
-import json
 import math
 import os
 import re
@@ -24,6 +22,9 @@ import sys
 import tempfile
 import time
 
+import choc_cli as cli
+from choc_cli import Failure, check
+
 try:
     import h5py
     import numpy
@@ -31,15 +32,6 @@ except ImportError as e:
     print(f"FAIL: h5py is not importable ({e}); install Debian's python3-h5py and run this "
           "with /usr/bin/python3", flush=True)
     sys.exit(1)
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 # Two species of different radius and mass; one walled axis, so that the boundary
@@ -80,66 +72,20 @@ crossing = {{ point = {[2.0] * dimension}, normal = {crossing_normal} }}
 
 
 def run(choc, d, text, *args):
-    with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write(text)
-    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
-                          capture_output=True, text=True, timeout=120)
-
-
-def comment_fields(comment):
-    """key=value and key="quoted value" pairs of an extended XYZ comment line (a backslash
-    escapes the next character inside quotes, as choc writes its provenance keys)."""
-    fields, i = {}, 0
-    while i < len(comment):
-        while i < len(comment) and comment[i] == " ":
-            i += 1
-        if i == len(comment):
-            break
-        eq = comment.index("=", i)
-        key, i = comment[i:eq], eq + 1
-        value = ""
-        if i < len(comment) and comment[i] == '"':
-            i += 1
-            while comment[i] != '"':
-                if comment[i] == "\\":
-                    i += 1
-                value += comment[i]
-                i += 1
-            i += 1
-        else:
-            end = comment.find(" ", i)
-            end = len(comment) if end < 0 else end
-            value, i = comment[i:end], end
-        fields[key] = value
-    return fields
+    return cli.run(choc, d, *args, toml=text, timeout=120)
 
 
 def read_xyz(path):
     """[(time, lattice, pbc, [(type, [x y z], [vx vy vz], radius, mass)])] of every frame,
     the columns found by the Properties= key (so either layout choc writes is read)."""
     frames = []
-    with open(path) as f:
-        lines = f.read().splitlines()
-    i = 0
-    while i < len(lines):
-        n = int(lines[i])
-        fields = comment_fields(lines[i + 1])
-        props, column = fields["Properties"].split(":"), {}
-        at = 0
-        for k in range(0, len(props), 3):
-            column[props[k]] = at
-            at += int(props[k + 2])
-        mass = column.get("masses", column.get("mass"))
-        lattice = [float(w) for w in fields["Lattice"].split()]
-        particles = []
-        for line in lines[i + 2 : i + 2 + n]:
-            w = line.split()
-            pos, velo = column["pos"], column["velo"]
-            particles.append((w[column["type"]], [float(x) for x in w[pos : pos + 3]],
-                              [float(x) for x in w[velo : velo + 3]],
-                              float(w[column["radius"]]), float(w[mass])))
-        frames.append((float(fields["Time"]), lattice, fields["pbc"].split(), particles))
-        i += 2 + n
+    for frame in cli.read_xyz(path):
+        mass = "masses" if "masses" in frame.properties() else "mass"
+        particles = [(t[0], x, v, r[0], m[0]) for t, x, v, r, m in zip(
+            frame.column("type", str), frame.column("pos"), frame.column("velo"),
+            frame.column("radius"), frame.column(mass))]
+        lattice = [float(w) for w in frame.fields["Lattice"].split()]
+        frames.append((frame.time, lattice, frame.fields["pbc"].split(), particles))
     return frames
 
 
@@ -159,13 +105,11 @@ def case_against_xyz(choc, dimension):
         check(r.returncode == 0, f"xyz run: exit {r.returncode}: {r.stderr}")
         check(sorted(os.listdir(h5_dir)) == ["config.toml", "series.csv", "summary.json", "t.h5"],
               f"files of the h5md run: {sorted(os.listdir(h5_dir))} (a temporary left?)")
-        with open(os.path.join(h5_dir, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.read_summary(h5_dir)
         frames = read_xyz(os.path.join(xyz_dir, "t.xyz"))
         n = len(frames[0][3])
         check(len(frames) == 5, f"{len(frames)} XYZ frames, expected 5 (t = 0, 0.5, ..., 2)")
-        with open(os.path.join(h5_dir, "series.csv")) as f:  # ('#' lines: provenance)
-            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        rows = cli.read_rows(os.path.join(h5_dir, "series.csv"))  # ('#' lines: provenance)
 
         with h5py.File(os.path.join(h5_dir, "t.h5"), "r") as h5:
             # H5MD header
@@ -279,13 +223,8 @@ def case_3d(choc):
 def case_bad_format(choc):
     """A format other than xyz and h5md: exit 2, one line naming the key, no file."""
     with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
-        r = run(choc, d, config_text(3, "t.h5", "hdf5"))
-        lines = r.stderr.splitlines()
-        check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr}")
-        check(len(lines) == 1 and lines[0].startswith("choc: error:") and
-              "output.trajectory.format" in lines[0] and '"hdf5"' in lines[0],
-              f"stderr {r.stderr!r}")
-        check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
+        cli.check_refused(run(choc, d, config_text(3, "t.h5", "hdf5")), d,
+                          all_of=["output.trajectory.format", '"hdf5"'])
 
 
 def case_missing_directory(choc):
@@ -297,47 +236,22 @@ def case_missing_directory(choc):
         check(os.listdir(d) == ["config.toml"], f"files written: {os.listdir(d)}")
 
 
-class Skip(Exception):
-    pass
-
-
 def refused_cleanly(r, d, keys, keep=()):
     """Exit 2, one `choc: error:` line naming one of `keys` (no HDF5 error stack printed),
     and nothing of the run left behind: no output, no temporary."""
-    lines = r.stderr.splitlines()
-    check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr!r}")
-    check(len(lines) == 1 and lines[0].startswith("choc: error:") and
-          any(k in lines[0] for k in keys), f"stderr {r.stderr!r}")
-    left = set(os.listdir(d)) - {"config.toml", *keep}
-    check(not left, f"left behind {sorted(left)}")
+    cli.check_refused(r, d, any_of=keys, keep=keep)
 
 
 def case_full_disk(choc):
     """A 4 MB file system: an H5MD trajectory that outgrows half of it stops the run
     (there is no up-front bound for compressed frames); on a disk full but for two pages
     the file cannot even start. Either way exit 2 and nothing left."""
-    if os.geteuid() != 0:
-        raise Skip("mounting a tmpfs needs root")
-    d = tempfile.mkdtemp(prefix="choc-h5md-")
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d],
-                      capture_output=True).returncode != 0:
-        os.rmdir(d)
-        raise Skip("mount -t tmpfs not permitted here")
-    try:
+    with cli.small_file_system(prefix="choc-h5md-") as d:
         text = config_text(2, "t.h5", "h5md").replace("every = 0.5", "every = 0.002")
         refused_cleanly(run(choc, d, text), d, ["output.trajectory.every"])
-        with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
-            try:
-                while True:
-                    f.write(b"\0" * 4096)
-            except OSError:
-                pass
-        os.truncate(os.path.join(d, "filler"), os.path.getsize(os.path.join(d, "filler")) - 8192)
+        cli.fill(d, 8192)
         refused_cleanly(run(choc, d, config_text(2, "t.h5", "h5md")), d,
                         ["output.trajectory.every", "output.trajectory.path"], keep={"filler"})
-    finally:
-        subprocess.run(["umount", d])
-        os.rmdir(d)
 
 
 def case_init_from(choc):
@@ -356,8 +270,7 @@ def case_init_from(choc):
                         f"output.timeseries.path={out}.csv")
                 check(r.returncode == 0, f"{dimension}D from {source}: exit {r.returncode}: "
                       f"{r.stderr}")
-                with open(os.path.join(d, out + ".json")) as f:
-                    summary = json.load(f)
+                summary = cli.read_summary(d, out + ".json")
                 frames = read_xyz(os.path.join(d, out + ".xyz"))
                 again[source] = (summary["kinetic_energy"], summary["momentum"],
                                  summary["collisions"], frames[-1][3], frames[-1][1],
@@ -411,14 +324,10 @@ def case_init_from_damaged_heap(choc):
                     with open(os.path.join(e, name), "wb") as f:
                         f.write(damaged)
                 text = config_text(3, "out.xyz", "xyz").replace("packing_fraction = 0.25\n", "")
-                with open(os.path.join(e, "config.toml"), "w") as f:
-                    f.write(text)
                 start = time.monotonic()
                 try:
-                    r = subprocess.run([choc, "run", "config.toml", "--quiet", "--set",
-                                        f"init.from={name}"], cwd=e, capture_output=True,
-                                       text=True, timeout=30)
-                except subprocess.TimeoutExpired:
+                    r = cli.run(choc, e, "--set", f"init.from={name}", toml=text, timeout=30)
+                except Failure:
                     raise Failure(f"{name}: still running after 30 s (a hang)")
                 took = time.monotonic() - start
                 refused_cleanly(r, e, ["init.from"], keep={"damaged.h5", "fifo.h5"})
@@ -437,12 +346,9 @@ def case_signal_during_hdf5_read(choc):
         with tempfile.TemporaryDirectory() as e:
             shutil.copy(os.path.join(d, "t.h5"), os.path.join(e, "from.h5"))
             text = config_text(3, "out.xyz", "xyz").replace("packing_fraction = 0.25\n", "")
-            with open(os.path.join(e, "config.toml"), "w") as f:
-                f.write(text)
-            p = subprocess.Popen([choc, "run", "config.toml", "--quiet", "--set",
-                                  "init.from=from.h5"], cwd=e, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True,
-                                 env={**os.environ, "CHOC_TEST_HDF5_STALL": "1"})
+            p = cli.start(choc, e, "--set", "init.from=from.h5", toml=text,
+                          stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "CHOC_TEST_HDF5_STALL": "1"})
             try:
                 line = p.stderr.readline()  # the hook says when the read is held
                 check("CHOC_TEST_HDF5_STALL" in line, f"no word from the hook: {line!r}")
@@ -589,12 +495,8 @@ def case_checkpoint(choc):
         # killed outright once a checkpoint exists: the file holds frames past it, which
         # the continuation drops before it appends
         os.remove(os.path.join(d, "state.chk"))
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(text)
-        p = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while p.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
-            time.sleep(0.002)
+        p = cli.start(choc, d, toml=text)
+        cli.wait_for(p, os.path.join(d, "state.chk"), poll=0.002)
         p.kill()
         p.wait()
         if p.returncode == -9:
@@ -645,10 +547,8 @@ def case_killed_mid_write(choc):
             for f in os.listdir(d):
                 if f != "config.toml":
                     os.remove(os.path.join(d, f))
-            p = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            while p.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
-                time.sleep(0.002)
+            p = cli.start(choc, d)
+            cli.wait_for(p, os.path.join(d, "state.chk"), poll=0.002)
             delay = rng.uniform(0.0, 0.6) * wall
             time.sleep(delay)
             p.kill()
@@ -683,23 +583,12 @@ CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
 def main():
     # CASE...: only the named cases (`cli_h5md.py CHOC killed_mid_write`, to repeat one)
     if len(sys.argv) < 2 or any(a not in dict(CASES) for a in sys.argv[2:]):
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        cli.usage(__doc__)
         return 2
     choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case in [c for c in CASES if len(sys.argv) == 2 or c[0] in sys.argv[2:]]:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except Skip as e:
-            print(f"skip {name}: {e}", flush=True)
-        except Failure as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            print(f"FAIL {name}: file not as docs/REFERENCE.md says: {e!r}", flush=True)
-            failed += 1
-    return 1 if failed else 0
+    chosen = [c for c in CASES if len(sys.argv) == 2 or c[0] in sys.argv[2:]]
+    # (KeyError, ...: a file not as docs/REFERENCE.md says)
+    return cli.run_cases(chosen, choc, catch=(KeyError, TypeError, ValueError, IndexError))
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ stops at the snapshot limit; a plain path keeps the final-state file.
 Usage: python3 tests/cli/cli_histograms.py CHOC_EXECUTABLE
 """
 
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
+
+import choc_cli as cli
+from choc_cli import check
 
 RELAX_3D = """dimension = 3
 [box]
@@ -62,20 +63,8 @@ histogram = { path = "speeds.csv", every = 0.5 }
 """
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def run(choc, d, text, *args):
-    with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write(text)
-    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
-                          capture_output=True, text=True, timeout=300)
+    return cli.run(choc, d, *args, toml=text, timeout=300)
 
 
 def read_series(path):
@@ -87,13 +76,6 @@ def read_series(path):
     snapshots = [dict(zip(names, map(float, line.split(",")))) for line in comments[1:]]
     body = [line for line in lines if not line.startswith("#")]
     return snapshots, body[0].split(","), [[float(x) for x in line.split(",")] for line in body[1:]]
-
-
-def read_csv(path):
-    with open(path) as f:
-        lines = [line for line in f.read().splitlines() if not line.startswith("#")]
-    header = lines[0].split(",")
-    return [dict(zip(header, map(float, line.split(",")))) for line in lines[1:]]
 
 
 def integral(header, rows, column):
@@ -108,10 +90,7 @@ def mb_speed_cdf_3d(v, kT):
 
 def case_relaxation(choc):
     with tempfile.TemporaryDirectory() as d:
-        r = run(choc, d, RELAX_3D)
-        check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
-        with open(os.path.join(d, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.run_summary(choc, d, toml=RELAX_3D, timeout=300)
         snaps, header, rows = read_series(os.path.join(d, "speeds.csv"))
         # run.time = 4 is a multiple of every: t = 0, 0.5, ..., 4, the last being the
         # final state (not repeated)
@@ -145,7 +124,7 @@ def case_relaxation(choc):
         check(last["ks_pvalue"] > 1e-3, f"final p-value {last['ks_pvalue']}")
         check(snaps[0]["ks_distance"] > 10 * last["ks_distance"], "KS did not fall")
         # the same statistics as the time series' rows and the summary's
-        series = read_csv(os.path.join(d, "series.csv"))
+        series = cli.read_records(os.path.join(d, "series.csv"))
         check([row["time"] for row in series] == times, "series and snapshot times differ")
         for s, row in zip(snaps, series):
             check(s["ks_distance"] == row["ks_distance"] and s["ks_pvalue"] == row["ks_pvalue"],
@@ -220,13 +199,10 @@ def case_refusals(choc):
     base = MIXTURE_2D.replace('histogram = { path = "speeds.csv", every = 0.5 }\n', "")
     for line, key in bad:
         with tempfile.TemporaryDirectory() as d:
-            r = run(choc, d, base + line + "\n")
-            lines = r.stderr.splitlines()
-            check(r.returncode == 2, f"{line}: exit {r.returncode}, expected 2: {r.stderr}")
-            check(len(lines) == 1 and lines[0].startswith("choc: error:") and key in lines[0],
-                  f"{line}: stderr {r.stderr!r} does not name {key}")
-            left = set(os.listdir(d)) - {"config.toml"}
-            check(not left, f"{line}: left behind {sorted(left)}")
+            try:
+                cli.check_refused(run(choc, d, base + line + "\n"), d, all_of=[key])
+            except cli.Failure as e:
+                raise cli.Failure(f"{line}: {e}")
 
 
 def case_snapshot_limit(choc):
@@ -240,8 +216,8 @@ def case_snapshot_limit(choc):
         check(r.returncode == 2, f"exit {r.returncode}, expected 2: {r.stderr}")
         check(len(lines) == 1 and "output.histogram.every" in lines[0]
               and "10000 histogram snapshots" in lines[0], f"stderr {r.stderr!r}")
-        left = set(os.listdir(d)) - {"config.toml"}
-        check(not left, f"left behind {sorted(left)}")
+        left = cli.left_behind(d)
+        check(not left, f"left behind {left}")
 
 
 CASES = [
@@ -253,21 +229,5 @@ CASES = [
 ]
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, ValueError, OSError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(__doc__, CASES, 1, catch=(KeyError, ValueError, OSError)))

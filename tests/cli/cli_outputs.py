@@ -11,7 +11,6 @@ cell stops it within a second and writes nothing.
 Usage: python3 tests/cli/cli_outputs.py CHOC_EXECUTABLE
 """
 
-import json
 import math
 import os
 import re
@@ -22,40 +21,16 @@ import sys
 import tempfile
 import time
 
-SMALL = """dimension = 2
-[box]
-packing_fraction = 0.3
-[[species]]
-name = "A"
-count = 100
-[init]
-lattice = "hex"
-[run]
-time = 1.0
-[output]
-summary = "summary.json"
-"""
+import choc_cli as cli
+from choc_cli import Failure, check
+
+# 100 discs at 0.3 for one time unit, a summary
+SMALL = cli.fixture("gas2d.toml")
 TEMPORARY = re.compile(r"^\..*\.choc-\d+-[0-9a-f]{8}\.tmp$")
 
 
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def run(choc, d, *args, text=SMALL, timeout=60):
-    with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write(text)
-    return subprocess.run([choc, "run", "config.toml", "--quiet", *args], cwd=d,
-                          capture_output=True, text=True, timeout=timeout)
+    return cli.run(choc, d, *args, toml=text, timeout=timeout)
 
 
 def temporaries(d):
@@ -64,13 +39,7 @@ def temporaries(d):
 
 def refused(result, d, *names, keep=()):
     """Exit 2, one `choc: error:` line naming every one of `names`, nothing written."""
-    lines = result.stderr.splitlines()
-    check(result.returncode == 2, f"exit {result.returncode}, expected 2; stderr {result.stderr!r}")
-    check(len(lines) == 1 and lines[0].startswith("choc: error:"), f"stderr {result.stderr!r}")
-    for name in names:
-        check(name in lines[0], f"message {lines[0]!r} does not name {name!r}")
-    left = set(os.listdir(d)) - {"config.toml", *keep}
-    check(not left, f"left behind {sorted(left)}")
+    cli.check_refused(result, d, all_of=names, keep=keep)
 
 
 def case_special_files(choc):
@@ -93,7 +62,7 @@ def case_special_files(choc):
 
 def case_device(choc):
     if os.geteuid() != 0:
-        raise Skip("mknod needs root")
+        raise cli.Skip("mknod needs root")
     with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
         device = os.path.join(d, "devfull")
         os.mknod(device, 0o666 | 0o020000, os.makedev(1, 7))  # a character device
@@ -143,10 +112,7 @@ def case_stale_temporaries(choc):
         long_run = SMALL.replace("time = 1.0", "collisions = 1000000000000").replace(
             'summary = "summary.json"',
             'summary = "summary.json"\ntrajectory = { path = "t.xyz", every = 0.01 }')
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(long_run)
-        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = cli.start(choc, d, toml=long_run)
         # killed once its trajectory temporary exists and has frames in it (a fixed wait
         # raced a sanitized build's start on a loaded machine)
         deadline = time.monotonic() + 300
@@ -172,14 +138,7 @@ def case_full_disk(choc):
     """A small file system: a trajectory that cannot fit is refused up front, one that
     grows in a collision-limited run stops the run; a full disk at the end leaves no
     output of the run."""
-    if os.geteuid() != 0:
-        raise Skip("mounting a tmpfs needs root")
-    d = tempfile.mkdtemp(prefix="choc-out-")
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d],
-                      capture_output=True).returncode != 0:
-        os.rmdir(d)
-        raise Skip("mount -t tmpfs not permitted here")
-    try:
+    with cli.small_file_system(prefix="choc-out-") as d:
         traj = 'output.trajectory={ path = "t.xyz", every = 0.001 }'
         refused(run(choc, d, "--set", traj), d, "output.trajectory.every")
         result = run(choc, d, "--set", traj, "--set", "run.collisions=1000000000",
@@ -187,18 +146,9 @@ def case_full_disk(choc):
         refused(result, d, "output.trajectory.every")
         # Fill the disk but for two pages (one for the config, one for the outputs): the
         # time series (about 15 kB) cannot be written at the end, the summary could.
-        with open(os.path.join(d, "filler"), "wb", buffering=0) as f:
-            try:
-                while True:
-                    f.write(b"\0" * 4096)
-            except OSError:
-                pass
-        os.truncate(os.path.join(d, "filler"), os.path.getsize(os.path.join(d, "filler")) - 8192)
+        cli.fill(d, 8192)
         result = run(choc, d, "--set", 'output.timeseries={ path = "s.csv", every = 0.01 }')
         refused(result, d, "No space left", keep={"filler"})  # and no output at all
-    finally:
-        subprocess.run(["umount", d])
-        os.rmdir(d)
 
 
 def case_trajectory_max_bytes(choc):
@@ -254,13 +204,9 @@ def case_outputs_owned(choc):
     for fmt, trajectory in (("xyz", "t.xyz"), ("h5md", "t.h5")):
         with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
             text = OWNED.format(trajectory=trajectory, fmt=fmt)
-            with open(os.path.join(d, "config.toml"), "w") as f:
-                f.write(text)
-            first = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            first = cli.start(choc, d, toml=text, stderr=subprocess.PIPE, text=True)
             try:
-                while first.poll() is None and not os.path.exists(os.path.join(d, "state.chk")):
-                    time.sleep(0.001)
+                cli.wait_for(first, os.path.join(d, "state.chk"))
                 os.kill(first.pid, signal.SIGSTOP)
                 check(first.poll() is None, f"{fmt}: the first run ended before its checkpoint")
                 before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
@@ -302,8 +248,7 @@ def interrupted_summary(d, process, what):
         process.kill()
         raise Failure(f"choc did not stop within 60 s of a signal during {what}")
     check(process.returncode == 130, f"{what}: exit {process.returncode}, expected 130; {err!r}")
-    with open(os.path.join(d, "summary.json")) as f:
-        s = json.load(f)
+    s = cli.read_summary(d)
     check(s["interrupted"] is True, f"{what}: interrupted = {s['interrupted']!r}")
     check(s["sim_time"] == 0.0, f"{what}: sim_time {s['sim_time']!r}, expected 0")
     check(s["collisions"] == 0, f"{what}: {s['collisions']} collisions in the measured phase")
@@ -330,11 +275,10 @@ def signal_during(choc, config_text, delay, sig, phase, after=None):
     """Runs config_text, sends sig after delay seconds (counted from the stderr line
     containing `after`, when given); the stderr of the interrupted run."""
     with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(config_text)
+        cli.write(d, "config.toml", config_text)
         started = time.monotonic()
-        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = cli.start(choc, d, quiet=False, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
         # Not before choc catches the signal: loading the program and its libraries (HDF5
         # brings some thirty) can take longer than `delay` under the sanitizers, and a
         # signal then kills it before main. Linux lists caught signals in SigCgt.
@@ -397,10 +341,8 @@ def case_signal_mesh(choc):
     the signal ignored throughout): exit 130 within a second, and nothing written."""
     with tempfile.TemporaryDirectory(prefix="choc-out-") as d:
         bumpy_floor_stl(os.path.join(d, "floor.stl"), MESH_SQUARES)
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(MESH_CONFIG)
-        process = subprocess.Popen([choc, "run", "config.toml"], cwd=d, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = cli.start(choc, d, toml=MESH_CONFIG, quiet=False, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         wait_until_caught(process.pid, signal.SIGTERM)
         time.sleep(MESH_DELAY)
         process.send_signal(signal.SIGTERM)
@@ -459,23 +401,5 @@ CASES = [
 ]
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except Skip as e:
-            print(f"skip {name}: {e}", flush=True)
-        except (Failure, KeyError, OSError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(__doc__, CASES, 1, catch=(KeyError, OSError, subprocess.TimeoutExpired)))

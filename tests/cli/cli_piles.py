@@ -13,11 +13,12 @@ under a second in a release build; the time allowed, 60 s, is for a sanitized bu
 hang would never end.
 """
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
+
+import choc_cli as cli
+from choc_cli import Failure
 
 BOX60 = """dimension = 2
 [box]
@@ -40,19 +41,12 @@ time = 200.0
 TIMEOUT = 60
 
 
-class Failure(Exception):
-    """A broken promise; the message says which."""
-
-
 def run(choc, directory, text, args=()):
     """Writes `text` to DIRECTORY/config.toml and runs `choc run` on it quietly."""
-    with open(os.path.join(directory, "config.toml"), "w") as f:
-        f.write(text)
     try:
-        return subprocess.run([choc, "run", "config.toml", "--quiet"] + list(args),
-                              cwd=directory, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise Failure(f"did not end within {TIMEOUT} s (a stall not caught)")
+        return cli.run(choc, directory, *args, toml=text, timeout=TIMEOUT)
+    except Failure as e:
+        raise Failure(f"{e} (a stall not caught)")
 
 
 def expect_collapse(result, directory, phrase):
@@ -60,8 +54,7 @@ def expect_collapse(result, directory, phrase):
         raise Failure(f"exit status {result.returncode}, expected 3; stderr: {result.stderr!r}")
     if "inelastic collapse" not in result.stderr or phrase not in result.stderr:
         raise Failure(f"the message does not say {phrase!r}: {result.stderr!r}")
-    with open(os.path.join(directory, "summary.json")) as f:
-        summary = json.load(f)
+    summary = cli.read_summary(directory)
     if summary.get("collapsed") is not True:
         raise Failure(f"the summary says collapsed = {summary.get('collapsed')!r}")
     # the pile stalled as it settled, at t ~ 5, long before run.time
@@ -90,16 +83,14 @@ def case_plastic_gas_with_groups(choc, _):
     # "invariant 'progress' violated" (exit 1). It must now run to its end, valid.
     with tempfile.TemporaryDirectory() as d:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        result = subprocess.run(
-            [choc, "run", os.path.join(root, "data", "examples", "gas3d.toml"), "--quiet",
-             "--set", "collisions.restitution=0", "--set", "collisions.epsilon=1e-9",
-             "--set", "run.equilibrate=0", "--set", "run.time=0.5",
-             "--set", "output.trajectory.every=0.5"],
-            cwd=d, capture_output=True, text=True, timeout=TIMEOUT)
+        result = cli.run(
+            choc, d, "--set", "collisions.restitution=0", "--set", "collisions.epsilon=1e-9",
+            "--set", "run.equilibrate=0", "--set", "run.time=0.5",
+            "--set", "output.trajectory.every=0.5",
+            config=os.path.join(root, "data", "examples", "gas3d.toml"), timeout=TIMEOUT)
         if result.returncode != 0:
             raise Failure(f"exit status {result.returncode}; stderr: {result.stderr!r}")
-        with open(os.path.join(d, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.read_summary(d)
         if summary.get("valid") is not True or summary["sim_time"] != 0.5:
             raise Failure(f"valid = {summary.get('valid')!r}, sim_time = {summary['sim_time']}")
 
@@ -121,8 +112,7 @@ def rest_run(choc, seed, restitution, time):
                       "--set", f"run.time={time}"])
         if result.returncode != 0:
             raise Failure(f"exit status {result.returncode}; stderr: {result.stderr!r}")
-        with open(os.path.join(d, "summary.json")) as f:
-            return json.load(f)
+        return cli.read_summary(d)
 
 
 def case_rest_model_settles(choc, seed_and_e):
@@ -162,21 +152,5 @@ CASES = [(f"stall of the 60-disc box, seed {s}, exit 3", case_stall_stops, s) fo
                                                     (11, 0.3), (11, 0.8))]
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case, seed in CASES:
-        try:
-            case(choc, seed)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, ValueError, OSError) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(__doc__, CASES, 1, catch=(KeyError, ValueError, OSError)))

@@ -9,14 +9,15 @@ Usage: python3 tests/cli/cli_run.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import glob
-import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
+
+import choc_cli as cli
+from choc_cli import Failure, check
 
 # Every key of the summary table of docs/REFERENCE.md; the values that are objects with their keys.
 SUMMARY_KEYS = [
@@ -34,17 +35,16 @@ NESTED_KEYS = {"kinetic_energy": ["initial", "final"], "momentum": ["initial", "
 # Wall-clock measurements differ between two runs of the same simulation.
 TIMING_KEYS = {"wall_seconds", "collisions_per_second"}
 
-# Sections of a valid config; each case replaces some. Outputs are relative to the cwd,
-# a fresh temporary directory per case.
-BASE_3D = {
-    "dimension": "3",
-    "box": 'packing_fraction = 0.35\nboundary = "periodic"',
-    "species": 'name = "A"\ncount = 2000\nradius = 0.5\nmass = 1.0',
-    "collisions": "restitution = 1.0",
-    "init": 'lattice = "fcc"\nvelocities = "maxwell"\ntemperature = 1.0\nseed = 1',
-    "run": "collisions = 100000",
-    "output": 'summary = "summary.json"',
-}
+# Sections of a valid config (choc_cli.toml_of); each case replaces some. Outputs are
+# relative to the cwd, a fresh temporary directory per case. The 3D gas of fixtures/gas3d.toml
+# with 2000 spheres at 0.35, 1e5 collisions, a summary alone.
+BASE_3D = dict(
+    cli.sections(cli.fixture("gas3d.toml")),
+    box='packing_fraction = 0.35\nboundary = "periodic"',
+    species='name = "A"\ncount = 2000\nradius = 0.5\nmass = 1.0',
+    run="collisions = 100000",
+    output='summary = "summary.json"',
+)
 BASE_2D = dict(
     BASE_3D,
     dimension="2",
@@ -59,37 +59,12 @@ SMALL_2D = dict(
 )
 
 
-def config(base, **changes):
-    """TOML text of `base` with sections replaced (None drops a section)."""
-    sections = dict(base, **changes)
-    lines = ["dimension = " + sections["dimension"]]
-    for name in ("box", "species", "collisions", "init", "run", "output"):
-        body = sections.get(name)
-        if body is None:
-            continue
-        header = "[[species]]" if name == "species" else "[" + name + "]"
-        lines += ["", header, body]
-    return "\n".join(lines) + "\n"
+config = cli.toml_of
 
 
-class Failure(Exception):
-    """A broken promise; the message says which."""
-
-
-def run_choc(choc, directory, text, args=(), name="config.toml", timeout=60):
-    """Writes `text` to DIRECTORY/NAME and runs `choc run NAME ARGS` there."""
-    with open(os.path.join(directory, name), "w") as f:
-        f.write(text)
-    try:
-        return subprocess.run(
-            [choc, "run", name] + list(args),
-            cwd=directory,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        raise Failure(f"`choc run {name}` did not finish within {timeout} s")
+def run_choc(choc, directory, text, args=(), timeout=60):
+    """Writes `text` to DIRECTORY/config.toml and runs `choc run config.toml ARGS` there."""
+    return cli.run(choc, directory, *args, toml=text, quiet=False, timeout=timeout)
 
 
 def expect_success(result):
@@ -97,27 +72,10 @@ def expect_success(result):
         raise Failure(f"exit status {result.returncode}; stderr: {result.stderr!r}")
 
 
-def load_summary(directory, name="summary.json"):
-    path = os.path.join(directory, name)
-    if not os.path.isfile(path):
-        raise Failure(f"no {name} written")
-    with open(path) as f:
-        try:
-            return json.load(f)
-        except ValueError as e:
-            raise Failure(f"{name} is not JSON: {e}")
-
-
 def run_and_load(choc, directory, text, args=(), summary="summary.json"):
     """Runs quietly, expects success, returns the summary (written to `summary`)."""
-    result = run_choc(choc, directory, text, ["--quiet"] + list(args))
-    expect_success(result)
-    return load_summary(directory, summary)
-
-
-def check(condition, why):
-    if not condition:
-        raise Failure(why)
+    expect_success(cli.run(choc, directory, *args, toml=text))
+    return cli.read_summary(directory, summary)
 
 
 def close(a, b, rel):
@@ -247,25 +205,13 @@ def case_summary_and_quiet(choc, root):
         check(result.stderr == "", f"--quiet printed on stderr: {result.stderr!r}")
         check(not os.path.exists(os.path.join(d, "summary.json")),
               "summary.json written although --summary elsewhere.json was given")
-        check_keys(load_summary(d, "elsewhere.json"))
+        check_keys(cli.read_summary(d, "elsewhere.json"))
 
 
 def read_frames(path):
     """(time, count line, number of particle lines) of each frame of an extended XYZ file."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    frames, i = [], 0
-    while i < len(lines):
-        if not lines[i].strip():
-            i += 1
-            continue
-        n = int(lines[i])
-        comment = lines[i + 1] if i + 1 < len(lines) else ""
-        times = [w[len("Time="):] for w in comment.split() if w.startswith("Time=")]
-        body = [line for line in lines[i + 2 : i + 2 + n] if line.strip()]
-        frames.append((float(times[0]) if times else None, n, len(body)))
-        i += 2 + n
-    return frames
+    return [(frame.time, frame.count, sum(1 for line in frame.lines if line.strip()))
+            for frame in cli.read_xyz(path)]
 
 
 def check_frames(path, n, every, count):
@@ -341,15 +287,7 @@ def case_restart(choc, root):
 
 def frames(path):
     """(Time, particle lines) of every frame of an extended XYZ file."""
-    with open(path) as f:
-        lines = f.read().splitlines()
-    out, k = [], 0
-    while k < len(lines):
-        n = int(lines[k])
-        time_value = float(re.search(r"\bTime=(\S+)", lines[k + 1]).group(1))
-        out.append((time_value, lines[k + 2:k + 2 + n]))
-        k += 2 + n
-    return out
+    return [(frame.time, frame.lines) for frame in cli.read_xyz(path)]
 
 
 def case_restart_unedited(choc, root):
@@ -372,8 +310,7 @@ def case_restart_unedited(choc, root):
         check(second_frames[0][1] == first_frames[-1][1],
               "the first frame is not the snapshot: the start was equilibrated again")
         check(second["sim_time"] == 2.0, f"sim_time {second['sim_time']}")
-        with open(os.path.join(d, "s2.csv")) as f:
-            rows = [line for line in f if not line.startswith("#")]
+        rows = cli.data_lines(os.path.join(d, "s2.csv"))
         check(rows[1].startswith("2,") and rows[-1].startswith("4,"),
               f"time-series rows from {rows[1][:10]!r} to {rows[-1][:10]!r}, not from 2 to 4")
         # asked for, the equilibration is done, and the clock still goes on from the file
@@ -466,11 +403,9 @@ def case_examples(choc, root):
         with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
             start = time.monotonic()
             try:
-                result = subprocess.run(
-                    [choc, "run", os.path.abspath(path), "--quiet",
-                     "--set", "run.time=0.2", "--set", "run.equilibrate=0"],
-                    cwd=d, capture_output=True, text=True, timeout=30)
-            except subprocess.TimeoutExpired:
+                result = cli.run(choc, d, "--set", "run.time=0.2", "--set", "run.equilibrate=0",
+                                 config=os.path.abspath(path), timeout=30)
+            except Failure:
                 problems.append(f"{os.path.basename(path)} did not finish within 30 s")
                 continue
             took = time.monotonic() - start
@@ -491,18 +426,14 @@ def case_interrupt(choc, root):
         # How long this binary on this machine, as loaded as it is now, takes to start and
         # make a few thousand collisions (a sanitized build under load took over a second
         # to make its first): the signal waits twice that, and at least a second.
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(config(BASE_3D, run="collisions = 5000"))
+        cli.write(d, "config.toml", config(BASE_3D, run="collisions = 5000"))
         start = time.monotonic()
-        subprocess.run([choc, "run", "config.toml", "--quiet"], cwd=d, capture_output=True,
-                       timeout=300)
+        cli.run(choc, d, timeout=300)
         wait = max(1.0, 2.0 * (time.monotonic() - start))
         for name in os.listdir(d):
             os.remove(os.path.join(d, name))
-        with open(os.path.join(d, "config.toml"), "w") as f:
-            f.write(config(BASE_3D, run="collisions = 1000000000000"))
-        process = subprocess.Popen([choc, "run", "config.toml", "--quiet"], cwd=d,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = cli.start(choc, d, toml=config(BASE_3D, run="collisions = 1000000000000"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(wait)
         process.send_signal(signal.SIGINT)
         try:
@@ -511,22 +442,13 @@ def case_interrupt(choc, root):
             process.kill()
             raise Failure("choc did not stop within 30 s of SIGINT")
         check(process.returncode == 130, f"exit status {process.returncode}, expected 130")
-        s = load_summary(d)
+        s = cli.read_summary(d)
         check_keys(s)
         check(s["collisions"] > 0, "no collisions before the interrupt")
         check(s["interrupted"] is True, f"interrupted = {s['interrupted']!r}, expected true")
         check_conservation(s, mass=1.0)
         check_overlap(s)
         no_partials(d)
-
-
-def read_csv(path):
-    """Header and rows (floats) of a CSV file choc wrote (the time series' "#" comment
-    lines, its provenance, left out)."""
-    check(os.path.isfile(path), f"no {os.path.basename(path)} written")
-    with open(path) as f:
-        lines = [line for line in f.read().splitlines() if not line.startswith("#")]
-    return lines[0].split(","), [[float(x) for x in line.split(",")] for line in lines[1:]]
 
 
 def case_measurements(choc, root):
@@ -541,7 +463,7 @@ def case_measurements(choc, root):
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
         s = run_and_load(choc, d, text)
         check_keys(s)
-        header, rows = read_csv(os.path.join(d, "series.csv"))
+        header, rows = cli.read_table(os.path.join(d, "series.csv"))
         expected = ["time", "collisions_per_particle", "temperature", "temperature_A",
                     "temperature_B", "Z", "kurtosis", "ks_distance", "ks_pvalue", "H", "msd"]
         check(header == expected, f"time-series columns {header}, expected {expected}")
@@ -577,7 +499,7 @@ def case_measurements(choc, root):
         check(all(s["diffusion"][k] is None for k in ("D_infinite", "D_enskog", "ratio", "ratio_err")),
               f"a mixture has no Enskog reference: {s['diffusion']}")
 
-        header, rows = read_csv(os.path.join(d, "speeds.csv"))
+        header, rows = cli.read_table(os.path.join(d, "speeds.csv"))
         check(header[:5] == ["speed_low", "speed_high", "speed", "density", "maxwell_boltzmann"]
               and header[5:] == ["density_A", "maxwell_boltzmann_A", "density_B",
                                  "maxwell_boltzmann_B"], f"histogram columns {header}")
@@ -586,14 +508,14 @@ def case_measurements(choc, root):
             check(abs(total - 1.0) < (1e-12 if column != 4 else 2e-2),
                   f"{header[column]} integrates to {total}")
 
-        header, rows = read_csv(os.path.join(d, "vx.csv"))
+        header, rows = cli.read_table(os.path.join(d, "vx.csv"))
         check(header[:5] == ["vx_low", "vx_high", "vx", "density", "maxwell_boltzmann"],
               f"velocity histogram columns {header}")
         total = sum(r[3] * (r[1] - r[0]) for r in rows)
         check(abs(total - 1.0) < 1e-12, f"vx density integrates to {total}")
         check(abs(rows[0][0] + rows[-1][1]) < 1e-12, "vx range not symmetric")
 
-        header, rows = read_csv(os.path.join(d, "gr.csv"))
+        header, rows = cli.read_table(os.path.join(d, "gr.csv"))
         check(header == ["r", "g"], f"g(r) columns {header}")
         check(all(g == 0.0 for r, g in rows if r < 0.99), "g(r) > 0 inside the contact distance")
         check(max(g for r, g in rows) > 1.5, "no contact peak in g(r)")
@@ -610,8 +532,7 @@ def case_diffusion_references(choc, root):
     """Beside D: Enskog's D for this density and temperature, and D with the periodic cube's
     finite-size correction (Yeh-Hummer with Enskog's shear viscosity), as docs/PHYSICS.md
     writes them; none for an inelastic run."""
-    sys.path.insert(0, os.path.join(root, "tests", "support"))
-    import reference_physics as ref
+    ref = cli.reference_physics()
     radius, mass = 0.7, 2.0
     species = f'name = "A"\ncount = 1372\nradius = {radius}\nmass = {mass}'
     text = config(BASE_3D, species=species, run="time = 60.0")
@@ -710,8 +631,7 @@ def case_row_limit(choc, root):
         result = run_choc(choc, d, config(one, run="time = 999999.0", output=series),
                           ["--quiet"], timeout=300)
         expect_success(result)
-        with open(os.path.join(d, "s.csv")) as f:
-            rows = sum(1 for line in f if not line.startswith("#")) - 1
+        rows = len(cli.data_lines(os.path.join(d, "s.csv"))) - 1
         check(rows == 1000000, f"{rows} rows for run.time = 999999, every = 1")
     with tempfile.TemporaryDirectory(prefix="choc-run-") as d:
         result = run_choc(choc, d, config(one, run="time = 1e6", output=series), ["--quiet"])
@@ -775,24 +695,6 @@ CASES = [
 ]
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc, root)
-            print(f"ok {name}", flush=True)
-        except Failure as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            print(f"FAIL {name}: summary or frame not as docs/REFERENCE.md says: {e!r}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # (KeyError, ...: a summary or frame not as docs/REFERENCE.md says)
+    sys.exit(cli.main(__doc__, CASES, 2, catch=(KeyError, TypeError, ValueError, IndexError)))

@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+import choc_cli as cli
+from choc_cli import Failure, check
+
 BASE = """dimension = 3
 [box]
 packing_fraction = 0.2
@@ -52,18 +55,9 @@ range = { from = 32, to = 108, count = 3 }
 """
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def sweep(choc, d, *args, timeout=600, env=None, launcher=()):
-    return subprocess.run([*launcher, choc, "sweep", *args], cwd=d, capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return cli.run(choc, d, *args, command="sweep", config=None, quiet=False, timeout=timeout,
+                   env=env, launcher=launcher)
 
 
 def setup(d, sweep_text, time_limit=2.0):
@@ -179,8 +173,8 @@ def wait_for_a_complete_run(d, output, process, limit=120):
 def stopped_and_resumed(choc, d, sig, extra):
     reference_args = ["sweep.toml", "--jobs", "2", "--quiet", *extra]
     ok(sweep(choc, d, *reference_args, "--output", "whole"), "the uninterrupted sweep")
-    process = subprocess.Popen([choc, "sweep", *reference_args, "--output", "cut"], cwd=d,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = cli.start(choc, d, *reference_args, "--output", "cut", command="sweep",
+                        config=None, quiet=False, stderr=subprocess.PIPE, text=True)
     wait_for_a_complete_run(d, "cut", process)
     time.sleep(0.3)
     process.send_signal(sig)
@@ -199,13 +193,11 @@ def stopped_and_resumed(choc, d, sig, extra):
 
 def seconds_of_run(choc, d, time_limit):
     """Wall seconds of one run of the grid's largest point (108 spheres at 0.3)."""
-    with open(os.path.join(d, "largest.toml"), "w") as f:
-        text = BASE.format(time=time_limit)
-        f.write(text.replace("packing_fraction = 0.2", "packing_fraction = 0.3").replace(
-            "count = 64", "count = 108"))
+    text = BASE.format(time=time_limit)
+    cli.write(d, "largest.toml", text.replace("packing_fraction = 0.2", "packing_fraction = 0.3")
+              .replace("count = 64", "count = 108"))
     start = time.monotonic()
-    ok(subprocess.run([choc, "run", "largest.toml", "--quiet"], cwd=d, capture_output=True,
-                      text=True, timeout=300), "the timing run")
+    ok(cli.run(choc, d, config="largest.toml", timeout=300), "the timing run")
     return time.monotonic() - start
 
 
@@ -380,8 +372,8 @@ def case_large_sweep_interrupted(choc):
                     '[[axes]]\nkey = "box.packing_fraction"\n'
                     'range = { from = 0.1, to = 0.3, count = 10 }\n'
                     '[[axes]]\nkey = "run.time"\nrange = { from = 1, to = 10000, count = 10000 }\n')
-        process = subprocess.Popen([choc, "sweep", "large.toml", "--quiet"], cwd=d,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = cli.start(choc, d, command="sweep", config="large.toml",
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
         check(process.poll() is None, f"the sweep ended before the signal: {process.returncode}")
         process.send_signal(signal.SIGTERM)
@@ -411,22 +403,6 @@ CASES = [
 ]
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    failed = 0
-    for name, case in CASES:
-        try:
-            start = time.monotonic()
-            case(choc)
-            print(f"ok {name} ({time.monotonic() - start:.1f} s)", flush=True)
-        except (Failure, KeyError, OSError, ValueError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.main(__doc__, CASES, 1, timed=True,
+                      catch=(KeyError, OSError, ValueError, subprocess.TimeoutExpired)))

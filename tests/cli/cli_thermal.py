@@ -15,34 +15,20 @@ Usage: python3 tests/cli/cli_thermal.py CHOC_EXECUTABLE REPO_ROOT
 """
 
 import csv
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, why):
-    if not condition:
-        raise Failure(why)
+import choc_cli as cli
+from choc_cli import check
 
 
 def run(choc, text, files=()):
     """The summary of a run of config `text` and the text of `files` it wrote."""
     with tempfile.TemporaryDirectory(prefix="choc-thermal-") as d:
-        path = os.path.join(d, "config.toml")
-        with open(path, "w") as f:
-            f.write(text)
-        result = subprocess.run([choc, "run", path, "--quiet"], cwd=d, capture_output=True,
-                                text=True, timeout=300)
-        check(result.returncode == 0, f"choc run failed: {result.stderr}")
-        with open(os.path.join(d, "summary.json")) as f:
-            summary = json.load(f)
+        summary = cli.run_summary(choc, d, toml=text, config=os.path.join(d, "config.toml"),
+                                  timeout=300, what="choc run failed")
         texts = {}
         for name in files:
             with open(os.path.join(d, name)) as f:
@@ -115,8 +101,7 @@ def agrees_with_equilibrium(choc, what, driven, key):
 
 def enskog_lambda(fraction, kT):
     """Enskog's lambda (reference_physics: arithmetic independent of choc's)."""
-    import reference_physics as ref
-    return ref.enskog_transport(fraction, kT)[1]
+    return cli.reference_physics().enskog_transport(fraction, kT)[1]
 
 
 def case_driven_against_equilibrium(choc):
@@ -255,8 +240,7 @@ def case_sliding_against_equilibrium(choc):
     for key in ("temperature", "temperature_first", "temperature_last"):
         check(abs(f[key] - 1.0) < 0.01, f"{key} {f[key]} not held at 1")
     check(abs(f["heating"]) < 1e-3, f"heating {f['heating']} with a thermostat")
-    import reference_physics as ref
-    expected = ref.enskog_transport(f["packing_fraction"], f["temperature"])[0]
+    expected = cli.reference_physics().enskog_transport(f["packing_fraction"], f["temperature"])[0]
     check(abs(f["eta_enskog"] - expected) < 1e-4 * expected,
           f"eta_enskog {f['eta_enskog']}, recomputed {expected}")
     # equilibrium measures are not made in a sheared box
@@ -300,22 +284,6 @@ CASES = [("driven lambda against equilibrium lambda", case_driven_against_equili
          ("sliding without a thermostat heats", case_sliding_heats)]
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc = os.path.abspath(sys.argv[1])
-    sys.path.insert(0, os.path.join(os.path.abspath(sys.argv[2]), "tests", "support"))
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, OSError, subprocess.TimeoutExpired) as e:
-            print(f"FAIL {name}: {e}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # (REPO_ROOT is not used: choc_cli finds reference_physics)
+    sys.exit(cli.main(__doc__, CASES, 2, given=1, catch=(KeyError, OSError)))

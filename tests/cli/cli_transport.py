@@ -9,34 +9,21 @@ null.
 Usage: python3 tests/cli/cli_transport.py CHOC_EXECUTABLE REPO_ROOT
 """
 
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, why):
-    if not condition:
-        raise Failure(why)
+import choc_cli as cli
+from choc_cli import check
 
 
 def run(choc, text):
     """The summary of a run of config `text` (run in a fresh directory)."""
     with tempfile.TemporaryDirectory(prefix="choc-transport-") as d:
-        path = os.path.join(d, "config.toml")
-        with open(path, "w") as f:
-            f.write(text + '\n[output]\nsummary = "summary.json"\n')
-        result = subprocess.run([choc, "run", path, "--quiet"], cwd=d, capture_output=True,
-                                text=True, timeout=300)
-        check(result.returncode == 0, f"choc run failed: {result.stderr}")
-        with open(os.path.join(d, "summary.json")) as f:
-            return json.load(f)
+        return cli.run_summary(choc, d, toml=text + '\n[output]\nsummary = "summary.json"\n',
+                               config=os.path.join(d, "config.toml"), timeout=300,
+                               what="choc run failed")
 
 
 def gas(dimension, fraction, count, run, extra=""):
@@ -47,8 +34,7 @@ def gas(dimension, fraction, count, run, extra=""):
 
 def enskog(fraction, kT):
     """Enskog's eta and lambda (reference_physics: arithmetic independent of choc's)."""
-    import reference_physics as ref
-    return ref.enskog_transport(fraction, kT)
+    return cli.reference_physics().enskog_transport(fraction, kT)
 
 
 def case_dilute(choc):
@@ -146,15 +132,10 @@ def case_vacf(choc):
     which the CSV's lags give by the trapezoid rule; the two estimates come from different
     particles (1024 against 4096 tagged) with errors near 1 %, so 4 % apart at most."""
     with tempfile.TemporaryDirectory(prefix="choc-transport-") as d:
-        path = os.path.join(d, "config.toml")
-        with open(path, "w") as f:
-            f.write(gas(3, 0.3, 2000, "equilibrate = 2.0\ntime = 40.0")
-                    + '\n[output]\nsummary = "summary.json"\nvacf = "vacf.csv"\n')
-        result = subprocess.run([choc, "run", path, "--quiet"], cwd=d, capture_output=True,
-                                text=True, timeout=300)
-        check(result.returncode == 0, f"choc run failed: {result.stderr}")
-        with open(os.path.join(d, "summary.json")) as f:
-            s = json.load(f)
+        s = cli.run_summary(choc, d, toml=gas(3, 0.3, 2000, "equilibrate = 2.0\ntime = 40.0")
+                            + '\n[output]\nsummary = "summary.json"\nvacf = "vacf.csv"\n',
+                            config=os.path.join(d, "config.toml"), timeout=300,
+                            what="choc run failed")
         with open(os.path.join(d, "vacf.csv")) as f:
             lines = f.read().splitlines()
     check(lines[0] == "lag,vacf,vacf_err,normalized,origins", f"header {lines[0]}")
@@ -192,22 +173,6 @@ CASES = [("dilute gas against Boltzmann and Enskog", case_dilute),
          ("null where the fluxes mean nothing", case_null)]
 
 
-def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    choc, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    sys.path.insert(0, os.path.join(root, "tests", "support"))
-    failed = 0
-    for name, case in CASES:
-        try:
-            case(choc)
-            print(f"ok {name}", flush=True)
-        except (Failure, KeyError, TypeError, StopIteration) as e:
-            print(f"FAIL {name}: {e!r}", flush=True)
-            failed += 1
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    # (REPO_ROOT is not used: choc_cli finds reference_physics)
+    sys.exit(cli.main(__doc__, CASES, 2, given=1, catch=(KeyError, TypeError, StopIteration)))
