@@ -21,8 +21,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-# The reference physics (docs/PHYSICS.md) lives beside the validation that uses it too.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+# The reference physics (docs/PHYSICS.md) lives with what the tests share (tests/support/):
+# the validation and the cli tests use it too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "support"))
 import reference_physics as ref  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Shared set-up of the Python module's tests (run by tests/meson.build with Debian's
+"""Shared set-up of the Python module's tests (run by tests/python/meson.build with Debian's
 /usr/bin/python3 -m pytest; PYTHONPATH points at the built module, CHOC at the choc
 program, CHOC_SOURCE at the source tree)."""
 

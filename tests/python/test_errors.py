@@ -123,7 +123,7 @@ def test_too_many_particles_is_an_input_error(tmp_path):
         child.stdout + child.stderr)
 
 
-# One disc launched up from an inelastic floor (tests/validate_dissipation.py): it
+# One disc launched up from an inelastic floor (tests/validate/validate_dissipation.py): it
 # lands infinitely often before t = 2 v0 / (g (1 - e)) = 15, an inelastic collapse.
 BALL = """dimension = 2
 [box]

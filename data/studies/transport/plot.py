@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                "tests"))
+                                "tests", "support"))
 import reference_physics as ref  # noqa: E402
 
 # (summary key, value name, symbol) of the three coefficients
