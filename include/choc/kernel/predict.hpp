@@ -46,7 +46,7 @@ inline double pair_time(const Vec<D>& r, const Vec<D>& v, double sigma2, double 
 // -fno-math-errno and -fno-trapping-math let it keep sqrt and the masks in vector
 // registers). Pair m is r[a][m], v[a][m] (axis a) with c[m] = r.r - sigma2 computed by
 // the caller. The times are pair_time's to the bit: the same operations in the same order,
-// the same comparisons negated (tests/test_predict.cpp checks it).
+// the same comparisons negated (tests/unit/test_predict.cpp checks it).
 template <int D, std::size_t N>
 [[gnu::always_inline]] inline void pair_times(const std::array<std::array<double, N>, D>& r,
                                               const std::array<std::array<double, N>, D>& v,

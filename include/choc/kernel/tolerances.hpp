@@ -1,7 +1,7 @@
 // Every tolerance and limit of choc in one place, each with its unit and the reason for
 // its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that uses
 // one says why it is needed there; this file says why it is this large. Changing any of
-// them changes runs: the golden test (tests/test_golden.cpp) shows it.
+// them changes runs: the golden test (tests/unit/test_golden.cpp) shows it.
 //
 // "Relative" means: relative to the scale named in the line (a contact distance, a
 // speed, an energy); none of them is an absolute length or time.

@@ -1018,7 +1018,7 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
     // Inside HDF5 no flag is polled: in `choc run`, SIGINT or SIGTERM end the process here.
     const ExitOnInterrupt section("reading " + from_key + " \"" + escaped(file) + "\"");
     // Test hook: CHOC_TEST_HDF5_STALL holds the read here for ever, as a read that never
-    // returns from HDF5 would (tests/cli_h5md.py, DEVELOPING).
+    // returns from HDF5 would (tests/cli/cli_h5md.py, DEVELOPING).
     if (std::getenv("CHOC_TEST_HDF5_STALL")) {
         const char held[] = "choc: CHOC_TEST_HDF5_STALL: the read is held\n";
         (void)!::write(STDERR_FILENO, held, sizeof held - 1);
