@@ -105,10 +105,10 @@ TEST_CASE("a checkpoint continues the windows exactly") {
         a.sample(w.position(box));
         if (k == 137) {
             choc::ArchiveWriter out;
-            a.save(out);
+            out(a);
             b.emplace(box, 40, 1.0, 5.0, u.position(box)); // other step and origin: restored
             choc::ArchiveReader in(out.bytes());
-            b->restore(in);
+            in(*b);
         } else if (b) {
             b->sample(w.position(box));
         }
