@@ -221,10 +221,10 @@ TEST_CASE("series: a checkpoint's round trip gives the same file") {
     series.add(0.0, sample_of(3, std::vector<double>(100, 1.0)));
     series.add(0.25, sample_of(3, mb_speeds(100, 1.0 / 3.0)));
     choc::ArchiveWriter out;
-    series.save(out);
+    out(series);
     HistogramSeries back(HistogramVariable::speed, {"A"});
     choc::ArchiveReader in(out.bytes());
-    back.restore(in);
+    in(back);
     CHECK(back.csv() == series.csv());
     // and it goes on alike
     series.add(0.5, sample_of(3, mb_speeds(100, 0.5)));

@@ -103,10 +103,10 @@ TEST_CASE("a checkpoint continues the autocorrelation exactly") {
     for (std::size_t s = 0; s < samples.size(); ++s) whole.sample_visit(visit_of(samples[s]));
     for (std::size_t s = 0; s < 77; ++s) first.sample_visit(visit_of(samples[s]));
     choc::ArchiveWriter out;
-    first.save(out);
+    out(first);
     choc::ArchiveReader in(out.bytes());
     Vacf second(30, 1.0, 5.0); // step and origin come from the state
-    second.restore(in);
+    in(second);
     for (std::size_t s = 77; s < samples.size(); ++s) second.sample_visit(visit_of(samples[s]));
     CHECK(second.csv() == whole.csv());
     CHECK(second.next_time() == whole.next_time());
