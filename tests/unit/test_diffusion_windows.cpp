@@ -5,11 +5,13 @@
 
 #include "periodic_cube.hpp"
 
+#include <choc/kernel/archive.hpp>
 #include <choc/observers/diffusion_windows.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace test_diffusion_windows {
@@ -105,10 +107,10 @@ TEST_CASE("a checkpoint continues the windows exactly") {
         a.sample(w.position(box));
         if (k == 137) {
             choc::ArchiveWriter out;
-            a.save(out);
+            out(a);
             b.emplace(box, 40, 1.0, 5.0, u.position(box)); // other step and origin: restored
             choc::ArchiveReader in(out.bytes());
-            b->restore(in);
+            in(*b);
         } else if (b) {
             b->sample(w.position(box));
         }
@@ -146,6 +148,32 @@ TEST_CASE("beyond 4096 particles the tagged ones spread over all indices") {
     }
     for (const auto& lag : windows.lags())
         CHECK(lag.value == doctest::Approx(3.0 * lag.lag / 6.0).epsilon(1e-10));
+}
+
+TEST_CASE("a checkpoint is refused by windows of other particles, or with too many levels") {
+    const auto box = periodic_cube(edge);
+    Walkers w(40);
+    choc::DiffusionWindows<3> a(box, 40, 0.01, 0.0, w.position(box));
+    for (int k = 0; k < 5; ++k) a.sample(w.position(box));
+    choc::ArchiveWriter out;
+    out(a);
+    const std::string bytes = out.bytes();
+    Walkers u(30);
+    choc::DiffusionWindows<3> fewer(box, 30, 0.01, 0.0, u.position(box));
+    choc::ArchiveReader in(bytes);
+    CHECK_THROWS_WITH_AS(in(fewer), "the state's diffusion windows do not match its particles",
+                         choc::ArchiveError);
+    // the ladder's count of levels: after the largest step, the two arrays and the ladder's
+    // step, origin time, q, samples and origin
+    std::string damaged = bytes;
+    const std::size_t arrays = 2 * (8 + 40 * sizeof(choc::Vec<3>));
+    const std::size_t levels = 8 + arrays + 3 * 8 + 8 + 8 + 40 * sizeof(choc::Vec<3>);
+    REQUIRE(damaged.size() > levels + 8);
+    damaged[levels] = 64;
+    for (std::size_t k = 1; k < 8; ++k) damaged[levels + k] = 0;
+    choc::DiffusionWindows<3> b(box, 40, 0.01, 0.0, w.position(box));
+    choc::ArchiveReader bad(damaged);
+    CHECK_THROWS_WITH_AS(bad(b), "the state's transport windows are damaged", choc::ArchiveError);
 }
 
 } // namespace test_diffusion_windows

@@ -221,16 +221,31 @@ TEST_CASE("series: a checkpoint's round trip gives the same file") {
     series.add(0.0, sample_of(3, std::vector<double>(100, 1.0)));
     series.add(0.25, sample_of(3, mb_speeds(100, 1.0 / 3.0)));
     choc::ArchiveWriter out;
-    series.save(out);
+    out(series);
     HistogramSeries back(HistogramVariable::speed, {"A"});
     choc::ArchiveReader in(out.bytes());
-    back.restore(in);
+    in(back);
     CHECK(back.csv() == series.csv());
     // and it goes on alike
     series.add(0.5, sample_of(3, mb_speeds(100, 0.5)));
     back.add(0.5, sample_of(3, mb_speeds(100, 0.5)));
     CHECK(back.csv() == series.csv());
     CHECK(back.last_time() == 0.5);
+}
+
+TEST_CASE("series: a checkpoint with a damaged dimension or cut short is refused") {
+    HistogramSeries series(HistogramVariable::speed, {"A"});
+    series.add(0.0, sample_of(3, mb_speeds(100, 1.0 / 3.0)));
+    choc::ArchiveWriter out;
+    out(series);
+    std::string damaged = out.bytes();
+    damaged[0] = 4; // the dimension, first
+    HistogramSeries back(HistogramVariable::speed, {"A"});
+    choc::ArchiveReader in(damaged);
+    CHECK_THROWS_WITH_AS(in(back), "the state's histogram series is damaged", choc::ArchiveError);
+    const std::string cut = out.bytes().substr(0, out.bytes().size() - 1);
+    choc::ArchiveReader short_in(cut);
+    CHECK_THROWS_AS(short_in(back), choc::ArchiveError);
 }
 
 } // namespace test_histogram_series

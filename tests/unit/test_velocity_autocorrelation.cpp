@@ -103,13 +103,25 @@ TEST_CASE("a checkpoint continues the autocorrelation exactly") {
     for (std::size_t s = 0; s < samples.size(); ++s) whole.sample_visit(visit_of(samples[s]));
     for (std::size_t s = 0; s < 77; ++s) first.sample_visit(visit_of(samples[s]));
     choc::ArchiveWriter out;
-    first.save(out);
+    out(first);
     choc::ArchiveReader in(out.bytes());
     Vacf second(30, 1.0, 5.0); // step and origin come from the state
-    second.restore(in);
+    in(second);
     for (std::size_t s = 77; s < samples.size(); ++s) second.sample_visit(visit_of(samples[s]));
     CHECK(second.csv() == whole.csv());
     CHECK(second.next_time() == whole.next_time());
+}
+
+TEST_CASE("a checkpoint is refused by an autocorrelation of other particles") {
+    std::vector<Vec<3>> v(30, Vec<3>{1.0, 0.0, 0.0});
+    Vacf first(30, 0.25, 0.0);
+    for (int s = 0; s < 5; ++s) first.sample_visit(visit_of(v));
+    choc::ArchiveWriter out;
+    out(first);
+    Vacf other(20, 0.25, 0.0);
+    choc::ArchiveReader in(out.bytes());
+    CHECK_THROWS_WITH_AS(in(other), "the state's velocity autocorrelation does not match the run",
+                         choc::ArchiveError);
 }
 
 } // namespace test_velocity_autocorrelation

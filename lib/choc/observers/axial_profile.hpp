@@ -62,6 +62,11 @@ class AxialProfile {
             d.samples -= other.samples;
             return d;
         }
+
+        template <class Archive>
+        void fields(Archive& ar) {
+            ar(slabs, scalars, samples);
+        }
     };
 
     // `slabs` slabs across [0, length) of `axis`, whose cross-section (the product of the
@@ -176,46 +181,35 @@ class AxialProfile {
         return out;
     }
 
-    void save(ArchiveWriter& out) const {
-        out.put(step_);
-        out.put(t0_);
-        out.put(block_samples_);
-        out.put(in_block_);
-        out.put(std::uint64_t{edges_.size()});
-        for (const Sums& s : edges_) put(out, s);
-        put(out, total_);
-    }
-    void restore(ArchiveReader& in) {
-        in.get(step_);
-        in.get(t0_);
-        in.get(block_samples_);
-        in.get(in_block_);
-        const auto n = in.get<std::uint64_t>();
-        if (n == 0 || n > 2 * blocks + 1 || block_samples_ == 0)
-            throw ArchiveError("the profile's blocks are damaged");
-        edges_.assign(n, Sums{});
-        for (Sums& s : edges_) get(in, s, total_);
-        get(in, total_, edges_.front());
+    // Its checkpoint (archive.hpp): the clock and blocks, the sums at each block edge (their
+    // count first), then the sums since the start. A reader must have as many slabs and
+    // scalars as the saved profile (the axis and the slabs' places are the config's).
+    template <class Archive>
+    void fields(Archive& ar) {
+        const std::size_t slabs = total_.slabs.size(), scalars = total_.scalars.size();
+        const auto fits = [&](const Sums& s) {
+            if (s.slabs.size() != slabs || s.scalars.size() != scalars)
+                throw ArchiveError("the profile's slabs do not match the run's");
+        };
+        auto n = std::uint64_t{edges_.size()};
+        ar(step_, t0_, block_samples_, in_block_, n);
+        if constexpr (Archive::loading) {
+            if (n == 0 || n > 2 * blocks + 1 || block_samples_ == 0)
+                throw ArchiveError("the profile's blocks are damaged");
+            edges_.assign(n, Sums{});
+        }
+        for (Sums& s : edges_) {
+            ar(s);
+            if constexpr (Archive::loading) fits(s);
+        }
+        ar(total_);
+        if constexpr (Archive::loading) fits(total_);
     }
 
   private:
     void close_block() {
         in_block_ = 0;
         if (add_block_edge(edges_, total_, blocks)) block_samples_ *= 2;
-    }
-
-    static void put(ArchiveWriter& out, const Sums& s) {
-        out.put(s.slabs);
-        out.put(s.scalars);
-        out.put(s.samples);
-    }
-    static void get(ArchiveReader& in, Sums& s, const Sums& shape) {
-        const std::size_t slabs = shape.slabs.size(), scalars = shape.scalars.size();
-        in.get(s.slabs);
-        in.get(s.scalars);
-        in.get(s.samples);
-        if (s.slabs.size() != slabs || s.scalars.size() != scalars)
-            throw ArchiveError("the profile's slabs do not match the run's");
     }
 
     int axis_ = 0;

@@ -34,8 +34,11 @@ class CrossingCount {
     // The net crossings forwards since the start.
     std::int64_t crossed(std::int64_t in_front_now) const { return in_front_now - start_; }
 
-    void save(ArchiveWriter& out) const { out.put(start_); }
-    void restore(ArchiveReader& in) { in.get(start_); }
+    // Its checkpoint (archive.hpp): the count at the start (the plane is the config's).
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(start_);
+    }
 
   private:
     Vec<D> normal_;

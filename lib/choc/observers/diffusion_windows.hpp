@@ -87,20 +87,17 @@ class DiffusionWindows {
     // Largest |step component| / edge over periodic axes and all samples so far.
     double largest_step() const { return largest_step_; }
 
-    void save(ArchiveWriter& out) const {
-        out.put(largest_step_);
-        out.put(last_);
-        out.put(unwrapped_);
-        ladder_.save(out);
-    }
-    void restore(ArchiveReader& in) {
+    // Its checkpoint (archive.hpp): the tagged particles' positions and displacements, then
+    // the ladder. A reader must tag as many particles as the saved windows (the box and the
+    // count of particles are the run's).
+    template <class Archive>
+    void fields(Archive& ar) {
         const std::size_t tagged = last_.size();
-        in.get(largest_step_);
-        in.get(last_);
-        in.get(unwrapped_);
-        if (last_.size() != tagged || unwrapped_.size() != tagged)
-            throw ArchiveError("the state's diffusion windows do not match its particles");
-        ladder_.restore(in);
+        ar(largest_step_, last_, unwrapped_);
+        if constexpr (Archive::loading)
+            if (last_.size() != tagged || unwrapped_.size() != tagged)
+                throw ArchiveError("the state's diffusion windows do not match its particles");
+        ar(ladder_);
     }
 
   private:

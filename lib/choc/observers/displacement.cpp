@@ -92,26 +92,25 @@ std::vector<double> DisplacementSamples::msd_samples() const {
     return out;
 }
 
-void DisplacementSamples::save(ArchiveWriter& out) const {
-    out.put(times_);
-    out.put(std::uint64_t{msd_.size()});
-    for (const auto& m : msd_) out.put(m);
-    out.put(last_msd_);
-    out.put(largest_step_);
-}
-
-void DisplacementSamples::restore(ArchiveReader& in) {
-    in.get(times_);
-    const auto samples = in.get<std::uint64_t>();
-    if (samples != times_.size()) throw ArchiveError("the state's displacement is damaged");
-    msd_.resize(samples);
-    for (auto& m : msd_) {
-        in.get(m);
-        if (m.size() != group_size_.size())
-            throw ArchiveError("the state's displacement is damaged");
+// The samples' count goes first, then each sample's groups: msd_ is a vector of vectors,
+// which the archive does not take whole.
+template <class Archive>
+void DisplacementSamples::fields(Archive& ar) {
+    auto samples = std::uint64_t{msd_.size()};
+    ar(times_, samples);
+    if constexpr (Archive::loading) {
+        if (samples != times_.size()) throw ArchiveError("the state's displacement is damaged");
+        msd_.resize(samples);
     }
-    in.get(last_msd_);
-    in.get(largest_step_);
+    for (auto& m : msd_) {
+        ar(m);
+        if constexpr (Archive::loading)
+            if (m.size() != group_size_.size())
+                throw ArchiveError("the state's displacement is damaged");
+    }
+    ar(last_msd_, largest_step_);
 }
+template void DisplacementSamples::fields(ArchiveWriter&);
+template void DisplacementSamples::fields(ArchiveReader&);
 
 } // namespace choc

@@ -79,8 +79,10 @@ class DisplacementSamples {
     const std::vector<double>& times() const { return times_; }
     std::vector<double> msd_samples() const;
 
-    void save(ArchiveWriter& out) const;
-    void restore(ArchiveReader& in);
+    // Its checkpoint (archive.hpp), for ArchiveWriter and ArchiveReader (in the .cpp). A
+    // reader must have as many groups as the saved samples.
+    template <class Archive>
+    void fields(Archive& ar);
 
   private:
     int dimension_;
@@ -148,22 +150,17 @@ class Displacement {
     double msd() const { return samples_.msd(); }
     double largest_step() const { return samples_.largest_step(); }
 
-    // Everything sampled so far, for a checkpoint (the box and groups follow from the
-    // particles, which the caller gives again).
-    void save(ArchiveWriter& out) const {
-        out.put(t0_);
-        out.put(last_);
-        out.put(moved_);
-        samples_.save(out);
-    }
-    void restore(ArchiveReader& in) {
+    // Its checkpoint (archive.hpp): everything sampled so far (the box and groups follow
+    // from the particles, which the caller gives again). A reader must be a record of as
+    // many particles as the saved one.
+    template <class Archive>
+    void fields(Archive& ar) {
         const std::size_t n = last_.size();
-        in.get(t0_);
-        in.get(last_);
-        in.get(moved_);
-        if (last_.size() != n || moved_.size() != n)
-            throw ArchiveError("the state's displacement record does not match its particles");
-        samples_.restore(in);
+        ar(t0_, last_, moved_);
+        if constexpr (Archive::loading)
+            if (last_.size() != n || moved_.size() != n)
+                throw ArchiveError("the state's displacement record does not match its particles");
+        ar(samples_);
     }
 
   private:

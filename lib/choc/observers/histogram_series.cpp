@@ -167,49 +167,29 @@ std::string HistogramSeries::csv() const {
     return out;
 }
 
-void HistogramSeries::save(ArchiveWriter& out) const {
-    out.put(static_cast<std::int32_t>(dimension_));
-    out.put(mass_);
-    out.put(count_);
-    out.put(bins_);
-    out.put(low_);
-    out.put(high_);
-    out.put(std::uint64_t{snapshots_.size()});
-    for (const auto& s : snapshots_) {
-        out.put(s.time);
-        out.put(s.temperature);
-        out.put(s.ks_distance);
-        out.put(s.ks_pvalue);
-        out.put(s.at_rest);
-        out.put(s.counts);
-        out.put(s.outside);
-    }
-}
-
-void HistogramSeries::restore(ArchiveReader& in) {
-    dimension_ = in.get<std::int32_t>();
-    in.get(mass_);
-    in.get(count_);
-    in.get(bins_);
-    in.get(low_);
-    in.get(high_);
-    const auto snapshots = in.get<std::uint64_t>();
-    if (snapshots > max_histogram_snapshots || mass_.size() != count_.size() ||
-        (dimension_ != 2 && dimension_ != 3))
-        throw ArchiveError("the state's histogram series is damaged");
-    snapshots_.assign(snapshots, {});
-    for (auto& s : snapshots_) {
-        in.get(s.time);
-        in.get(s.temperature);
-        in.get(s.ks_distance);
-        in.get(s.ks_pvalue);
-        in.get(s.at_rest);
-        in.get(s.counts);
-        in.get(s.outside);
-        const std::size_t columns = mass_.size() + 1;
-        if (bins_ > 0 && (s.counts.size() != bins_ * columns || s.outside.size() != columns))
+// The dimension as 32 bits whatever int is, and the snapshots' count before them (checked
+// before anything is allocated for them).
+template <class Archive>
+void HistogramSeries::fields(Archive& ar) {
+    auto dimension = static_cast<std::int32_t>(dimension_);
+    auto snapshots = std::uint64_t{snapshots_.size()};
+    ar(dimension, mass_, count_, bins_, low_, high_, snapshots);
+    if constexpr (Archive::loading) {
+        dimension_ = dimension;
+        if (snapshots > max_histogram_snapshots || mass_.size() != count_.size() ||
+            (dimension_ != 2 && dimension_ != 3))
             throw ArchiveError("the state's histogram series is damaged");
+        snapshots_.assign(snapshots, {});
+    }
+    const std::size_t columns = mass_.size() + 1;
+    for (auto& s : snapshots_) {
+        ar(s);
+        if constexpr (Archive::loading)
+            if (bins_ > 0 && (s.counts.size() != bins_ * columns || s.outside.size() != columns))
+                throw ArchiveError("the state's histogram series is damaged");
     }
 }
+template void HistogramSeries::fields(ArchiveWriter&);
+template void HistogramSeries::fields(ArchiveReader&);
 
 } // namespace choc

@@ -35,9 +35,10 @@ class HistogramSeries {
     // The CSV (docs/REFERENCE.md): a comment table of the snapshots, then a row per bin.
     std::string csv() const;
 
-    // Everything added so far, for a checkpoint (the variable and names come from the config).
-    void save(ArchiveWriter& out) const;
-    void restore(ArchiveReader& in);
+    // Its checkpoint (archive.hpp): everything added so far (the variable and names come
+    // from the config). For ArchiveWriter and ArchiveReader, in the .cpp.
+    template <class Archive>
+    void fields(Archive& ar);
 
   private:
     struct Snapshot {
@@ -47,6 +48,11 @@ class HistogramSeries {
         // empty for a snapshot at rest until the bins are fixed
         std::vector<std::uint64_t> counts;
         std::vector<std::uint64_t> outside; // all particles, then per species
+
+        template <class Archive>
+        void fields(Archive& ar) {
+            ar(time, temperature, ks_distance, ks_pvalue, at_rest, counts, outside);
+        }
     };
 
     void fix_bins(const SpeedSample& sample, double kT);

@@ -120,19 +120,21 @@ class PairCorrelation {
         return out;
     }
 
-    // The histogram so far, for a checkpoint (the shells follow from the box and range).
-    void save(ArchiveWriter& out) const {
-        out.put(counts_);
-        out.put(std::uint64_t{samples_});
-        out.put(std::uint64_t{particles_});
-    }
-    void restore(ArchiveReader& in) {
-        in.get(counts_);
-        samples_ = static_cast<std::size_t>(in.get<std::uint64_t>());
-        const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
-        if (counts_.size() != bins_) throw ArchiveError("the state's g(r) histogram is damaged");
-        if (n != particles_ && n > 0) layout(n);
-        particles_ = n;
+    // Its checkpoint (archive.hpp): the histogram so far, the samples and the particles
+    // they had (the shells follow from the box and range), the counts as 64 bits whatever
+    // size_t is. A reader lays the cells out again for the particles read.
+    template <class Archive>
+    void fields(Archive& ar) {
+        auto samples = std::uint64_t{samples_}, particles = std::uint64_t{particles_};
+        ar(counts_, samples, particles);
+        if constexpr (Archive::loading) {
+            samples_ = static_cast<std::size_t>(samples);
+            const auto n = static_cast<std::size_t>(particles);
+            if (counts_.size() != bins_)
+                throw ArchiveError("the state's g(r) histogram is damaged");
+            if (n != particles_ && n > 0) layout(n);
+            particles_ = n;
+        }
     }
 
   private:

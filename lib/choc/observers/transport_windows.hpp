@@ -53,7 +53,7 @@ class TransportWindows {
         : t0_(t0), mass_(mass), u_(velocity),
           viscosity_(std::vector<double>(shears, 0.0), step, t0),
           conductivity_(std::vector<double>(D, 0.0), step, t0) {}
-    // For restore() only.
+    // To restore into (fields) only.
     TransportWindows() : TransportWindows(1.0, 0.0, 1.0, Vec<D>{}) {}
 
     double next_time() const { return viscosity_.next_time(); }
@@ -121,37 +121,18 @@ class TransportWindows {
         return m.energy - u_ * kinetic_integral - gu + u_ * (mass_ * norm2(u_) * (t - t0_));
     }
 
-    void save(ArchiveWriter& out) const {
-        out.put(t0_);
-        out.put(mass_);
-        out.put(u_);
-        viscosity_.save(out);
-        conductivity_.save(out);
-        out.put(samples_);
-        out.put(std::uint64_t{levels_.size()});
-        for (const Block& b : levels_) {
-            out.put(b.start);
-            out.put(b.windows);
-            out.put(b.sum);
-            out.put(b.sum2);
+    // Its checkpoint (archive.hpp): the frame, both ladders, then the pressure tensor's
+    // blocks (their count first).
+    template <class Archive>
+    void fields(Archive& ar) {
+        auto levels = std::uint64_t{levels_.size()};
+        ar(t0_, mass_, u_, viscosity_, conductivity_, samples_, levels);
+        if constexpr (Archive::loading) {
+            // (a level per doubling of the samples, as the ladders')
+            if (levels >= 64) throw ArchiveError("the state's transport windows are damaged");
+            levels_.resize(levels);
         }
-    }
-    void restore(ArchiveReader& in) {
-        in.get(t0_);
-        in.get(mass_);
-        in.get(u_);
-        viscosity_.restore(in);
-        conductivity_.restore(in);
-        in.get(samples_);
-        const auto levels = in.get<std::uint64_t>();
-        if (levels >= 64) throw ArchiveError("the state's transport windows are damaged");
-        levels_.resize(levels);
-        for (Block& b : levels_) {
-            in.get(b.start);
-            in.get(b.windows);
-            in.get(b.sum);
-            in.get(b.sum2);
-        }
+        for (Block& b : levels_) ar(b.start, b.windows, b.sum, b.sum2);
     }
 
   private:

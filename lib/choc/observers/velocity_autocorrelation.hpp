@@ -118,31 +118,18 @@ class VelocityAutocorrelation {
         return text;
     }
 
-    void save(ArchiveWriter& out) const {
-        out.put(step_);
-        out.put(t0_);
-        out.put(samples_);
-        for (const Level& v : levels_) {
-            out.put(v.ring);
-            out.put(v.head);
-            out.put(v.filled);
-            out.put(v.origins);
-            out.put(v.sum);
-        }
-    }
-    void restore(ArchiveReader& in) {
-        in.get(step_);
-        in.get(t0_);
-        in.get(samples_);
+    // Its checkpoint (archive.hpp): the clock, then every level (a fixed number, so no
+    // count). A reader must tag as many particles as the saved one.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(step_, t0_, samples_);
         for (Level& v : levels_) {
-            in.get(v.ring);
-            in.get(v.head);
-            in.get(v.filled);
-            in.get(v.origins);
-            in.get(v.sum);
-            if (v.ring.size() != per_level * tagged_ || v.sum.size() != per_level * groups ||
-                v.head >= per_level || v.filled > per_level)
-                throw ArchiveError("the state's velocity autocorrelation does not match the run");
+            ar(v.ring, v.head, v.filled, v.origins, v.sum);
+            if constexpr (Archive::loading)
+                if (v.ring.size() != per_level * tagged_ || v.sum.size() != per_level * groups ||
+                    v.head >= per_level || v.filled > per_level)
+                    throw ArchiveError(
+                        "the state's velocity autocorrelation does not match the run");
         }
     }
 

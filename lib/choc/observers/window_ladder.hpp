@@ -95,44 +95,25 @@ class WindowLadder {
         return best;
     }
 
-    void save(ArchiveWriter& out) const {
-        out.put(step_);
-        out.put(t0_);
-        out.put(q_);
-        out.put(samples_);
-        out.put(origin_);
-        out.put(std::uint64_t{levels_.size()});
-        for (const Level& v : levels_) {
-            out.put(v.start);
-            out.put(v.first);
-            out.put(v.half);
-            out.put(v.pairs);
-            out.put(v.sum);
-            out.put(v.sum2);
-        }
-    }
-    // A saved ladder of as many moments as this one.
-    void restore(ArchiveReader& in) {
+    // Its checkpoint (archive.hpp): the clock, the origin and each level (its count first).
+    // A reader must be a ladder of as many moments as the saved one.
+    template <class Archive>
+    void fields(Archive& ar) {
         const std::size_t n = origin_.size();
-        in.get(step_);
-        in.get(t0_);
-        in.get(q_);
-        in.get(samples_);
-        in.get(origin_);
-        const auto levels = in.get<std::uint64_t>();
-        if (levels >= 64) throw ArchiveError("the state's transport windows are damaged");
-        levels_.resize(levels);
-        bool fits = origin_.size() == n;
-        for (Level& v : levels_) {
-            in.get(v.start);
-            in.get(v.first);
-            in.get(v.half);
-            in.get(v.pairs);
-            in.get(v.sum);
-            in.get(v.sum2);
-            fits = fits && v.start.size() == n && v.first.size() == (v.half ? n : 0);
+        auto levels = std::uint64_t{levels_.size()};
+        ar(step_, t0_, q_, samples_, origin_, levels);
+        if constexpr (Archive::loading) {
+            // (a level per doubling of the samples: 64 would take 2^63 of them)
+            if (levels >= 64) throw ArchiveError("the state's transport windows are damaged");
+            levels_.resize(levels);
         }
-        if (!fits) throw ArchiveError("the state's transport windows do not match the run");
+        for (Level& v : levels_) ar(v);
+        if constexpr (Archive::loading) {
+            bool fits = origin_.size() == n;
+            for (const Level& v : levels_)
+                fits = fits && v.start.size() == n && v.first.size() == (v.half ? n : 0);
+            if (!fits) throw ArchiveError("the state's transport windows do not match the run");
+        }
     }
 
   private:
@@ -147,6 +128,11 @@ class WindowLadder {
         bool half = false;           // the first window of a pair is done
         std::uint64_t pairs = 0;
         double sum = 0.0, sum2 = 0.0; // of the pairs' estimates, and of their squares
+
+        template <class Archive>
+        void fields(Archive& ar) {
+            ar(start, first, half, pairs, sum, sum2);
+        }
     };
 
     // Level l's window ends now: b = M - start. The second window of a pair gives

@@ -149,8 +149,6 @@ class CollapseWatch {
         if constexpr (Archive::loading)
             if (!armed) switch_on_tc_ = nullptr;
     }
-    void save(ArchiveWriter& out) { fields(out); }
-    void restore(ArchiveReader& in) { fields(in); }
 
   private:
     static constexpr std::uint64_t min_chunk = 1u << 16;

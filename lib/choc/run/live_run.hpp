@@ -474,7 +474,7 @@ class LiveRun final : public Simulation::Impl {
                              "particles that have settled on their supports to rest instead."
                            : "",
                        std::move(rescue));
-        if (resume) watch_->restore(*resume);
+        if (resume) watch_->fields(*resume);
 
         if (config_.checkpoint && options_.files) {
             Checkpoint header;
@@ -547,7 +547,7 @@ class LiveRun final : public Simulation::Impl {
         now.wall_seconds = clock_.stage == Stage::measuring ? wall_seconds() : 0.0;
         now.fields(out);
         engine_->save(out);
-        watch_->save(out);
+        watch_->fields(out);
         if (clock_.stage == Stage::measuring) {
             initial_fields(out, base_);
             phase_->save(out);

@@ -58,18 +58,12 @@ std::uint64_t chunk_budget(const E& engine) {
     return chunk - engine.processed() % chunk;
 }
 
-inline void save_mark(ArchiveWriter& out, const std::optional<StreamMark>& m) {
-    out.put(m.has_value());
-    if (!m) return;
-    out.put(m->path);
-    out.put(m->mark);
-}
-inline std::optional<StreamMark> restore_mark(ArchiveReader& in) {
-    if (!in.get<bool>()) return std::nullopt;
-    StreamMark m;
-    in.get(m.path);
-    in.get(m.mark);
-    return m;
+// Where the streamed outputs stand, in a checkpoint: for the trajectory, then the time
+// series, whether it has a mark, then the mark (one list for save and restore, archive.hpp).
+template <class Archive>
+void stream_fields(Archive& ar, Streams& s) {
+    for (auto* mark : {&s.trajectory, &s.series})
+        optional_field(ar, *mark, [] { return StreamMark{}; });
 }
 
 // The measured phase (see the top of this file), of the event-driven engine (engine.hpp)
@@ -176,15 +170,16 @@ class MeasuredPhase {
     void save(ArchiveWriter& out) {
         auto* frames = find<FramesObserver<D>>();
         auto* rows = find<RowsObserver<D>>();
-        save_mark(out, frames ? frames->mark() : std::nullopt);
-        save_mark(out, rows ? rows->mark() : std::nullopt);
+        Streams streams;
+        streams.trajectory = frames ? frames->mark() : std::nullopt;
+        streams.series = rows ? rows->mark() : std::nullopt;
+        stream_fields(out, streams);
         fields(out);
     }
     static Streams restore_streams(ArchiveReader& in) {
         Streams s;
         s.in_place = true;
-        s.trajectory = restore_mark(in);
-        s.series = restore_mark(in);
+        stream_fields(in, s);
         return s;
     }
     void restore(ArchiveReader& in) {

@@ -38,6 +38,12 @@ namespace choc {
 struct StreamMark {
     std::string path;
     OutputMark mark;
+
+    // Its checkpoint (archive.hpp).
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(path, mark);
+    }
 };
 struct Streams {
     bool in_place = false;                        // output.checkpoint is on
