@@ -53,6 +53,13 @@ struct OutputMark {
     // An H5MD trajectory's sample counts too (its bytes and CRC-32 are those HDF5 flushed,
     // which its journal gives back: h5md_journal.hpp).
     std::uint64_t frames = 0, rows = 0;
+
+    // Its checkpoint (archive.hpp), field by field: as one block of bytes it carried the 4
+    // bytes of padding after `crc`, never set, so equal states saved unequal bytes.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(bytes, crc, frames, rows);
+    }
 };
 
 // A streamed output of a checkpointed run is written in place, so that what a checkpoint

@@ -53,7 +53,8 @@ namespace choc {
 //     and the slot of each obstacle
 // 21: two obstacles per gliding particle (the second those of a crease, else none)
 // 22: the engine's state from one field list (Engine::fields), in sections: cell lists,
-//     candidate events, rest model, tallies, clock, sliding boundaries
+//     candidate events, rest model, tallies, clock, sliding boundaries; a stream's mark
+//     field by field (no padding)
 inline constexpr std::uint32_t checkpoint_format = 22;
 
 struct Checkpoint {
