@@ -39,6 +39,7 @@
 #include "choc/kernel/contact_graph.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
+#include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
 #include "choc/kernel/flux_tally.hpp"
@@ -53,6 +54,7 @@
 #include "choc/kernel/rest_cycle.hpp"
 #include "choc/kernel/rest_group.hpp"
 #include "choc/kernel/resting.hpp"
+#include "choc/kernel/restitution.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
 #include "choc/kernel/thermal_wall.hpp"
@@ -79,6 +81,8 @@ class Engine {
     using MotionT = Motion;
     // Every contact at its contact distance: the run checks overlaps as an invariant.
     static constexpr bool exact = true;
+    // It can keep the momentum and energy flux integrals (fluxes(): in a bulk fluid).
+    static constexpr bool keeps_fluxes = true;
 
     enum class Stop {
         time,       // reached `until`
@@ -235,46 +239,49 @@ class Engine {
     // lattice at one instant; the rescue stopped the spheres that had collided there, and
     // the rest of the lattice, falling onto them, made a new stall at that instant that
     // ran into the stuck limit (scan case 12855189909378056514, t = 1.2495, TC: `collapse`).
-    void rescue_stall(double span) requires Motion::has_field {
-        if (!rest_.on()) return;
-        std::vector<std::uint32_t>& stopped = rest_woken_;
-        stopped.clear();
-        const auto stop = [&](std::uint32_t i) {
-            auto& p = particles_.state[i];
-            advance(i);
-            end_glide(i);
-            const double k = kinetic_energy(particles_.mass(i), p.v);
-            kinetic_change(p.species, -k);
-            tally_.rest_energy += k;
-            p.v = Vec<D>{};
-            p.bump();
-            forget_partner(i);
-            rest_slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
-            stopped.push_back(i);
-        };
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const auto& p = particles_.state[i];
-            if (!p.resting() && now_ - last_collision_[i] <= span) stop(i);
+    // (Without a field there is no rest model: nothing to do.)
+    void rescue_stall(double span) {
+        if constexpr (Motion::has_field) {
+            if (!rest_.on()) return;
+            std::vector<std::uint32_t>& stopped = rest_woken_;
+            stopped.clear();
+            const auto stop = [&](std::uint32_t i) {
+                auto& p = particles_.state[i];
+                advance(i);
+                end_glide(i);
+                const double k = kinetic_energy(particles_.mass(i), p.v);
+                kinetic_change(p.species, -k);
+                tally_.rest_energy += k;
+                p.v = Vec<D>{};
+                p.bump();
+                forget_partner(i);
+                rest_slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
+                stopped.push_back(i);
+            };
+            for (std::uint32_t i = 0; i < particles_.size(); ++i) {
+                const auto& p = particles_.state[i];
+                if (!p.resting() && now_ - last_collision_[i] <= span) stop(i);
+            }
+            for (std::size_t n = 0; n < stopped.size(); ++n) {
+                const std::uint32_t b = stopped[n];
+                const Vec<D> xb = particles_.state[b].x;
+                for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+                    const auto& pk = particles_.state[k];
+                    if (k == b || pk.resting() || rest_slot_[k] != none) return;
+                    const ParticleState<D> qk = flight_from_now(k);
+                    const Vec<D> r = xb - (qk.x + shift); // from k to b
+                    const double sigma =
+                        particles_.table.pair_sigma(particles_.state[b].species, pk.species);
+                    if (norm(r) - sigma > contact_tolerance_ * sigma || dot(qk.v, r) <= 0.0) return;
+                    stop(k);
+                });
+            }
+            for (const std::uint32_t i : stopped) rest_slot_[i] = none;
+            ++tally_.rescues;
+            // (predict_or_rest may put others of them to rest together with one)
+            for (const std::uint32_t i : stopped)
+                if (!particles_.state[i].resting()) predict_or_rest(i);
         }
-        for (std::size_t n = 0; n < stopped.size(); ++n) {
-            const std::uint32_t b = stopped[n];
-            const Vec<D> xb = particles_.state[b].x;
-            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-                const auto& pk = particles_.state[k];
-                if (k == b || pk.resting() || rest_slot_[k] != none) return;
-                const ParticleState<D> qk = flight_from_now(k);
-                const Vec<D> r = xb - (qk.x + shift); // from k to b
-                const double sigma =
-                    particles_.table.pair_sigma(particles_.state[b].species, pk.species);
-                if (norm(r) - sigma > contact_tolerance_ * sigma || dot(qk.v, r) <= 0.0) return;
-                stop(k);
-            });
-        }
-        for (const std::uint32_t i : stopped) rest_slot_[i] = none;
-        ++tally_.rescues;
-        // (predict_or_rest may put others of them to rest together with one)
-        for (const std::uint32_t i : stopped)
-            if (!particles_.state[i].resting()) predict_or_rest(i);
     }
     std::uint32_t at_rest() const { return at_rest_; }
     // Flights so far (under a field) too short to move their particle by round-off
@@ -458,8 +465,7 @@ class Engine {
     }
     // The restitution configured for the species of i and j (collisions.pair or the default).
     double species_restitution(std::uint32_t i, std::uint32_t j) const {
-        const auto n = particles_.table.size();
-        return restitution_[particles_.state[i].species * n + particles_.state[j].species];
+        return restitution_(particles_.state[i].species, particles_.state[j].species);
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         if constexpr (Motion::has_field)
@@ -468,7 +474,7 @@ class Engine {
         if (tc_ > 0.0 && recent(i)) return 1.0;
         return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
     }
-    bool recent(std::uint32_t i) const { return now_ - last_collision_[i] < tc_; }
+    bool recent(std::uint32_t i) const { return within_tc(tc_, now_, last_collision_[i]); }
     // Whether collisions now are plastic: an instant of more than long_instant_ events.
     bool plastic_instant() const requires Motion::has_field {
         return events_at_now_ > long_instant_ && rest_.on();
@@ -2450,11 +2456,7 @@ class Engine {
     }
 
     std::vector<double> kinetic_per_species() const {
-        std::vector<double> k(particles_.table.size(), 0.0);
-        for (std::uint32_t i = 0; i < particles_.size(); ++i)
-            k[particles_.state[i].species] +=
-                kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
-        return k;
+        return choc::kinetic_per_species(particles_, motion_, now_);
     }
 
     Box<D> box_;
@@ -2477,7 +2479,7 @@ class Engine {
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
-    std::vector<double> restitution_;         // e per pair of species, [a * n + b]
+    RestitutionTable restitution_;            // e per pair of species (restitution.hpp)
     std::vector<double> last_collision_;      // per particle, when TC is configured
     double tc_ = 0.0;                         // TC time in force (0: off)
     // Invariants (audit.hpp): the ledger at the last check; the contact tolerance, and the
@@ -2677,11 +2679,7 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
         last_collision_.assign(particles_.size(), -never);
         if (settings_.tc_from_start) tc_ = settings_.tc;
     }
-    const std::size_t species = particles_.table.size();
-    restitution_ = settings_.pair_restitution;
-    if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
-    if (restitution_.size() != species * species)
-        throw std::invalid_argument("Engine: pair_restitution needs one entry per pair");
+    restitution_ = RestitutionTable(settings_, particles_.table.size(), "Engine");
     stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
     if constexpr (Motion::has_field)
         long_instant_ =
@@ -2713,6 +2711,7 @@ namespace choc {
 // default calendar, no event log) are compiled once, in the library
 // (lib/choc/kernel/engine_*.cpp), and linked wherever they are used. An engine with another
 // calendar or an event log (tests, benchmarks) is compiled where it is used.
+static_assert(RunEngine<Engine<3>>); // what the run asks of an engine (engine_concept.hpp)
 extern template class Engine<2>;
 extern template class Engine<3>;
 extern template class Engine<2, DefaultCalendar, Field<2>>;

@@ -8,6 +8,7 @@
 #include "choc/kernel/vec.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace choc {
 
@@ -23,6 +24,16 @@ template <int D>
 double kinetic_energy(const Particles<D>& p) {
     double k = 0.0;
     for (std::uint32_t i = 0; i < p.size(); ++i) k += kinetic_energy(p.mass(i), p.state[i].v);
+    return k;
+}
+
+// Σ ½ m v² per species at local time `now`, each particle's velocity from its flight
+// under `motion` (the engines' tallies start from it), summed in index order.
+template <int D, class M>
+std::vector<double> kinetic_per_species(const Particles<D>& p, const M& motion, double now) {
+    std::vector<double> k(p.table.size(), 0.0);
+    for (std::uint32_t i = 0; i < p.size(); ++i)
+        k[p.state[i].species] += kinetic_energy(p.mass(i), motion.velocity(p.state[i], now));
     return k;
 }
 

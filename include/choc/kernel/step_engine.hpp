@@ -41,12 +41,14 @@
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
+#include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
+#include "choc/kernel/restitution.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/step_grid.hpp"
 #include "choc/kernel/tally.hpp"
@@ -79,6 +81,8 @@ class StepEngine {
     using MotionT = M;
     // Overlaps are part of this model: the run does not check them as an invariant.
     static constexpr bool exact = false;
+    // No flux integrals (the transport observers need the event-driven engine).
+    static constexpr bool keeps_fluxes = false;
 
     enum class Stop { time, collisions, budget, no_events };
 
@@ -123,6 +127,13 @@ class StepEngine {
     double dt() const { return settings_.dt; }
     std::uint32_t passes() const { return settings_.passes; }
     void enable_tc() { tc_ = settings_.tc; }
+    // The rest of the run engines' interface (engine_concept.hpp), which fixed steps need
+    // not: no flight is too short to count (the collapse watch watches the event-driven
+    // engine only), no stall to rescue (no rest model), nothing the final outputs need the
+    // memory of (the grid is rebuilt at every pass).
+    std::uint64_t short_flights() const { return 0; }
+    void rescue_stall(double) {}
+    void retire() {}
 
     // The particles in the caller's order (the stepped engine never renumbers), along
     // their free flights to absolute time t.
@@ -399,10 +410,9 @@ class StepEngine {
 
     double pair_restitution(std::uint32_t i, std::uint32_t j, double tc) const {
         if (tc_ > 0.0 && (recent(i, tc) || recent(j, tc))) return 1.0;
-        const auto n = particles_.table.size();
-        return restitution_[particles_.state[i].species * n + particles_.state[j].species];
+        return restitution_(particles_.state[i].species, particles_.state[j].species);
     }
-    bool recent(std::uint32_t i, double tc) const { return tc - last_collision_[i] < tc_; }
+    bool recent(std::uint32_t i, double tc) const { return within_tc(tc_, tc, last_collision_[i]); }
 
     // Every particle at rest with no field to move it: nothing will happen again.
     bool at_rest_for_ever() const {
@@ -433,9 +443,7 @@ class StepEngine {
     }
 
     std::vector<double> kinetic_per_species() const {
-        std::vector<double> k(particles_.table.size(), 0.0);
-        for (std::uint32_t s = 0; s < k.size(); ++s) k[s] = kinetic(s);
-        return k;
+        return choc::kinetic_per_species(particles_, motion_, now_);
     }
 
     Ledger<D> ledger() const {
@@ -479,7 +487,7 @@ class StepEngine {
     Particles<D> particles_; // all stamped at stepped_to_
     Settings settings_;
     M motion_;
-    std::vector<double> restitution_;
+    RestitutionTable restitution_; // (restitution.hpp)
     StepGrid<D> grid_;
     std::vector<double> since_;          // when i's present flight began in this step
     std::vector<std::uint64_t> mark_;    // == generation_: in this scan or resolved this pass
@@ -596,10 +604,7 @@ StepEngine<D, M>::StepEngine(Box<D> box, Particles<D> particles, Settings settin
     if (!(settings_.dt > 0.0) || settings_.passes == 0)
         throw std::invalid_argument("StepEngine: dt > 0 and passes >= 1 are needed");
     const std::size_t species = particles_.table.size();
-    restitution_ = settings_.pair_restitution;
-    if (restitution_.empty()) restitution_.assign(species * species, settings_.restitution);
-    if (restitution_.size() != species * species)
-        throw std::invalid_argument("StepEngine: pair_restitution needs one entry per pair");
+    restitution_ = RestitutionTable(settings_, species, "StepEngine");
     for (const auto& w : box_.walls)
         if (w.thermal())
             throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
@@ -617,6 +622,7 @@ StepEngine<D, M>::StepEngine(Box<D> box, Particles<D> particles, Settings settin
 
 // The stepped engines `choc run` uses (2D or 3D, straight flights or a field) are compiled
 // once, in the library (lib/choc/kernel/step_engines.cpp), and linked wherever they are used.
+static_assert(RunEngine<StepEngine<3>>); // what the run asks of an engine (engine_concept.hpp)
 extern template class StepEngine<2>;
 extern template class StepEngine<3>;
 extern template class StepEngine<2, Field<2>>;

@@ -167,13 +167,4 @@ class CollapseWatch {
     double streak_from_ = 0.0; // the time the strikes in a row began
 };
 
-// An engine's short flights (Engine::short_flights), or 0 for one that keeps none.
-template <class E>
-std::uint64_t short_flights_of(const E& engine) {
-    if constexpr (requires { engine.short_flights(); })
-        return engine.short_flights();
-    else
-        return 0;
-}
-
 } // namespace choc

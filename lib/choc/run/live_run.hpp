@@ -109,7 +109,7 @@ void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedu
         const double target = std::min(until, checkpoints.next());
         const auto stop = engine.run(target, ~std::uint64_t{0}, chunk_budget(engine));
         if (stop == E::Stop::budget)
-            watch.check(engine.time(), engine.tally().events(), short_flights_of(engine));
+            watch.check(engine.time(), engine.tally().events(), engine.short_flights());
         else
             checkpoints.due(engine.time(), state);
     }
@@ -273,7 +273,7 @@ class LiveRun final : public Simulation::Impl {
     Summary finish(const std::string& summary_path, const std::string& summary_key) override {
         // Nothing runs after this: the event loop's memory goes before the final state's
         // copy and the outputs take theirs.
-        if constexpr (requires(EngineT & e) { e.retire(); }) engine_->retire();
+        engine_->retire();
         const auto final = engine_->snapshot(engine_->time());
         if (violation_) { // none of the measurements can be trusted: only the summary says so
             write_summary(summary_path, summary_of(final));
@@ -460,13 +460,12 @@ class LiveRun final : public Simulation::Impl {
                                          [](double g) { return g != 0.0; });
         // the rest model answers a stall by stopping it (collapse_watch.hpp)
         std::function<void(double, double)> rescue;
-        if constexpr (requires(EngineT & e) { e.rescue_stall(0.0); })
-            if (config_.rest_speed > 0.0)
-                rescue = [this](double time, double span) {
-                    engine_->rescue_stall(span);
-                    spdlog::debug("stall at t = {:.17g} (over {:.3g}): its particles stopped", time,
-                                  span);
-                };
+        if (config_.rest_speed > 0.0)
+            rescue = [this](double time, double span) {
+                engine_->rescue_stall(span);
+                spdlog::debug("stall at t = {:.17g} (over {:.3g}): its particles stopped", time,
+                              span);
+            };
         watch_.emplace(inelastic.has_value() && EngineT::exact, std::move(switch_on_tc), config_.tc,
                        inelastic.value_or(""),
                        gravity && config_.rest_speed == 0.0

@@ -241,7 +241,7 @@ class MeasuredPhase {
     using Stop = typename EngineT::Stop;
     // The event-driven engine keeps the shear moment of sliding boundaries; the
     // time-stepped one does not.
-    static constexpr bool keeps_fluxes = requires(const EngineT& e) { e.flux_moments(); };
+    static constexpr bool keeps_fluxes = EngineT::keeps_fluxes;
 
     // The phase's own checkpoint fields, then each observer's, under its name.
     template <class Archive>
@@ -325,8 +325,7 @@ class MeasuredPhase {
             try {
                 // on the grid of processed events only (chunk_budget)
                 if (stop == Stop::budget)
-                    watch_.check(engine_.time(), engine_.tally().events(),
-                                 short_flights_of(engine_));
+                    watch_.check(engine_.time(), engine_.tally().events(), engine_.short_flights());
             } catch (const InelasticCollapse& e) {
                 stop_at_collapse(e);
             }

@@ -66,7 +66,7 @@ class EngineViewOf final : public EngineView<D> {
     }
 
   private:
-    static constexpr bool has_fluxes = requires(const EngineT& e) { e.flux_moments(); };
+    static constexpr bool has_fluxes = EngineT::keeps_fluxes;
     const EngineT& engine_;
 };
 
