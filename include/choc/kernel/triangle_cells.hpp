@@ -21,15 +21,16 @@
 // that a prediction streams through the loose ones and the patches' planes alone. A finely
 // meshed flat wall, the commonest large mesh, then costs a cell one plane.
 //
-// Building the lists of a large mesh takes seconds: SIGINT or SIGTERM stops it at once
-// (stop_if_interrupted, run/interrupt.hpp), before the run has written anything.
+// Building the lists of a large mesh takes seconds: it calls between_chunks every so often
+// (between_chunks.hpp), where a program that stops on SIGINT or SIGTERM stops it at once
+// (`choc run`: stop_if_interrupted, run/interrupt.hpp), before the run has written anything.
 #pragma once
 
+#include "choc/kernel/between_chunks.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/plane_cover.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
-#include "choc/run/interrupt.hpp"
 
 #include <algorithm>
 #include <array>
@@ -64,7 +65,7 @@ class TriangleCells {
         std::vector<std::array<std::uint32_t, 2>> pairs;
         pairs.reserve(triangles.size());
         for (std::uint32_t k = 0; k < triangles.size(); ++k) {
-            if ((k & 4095) == 0) stop_if_interrupted("listing the triangles by cell");
+            if ((k & 4095) == 0) between_chunks("listing the triangles by cell");
             for_each_cell(cells, triangles[k], reach, [&](std::uint32_t c) {
                 ++first[c + 1];
                 pairs.push_back({c, k});
@@ -232,7 +233,7 @@ class TriangleCells {
         std::vector<Keyed> keyed;                   // the two-sided entries, in key order
         std::vector<std::uint32_t> position, after; // an entry's place in keyed; see untried
         for (std::uint32_t c = 0; c < cells.size(); ++c) {
-            stop_if_interrupted("listing the triangles by cell");
+            between_chunks("listing the triangles by cell");
             Entry* e = index_.data() + heads_[c].first;
             const std::uint32_t n = heads_[c + 1].first - heads_[c].first;
             heads_[c].patches = static_cast<std::uint32_t>(patches_.size());
@@ -274,7 +275,7 @@ class TriangleCells {
             found.clear(), members.clear(), sizes.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
                 if (tried[s] || e[s].one_sided) continue;
-                if ((s & 1023) == 1023) stop_if_interrupted("listing the triangles by cell");
+                if ((s & 1023) == 1023) between_chunks("listing the triangles by cell");
                 take(s);
                 const auto slab =
                     pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest + 2.0 * margin);
