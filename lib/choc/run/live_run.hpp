@@ -23,7 +23,7 @@
 #include "choc/run/interrupt.hpp"
 #include "choc/run/kernel_errors.hpp"
 #include "choc/run/measured_phase.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 #include "choc/run/settings_from_config.hpp"
 #include "choc/run/simulation.hpp"
 #include "choc/run/simulation_impl.hpp"
