@@ -5,9 +5,9 @@
 #pragma once
 
 #include "choc/errors.hpp"
-#include "choc/init/ball_volume.hpp"
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
