@@ -1,7 +1,8 @@
-// Every tolerance and limit of choc in one place, each with its unit and the reason for
-// its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that uses
-// one says why it is needed there; this file says why it is this large. Changing any of
-// them changes runs: the golden test (tests/test_golden.cpp) shows it.
+// Every tolerance and limit of the kernel in one place, each with its unit and the reason
+// for its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that
+// uses one says why it is needed there; this file says why it is this large. Changing any
+// of them changes runs: the golden test (tests/test_golden.cpp) shows it. The run's own
+// limits (what a config may ask for, the collapse watch) are in lib/choc/run/run_limits.hpp.
 //
 // "Relative" means: relative to the scale named in the line (a contact distance, a
 // speed, an energy); none of them is an absolute length or time.
@@ -82,19 +83,6 @@ inline constexpr double rest_independence = 1e-12;
 // into the larger ones' grid too).
 inline constexpr double default_level_ratio = 2.0;
 
-// Triangles (config.cpp): the least shape, twice the area over the longest edge squared
-// (Triangle::shape: sqrt(3)/2 for an equilateral triangle), of a triangle wall. The unit
-// normal is the cross product of two edges over its length; below this the product is a
-// difference of nearly equal terms and the normal's round-off grows as eps / shape: at the
-// limit 1e-10, still far below the invariant tolerance. A sliver thinner than this is a
-// mesh's defect, not a wall.
-inline constexpr double min_triangle_shape = 1e-6;
-
-// Mesh files (config.cpp): the largest read, 1 GiB. A binary STL facet takes 50 bytes, so
-// this is about 20 million facets, beyond any vessel a run can use; the cap keeps a wrong
-// path (a disk image, a log) from being read whole.
-inline constexpr std::uint64_t max_mesh_bytes = std::uint64_t{1} << 30;
-
 // Triangles in a group step (group_step.hpp): two contacts of one particle whose tangent
 // planes' unit normals have a dot product above 1 minus this are one constraint (a mesh's
 // shared edge met from a face and from the edge: the normals differ by round-off, ~1e-16,
@@ -150,12 +138,6 @@ inline constexpr double group_sparse_pivot = 1e-12;
 // dimensionless): a normal built from positions is unit to ~1e-16.
 inline constexpr double unit_normal_tolerance = 1e-12;
 
-// Collapse watch (lib/choc/run/collapse_watch.hpp): a chunk whose mean time step falls
-// below this fraction of the largest seen (dimensionless) is a strike towards inelastic
-// collapse. A gas's mean step varies by a few orders at most as it cools; a collapse
-// drives it to zero geometrically.
-inline constexpr double collapse_step_ratio = 1e-6;
-
 // --- Iteration caps and limits ----------------------------------------------------------
 
 // Group rule: at this many active contacts or more, the sparse Delassus solve
@@ -200,13 +182,5 @@ inline constexpr std::uint64_t stuck_events_base = 1'000'000;
 // restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
 // 2 GB. A mixture with more kinds of particle than this is better described otherwise.
 inline constexpr std::size_t max_species = 1024;
-
-// Most trajectory frames (and time-series rows) a run may write: more is a mistake in
-// output.trajectory.every, not a wish (config.cpp refuses it up front, run.cpp stops at it).
-inline constexpr std::uint64_t max_frames = 1'000'000;
-// Most snapshots of a histogram series (output.histogram with every): each is a pair of
-// columns of one CSV held in memory until the end, and ten thousand column pairs is
-// already more than any reader of a relaxation wants.
-inline constexpr std::uint64_t max_histogram_snapshots = 10'000;
 
 } // namespace choc

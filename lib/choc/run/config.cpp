@@ -15,6 +15,7 @@
 #include "choc/kernel/triangle.hpp"
 #include "choc/message_text.hpp"
 #include "choc/run/interrupt.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>

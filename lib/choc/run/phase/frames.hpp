@@ -11,6 +11,7 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/run/phase/observer.hpp"
 #include "choc/run/provenance_text.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 
