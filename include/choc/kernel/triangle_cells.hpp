@@ -131,7 +131,7 @@ class TriangleCells {
         for (const bool all : {false, true}) {
             for (std::uint32_t k = p.first; k < p.last; ++k) {
                 const Entry& e = index_[k];
-                const double r = e.radius * (1.0 + 1e-9);
+                const double r = e.radius * (1.0 + patch_holder_margin);
                 if (!all && norm2(foot - e.centre) > r * r) continue;
                 const double d2 = triangles[e.index].distance_squared(x);
                 if (d2 < best_d2) best = e.index, best_d2 = d2;
@@ -167,10 +167,13 @@ class TriangleCells {
             // cell c, grown by the reach, meets [lo, hi] on this axis when
             //   (lo - reach)/w - 1 <= c <= (hi + reach)/w;
             // a millionth of a cell more on each side for the round-off of the bounds
+            // (cell_range_round_off)
             const double w = cells.width()[a];
-            from[a] =
-                std::clamp(static_cast<int>(std::ceil((lo - reach) / w - 1.0 - 1e-6)), 0, last);
-            to[a] = std::clamp(static_cast<int>(std::floor((hi + reach) / w + 1e-6)), 0, last);
+            from[a] = std::clamp(
+                static_cast<int>(std::ceil((lo - reach) / w - 1.0 - cell_range_round_off)), 0,
+                last);
+            to[a] = std::clamp(
+                static_cast<int>(std::floor((hi + reach) / w + cell_range_round_off)), 0, last);
         }
         std::array<int, D> c = from;
         while (true) {
@@ -257,8 +260,8 @@ class TriangleCells {
             }
             std::sort(keyed.begin(), keyed.end());
             // each key's round-off is some 1e-16 of the coordinates and offsets; allowing 1e-12
-            // of them only lets more entries be tested
-            const double window = tolerance + 1e-12 * (extent + largest_offset);
+            // of them (patch_key_round_off) only lets more entries be tested
+            const double window = tolerance + patch_key_round_off * (extent + largest_offset);
             position.assign(n, 0);
             for (std::uint32_t k = 0; k < keyed.size(); ++k) position[keyed[k].entry] = k;
             // untried(k): the first place from k on whose entry is not yet tried, following
