@@ -6,6 +6,7 @@
 #include "choc/collide/collision_plot.hpp"
 #include "choc/collide/group_file.hpp"
 #include "choc/errors.hpp"
+#include "choc/plot/plot_path.hpp"
 #include "choc/run/config.hpp"
 #include "choc/run/interrupt.hpp"
 #include "choc/run/run.hpp"

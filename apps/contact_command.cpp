@@ -1,11 +1,11 @@
 #include "contact_command.hpp"
 
-#include "choc/collide/collision_plot.hpp"
 #include "choc/contact/contact_file.hpp"
 #include "choc/contact/contact_output.hpp"
 #include "choc/contact/contact_plot.hpp"
 #include "choc/contact/contact_study.hpp"
 #include "choc/errors.hpp"
+#include "choc/plot/plot_path.hpp"
 
 #include <algorithm>
 #include <exception>

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace test_cells {
@@ -592,10 +593,20 @@ TEST_CASE("next_crossing: walled outer cells, periodic edges, and never before n
 TEST_CASE("a periodic box shorter than three cell widths is rejected") {
     // min width 2: 5.9 gives floor(2.95) = 2 cells, below three
     CHECK_THROWS_AS(Cells<3>(make_box<3>({5.9, 10.0, 10.0}, {true, true, true}), 2.0, 0),
-                    InputError);
+                    PeriodicEdgeTooShort);
     CHECK_THROWS_AS(Cells<3>(make_box<3>({10.0, 10.0, 4.0}, {true, true, true}), 2.0, 0),
-                    InputError);
-    CHECK_THROWS_AS(Cells<2>(make_box<2>({10.0, 1.0}, {true, true}), 2.0, 0), InputError);
+                    PeriodicEdgeTooShort);
+    CHECK_THROWS_AS(Cells<2>(make_box<2>({10.0, 1.0}, {true, true}), 2.0, 0), PeriodicEdgeTooShort);
+    // the facts, for the run layer to word by config key (run/kernel_errors.hpp)
+    try {
+        Cells<3>(make_box<3>({10.0, 10.0, 4.0}, {true, true, true}), 2.0, 0);
+        FAIL("no error");
+    } catch (const PeriodicEdgeTooShort& e) {
+        CHECK(e.axis == 2);
+        CHECK(e.edge == 4.0);
+        CHECK(e.min_width == 2.0);
+        CHECK(std::string(e.what()).find("box") == std::string::npos); // no config words
+    }
     // exactly three widths is enough, and a walled axis may be short
     CHECK_NOTHROW(Cells<3>(make_box<3>({6.0, 6.0, 6.0}, {true, true, true}), 2.0, 0));
     CHECK_NOTHROW(Cells<3>(make_box<3>({10.0, 10.0, 1.5}, {true, true, false}), 2.0, 0));

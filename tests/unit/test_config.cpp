@@ -2,6 +2,7 @@
 // message must name the key), and --set overrides.
 #include <choc/errors.hpp>
 #include <choc/run/config.hpp>
+#include <choc/run/kernel_errors.hpp>
 
 #include <doctest/doctest.h>
 
@@ -685,6 +686,19 @@ TEST_CASE("messages escape what the user wrote") {
     check_rejected(minimal + "[init]\nlattice = \"\\u001b[31m\"\n",
                    "init.lattice: unknown lattice \"\\x1b[31m\"");
     check_rejected(minimal, "--set \\x1b: expected KEY=VALUE", {"\x1b"});
+}
+
+TEST_CASE("the kernel's refusal of a box is worded by config key, as before") {
+    // the kernel throws the facts (kernel/grid_error.hpp); the run makes its engine through
+    // config_worded, whose InputError the app reports with exit status 2
+    const choc::PeriodicEdgeTooShort e(0, 5.9, 2.0);
+    CHECK(std::string(choc::config_error(e).what()) ==
+          "box: periodic edge 5.9 is shorter than three largest diameters (6); use a larger box");
+    CHECK_THROWS_WITH_AS(choc::config_worded([&]() -> int { throw e; }),
+                         "box: periodic edge 5.9 is shorter than three largest diameters (6); "
+                         "use a larger box",
+                         InputError);
+    CHECK(choc::config_worded([] { return 7; }) == 7);
 }
 
 } // namespace test_config

@@ -2,6 +2,7 @@
 // patches a cell finds (and those it must not: holes, folds, other restitutions, one-sided
 // triangles), and the engine with finely meshed flat walls against the same box with plane
 // walls in their place, event by event.
+#include <choc/kernel/between_chunks.hpp>
 #include <choc/kernel/engine.hpp>
 #include <choc/kernel/plane_cover.hpp>
 #include <choc/kernel/triangle_cells.hpp>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace test_flat_patches {
@@ -229,6 +232,21 @@ TEST_CASE("a finely meshed floor: each cell by it takes all of its triangles as 
     }
     CHECK(g.near.patches() == near.size());
     CHECK(g.near.in_patches() == g.near.listed());
+}
+
+TEST_CASE("the lists call between_chunks, where a hook may stop them (the run's interrupts)") {
+    const Box<3> box = floor_box(20);
+    const BetweenChunks before = between_chunks_hook.load();
+    static int calls;
+    static std::string stage;
+    calls = 0;
+    set_between_chunks([](const char* s) { ++calls, stage = s; });
+    const Grid g = grid_of(box); // once among the triangles, once a cell finding patches
+    CHECK(calls == 1 + static_cast<int>(g.cells.size()));
+    CHECK(stage == "listing the triangles by cell");
+    set_between_chunks([](const char*) { throw std::runtime_error("stopped"); });
+    CHECK_THROWS_WITH(grid_of(box), "stopped");
+    set_between_chunks(before);
 }
 
 TEST_CASE("cells over a hole, a fold, another restitution or a one-sided part keep them loose") {

@@ -2,9 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <choc/errors.hpp>
-#include <choc/init/ball_volume.hpp>
 #include <choc/init/initial_state.hpp>
 #include <choc/io/xyz.hpp>
+#include <choc/kernel/ball_volume.hpp>
 #include <choc/kernel/overlap.hpp>
 
 #include <chrono>

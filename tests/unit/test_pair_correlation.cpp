@@ -4,7 +4,7 @@
 
 #include "periodic_cube.hpp"
 
-#include <choc/init/ball_volume.hpp>
+#include <choc/kernel/ball_volume.hpp>
 #include <choc/observers/pair_correlation.hpp>
 
 #include <random>

@@ -3,7 +3,7 @@
 // normalisation.
 #include <doctest/doctest.h>
 
-#include <choc/init/ball_volume.hpp>
+#include <choc/kernel/ball_volume.hpp>
 #include <choc/observers/maxwell_boltzmann.hpp>
 #include <choc/observers/speed_histogram.hpp>
 #include <choc/observers/velocity_distribution.hpp>

@@ -9,10 +9,6 @@
 
 namespace choc {
 
-// Checks before any work that PATH ends in .png or .svg (any case) and can be written;
-// throws InputError naming `key` otherwise.
-void check_plot_path(const std::string& path, const std::string& key);
-
 // Draws the plot and writes it atomically (whole or not at all).
 void write_collision_plot(const CollisionReport& report, const std::string& path);
 

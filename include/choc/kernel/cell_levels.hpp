@@ -48,10 +48,6 @@
 
 namespace choc {
 
-// A coarse grid's cells are (reach + 1) fine widths wide and this fraction more, so that
-// positions a few ulps outside their cells (round-off at crossings) stay covered.
-inline constexpr double level_width_margin = 1e-6;
-
 // The cells of a finer grid that a larger particle looks into, as offsets from its cell
 // there (see the top): all of them, and those a step into a neighbouring cell brings near.
 template <int D>

@@ -7,13 +7,12 @@
 // not in its lists but look into them over a wider ball of cells (`cells_at`).
 #pragma once
 
-#include "choc/errors.hpp"
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
+#include "choc/kernel/grid_error.hpp"
 #include "choc/kernel/huge_pages.hpp"
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/vec.hpp"
-#include "choc/message_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -106,9 +105,7 @@ class Cells {
         for (int a = 0; a < D; ++a) {
             n_[a] = static_cast<int>(cells_along(a));
             if (box.periodic[a] && box.length[a] < 3 * min_width)
-                throw InputError("box: periodic edge " + number_text(box.length[a]) +
-                                 " is shorter than three largest diameters (" +
-                                 number_text(3 * min_width) + "); use a larger box");
+                throw PeriodicEdgeTooShort(a, box.length[a], min_width);
             width_[a] = box.length[a] / n_[a];
             divide_[a] = FastDivisor(static_cast<std::uint32_t>(n_[a]));
             length_[a] = box.length[a];

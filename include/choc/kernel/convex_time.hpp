@@ -43,7 +43,7 @@ double convex_time_stepped(const Motion& motion, const Nearest& nearest, double 
     constexpr double eps = std::numeric_limits<double>::epsilon();
     // Distances within `slack` of contact are round-off: positions carry errors of a few
     // ulp of their size.
-    const double slack = 8.0 * eps * (scale + a);
+    const double slack = convex_slack_ulps * eps * (scale + a);
     const double touch = slack * (2.0 * a + slack); // (a + slack)² − a²
     double tau = 0.0;
     double trial = window < never ? window : 1.0;

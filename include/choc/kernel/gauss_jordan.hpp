@@ -4,6 +4,8 @@
 // decides what a singular system means.
 #pragma once
 
+#include "choc/kernel/tolerances.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -20,10 +22,11 @@ namespace choc {
 // and with full pivoting g stays of order 1 in practice (Wilkinson's bound is far larger
 // but never met; multipliers are <= 1 by construction). A remaining pivot below that size
 // is indistinguishable from an exact zero of a matrix within rounding of A, so the rank
-// cannot be decided more finely. 16 covers c g with margin; a nonsingular system with
-// condition number below ~1 / (16 n eps) ~ 1e13 (n ~ 30) is never called singular.
+// cannot be decided more finely. 16 (dense_rank_factor) covers c g with margin; a nonsingular
+// system with condition number below ~1 / (16 n eps) ~ 1e13 (n ~ 30) is never called
+// singular.
 inline double default_rank_tolerance(std::size_t n) {
-    return 16.0 * static_cast<double>(std::max<std::size_t>(n, 1)) *
+    return dense_rank_factor * static_cast<double>(std::max<std::size_t>(n, 1)) *
            std::numeric_limits<double>::epsilon();
 }
 

@@ -290,13 +290,14 @@ class Field {
         }
         // gap_at(lo) >= 0 >= gap_at(hi); Newton from the side where the gap is positive.
         double tau = lo;
-        for (int k = 0;
-             k < field_contact_steps && hi - lo > 4.0 * std::numeric_limits<double>::epsilon() * hi;
+        for (int k = 0; k < field_contact_steps &&
+                        hi - lo > field_bracket_ulps * std::numeric_limits<double>::epsilon() * hi;
              ++k) {
             const double g = gap_at(tau), r = rate_at(tau);
             if (g == 0.0) return tau;
             // a Newton step below the resolution of τ: converged from the open side
-            if (g > 0.0 && r < 0.0 && -g / r <= 2.0 * std::numeric_limits<double>::epsilon() * tau)
+            if (g > 0.0 && r < 0.0 &&
+                -g / r <= field_newton_ulps * std::numeric_limits<double>::epsilon() * tau)
                 return tau;
             (g > 0.0 ? lo : hi) = tau;
             double next = r < 0.0 ? tau - g / r : 0.5 * (lo + hi);

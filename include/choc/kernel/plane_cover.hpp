@@ -17,6 +17,7 @@
 // coordinates.
 #pragma once
 
+#include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/vec.hpp"
 
 #include <algorithm>
@@ -177,8 +178,9 @@ inline double farthest_by_halves(const Polygon& piece,
 // farthest_by_halves settles it. Past `most_pieces` at once, or `most_halvings`, the
 // answer is +infinity: a region cut so finely is not one a patch should stand for.
 inline double farthest_uncovered(const Polygon& region, std::vector<std::array<Point, 3>> triangles,
-                                 double close, std::size_t most_pieces = 256,
-                                 int most_halvings = 4096, double snap = 1e-12) {
+                                 double close, std::size_t most_pieces = plane_cover_pieces,
+                                 int most_halvings = plane_cover_halvings,
+                                 double snap = plane_cover_snap) {
     if (region.size() < 3 || !(area(region) > 0.0)) return std::numeric_limits<double>::infinity();
     for (auto& t : triangles)
         if (turn(t[0], t[1], t[2]) < 0.0) std::swap(t[1], t[2]); // counter-clockwise

@@ -6,11 +6,10 @@
 // (cells.hpp), nothing is kept between passes: a step moves every particle anyway.
 #pragma once
 
-#include "choc/errors.hpp"
 #include "choc/kernel/box.hpp"
+#include "choc/kernel/grid_error.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/vec.hpp"
-#include "choc/message_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -46,9 +45,7 @@ class StepGrid {
         for (int a = 0; a < D; ++a) {
             n_[a] = static_cast<int>(along(a));
             if (box.periodic[a] && n_[a] < 3)
-                throw InputError("box: periodic edge " + number_text(box.length[a]) +
-                                 " is shorter than three largest diameters (" +
-                                 number_text(3 * min_width) + "); use a larger box");
+                throw PeriodicEdgeTooShort(a, box.length[a], min_width);
             width_[a] = box.length[a] / n_[a];
             cells *= static_cast<std::size_t>(n_[a]);
         }

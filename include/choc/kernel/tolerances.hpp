@@ -1,7 +1,8 @@
-// Every tolerance and limit of choc in one place, each with its unit and the reason for
-// its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that uses
-// one says why it is needed there; this file says why it is this large. Changing any of
-// them changes runs: the golden test (tests/unit/test_golden.cpp) shows it.
+// Every tolerance and limit of the kernel in one place, each with its unit and the reason
+// for its value (as Box2D's constants.h and Jolt's PhysicsSettings.h do). The code that
+// uses one says why it is needed there; this file says why it is this large. Changing any
+// of them changes runs: the golden test (tests/unit/test_golden.cpp) shows it. The run's own
+// limits (what a config may ask for, the collapse watch) are in lib/choc/run/run_limits.hpp.
 //
 // "Relative" means: relative to the scale named in the line (a contact distance, a
 // speed, an energy); none of them is an absolute length or time.
@@ -82,19 +83,6 @@ inline constexpr double rest_independence = 1e-12;
 // into the larger ones' grid too).
 inline constexpr double default_level_ratio = 2.0;
 
-// Triangles (config.cpp): the least shape, twice the area over the longest edge squared
-// (Triangle::shape: sqrt(3)/2 for an equilateral triangle), of a triangle wall. The unit
-// normal is the cross product of two edges over its length; below this the product is a
-// difference of nearly equal terms and the normal's round-off grows as eps / shape: at the
-// limit 1e-10, still far below the invariant tolerance. A sliver thinner than this is a
-// mesh's defect, not a wall.
-inline constexpr double min_triangle_shape = 1e-6;
-
-// Mesh files (config.cpp): the largest read, 1 GiB. A binary STL facet takes 50 bytes, so
-// this is about 20 million facets, beyond any vessel a run can use; the cap keeps a wrong
-// path (a disk image, a log) from being read whole.
-inline constexpr std::uint64_t max_mesh_bytes = std::uint64_t{1} << 30;
-
 // Triangles in a group step (group_step.hpp): two contacts of one particle whose tangent
 // planes' unit normals have a dot product above 1 minus this are one constraint (a mesh's
 // shared edge met from a face and from the edge: the normals differ by round-off, ~1e-16,
@@ -127,6 +115,64 @@ inline constexpr double patch_gap_tolerance = 1e-6;
 // by this fraction of it, so that a segment within round-off of the cell is never skipped.
 inline constexpr double cell_bounds_round_off = 1e-9;
 
+// Cell levels (cell_levels.hpp): a coarse grid's cells are (reach + 1) fine widths wide and
+// this fraction more, and a fine cell is near a larger particle's when the boxes are closer
+// than its contact distance and this fraction more, so that positions a few ulps outside
+// their cells (round-off at crossings) stay covered. Far above that round-off (~1e-16 of
+// the coordinates), far below what it costs: a millionth more cells looked at.
+inline constexpr double level_width_margin = 1e-6;
+
+// Triangle lists (triangle_cells.hpp): a triangle's range of cells along an axis, from its
+// bounding box grown by the reach and divided by the cell width, is widened by this
+// fraction of a cell on each side, for the round-off of the bounds and the division (a few
+// eps of the coordinates over the width); every cell of the range is still tested exactly
+// (Triangle::may_reach), so more only costs tests.
+inline constexpr double cell_range_round_off = 1e-6;
+// ... and a cell's two-sided entries are looked up by their height at one point of the
+// cell, whose round-off is some 1e-16 of the coordinates and offsets: keys within
+// coplanar_tolerance and this fraction of (the cell's coordinates + the largest offset) of
+// the seed's are tested, which only lets more entries be tested, never fewer.
+inline constexpr double patch_key_round_off = 1e-12;
+// ... and the triangle of a flat patch that holds a contact is looked for among those whose
+// sphere, grown by this fraction of its radius, holds the foot of the centre on the plane
+// (round-off of a few eps of the coordinates; all of them if it is in none).
+inline constexpr double patch_holder_margin = 1e-9;
+
+// Triangles (Triangle::may_reach, the separating-axis test of a triangle and a cell): the
+// box's radius along an axis is grown by this fraction before the test, so that round-off
+// of the projections (a few eps of them) never calls apart what merely touches.
+inline constexpr double separating_axis_margin = 1e-12;
+// ... and an edge crossed with a box axis gives an axis to test only when its squared
+// length is above this: the edge's unit tangent is then not parallel to the box axis (to
+// within 1e-12 rad), and a shorter cross product would only carry round-off. Leaving an
+// axis out can only call fewer pairs apart: the test stays conservative.
+inline constexpr double degenerate_axis_squared = 1e-24;
+
+// Flat patches (plane_cover.hpp, farthest_uncovered): a point beyond a triangle's edge by
+// less than this fraction of the region's size is taken as inside when the region is cut
+// (round-off of the cut points, ~1e-16 of it), so that round-off makes no sliver of no
+// area that no one triangle holds; such points are still dropped only by the true distance.
+inline constexpr double plane_cover_snap = 1e-12;
+
+// Contact with a convex obstacle (convex_time.hpp): distances within this many ulps of the
+// coordinates' size (the set's scale + the radius) of contact are round-off: a position
+// carries a few roundings of its size, the nearest point of the set a few more.
+inline constexpr double convex_slack_ulps = 8.0;
+
+// Contact under a field (motions.hpp, Field::first_contact): the bracket of the contact
+// time is resolved once it is no wider than this many ulps of its upper end (two
+// roundings of each bound, which the gap's own round-off cannot tell apart) ...
+inline constexpr double field_bracket_ulps = 4.0;
+// ... and a Newton step from the open side no longer than this many ulps of the time has
+// converged: below the resolution of τ (an ulp is eps τ / 2 to eps τ).
+inline constexpr double field_newton_ulps = 2.0;
+
+// Dense elimination (gauss_jordan.hpp, default_rank_tolerance): a pivot below this many
+// times n eps max|a_ij| is zero. Full pivoting's computed reduction is exact for A + E with
+// max|E| <= c n eps g max|A|, the growth g of order 1 in practice: this covers c g with
+// margin (gauss_jordan.hpp argues it).
+inline constexpr double dense_rank_factor = 16.0;
+
 // A crease of two faces a glide presses on (Engine::crease_of): faces whose normals are
 // parallel to within 1e-5 rad (1 - c^2 = sin^2 of the angle below 1e-10) are one plane,
 // the glide along both already; above it the crease's line n1 x n2 / sin is known to
@@ -149,12 +195,6 @@ inline constexpr double group_sparse_pivot = 1e-12;
 // A contact normal of the group rule must be a unit vector to within this (|n|^2 - 1,
 // dimensionless): a normal built from positions is unit to ~1e-16.
 inline constexpr double unit_normal_tolerance = 1e-12;
-
-// Collapse watch (lib/choc/run/collapse_watch.hpp): a chunk whose mean time step falls
-// below this fraction of the largest seen (dimensionless) is a strike towards inelastic
-// collapse. A gas's mean step varies by a few orders at most as it cools; a collapse
-// drives it to zero geometrically.
-inline constexpr double collapse_step_ratio = 1e-6;
 
 // --- Iteration caps and limits ----------------------------------------------------------
 
@@ -182,6 +222,13 @@ inline constexpr int one_sided_search_states = 32;
 // in ~60 steps; Newton takes fewer.
 inline constexpr int field_contact_steps = 100;
 
+// Flat patches (plane_cover.hpp, farthest_uncovered): whether triangles cover a cell's part
+// of a plane is given up (+infinity: the triangles stay loose, met one by one as exactly)
+// past this many pieces at once, or this many halvings: a region cut so finely is not one
+// a patch should stand for.
+inline constexpr std::size_t plane_cover_pieces = 256;
+inline constexpr int plane_cover_halvings = 4096;
+
 // A clock stuck at one instant (audit.hpp, "progress"): more than this many events per
 // particle, plus the base, at one instant. A lattice start has every particle colliding
 // at once, with stale renewals and groups, a few events per particle; 64 per particle and
@@ -200,13 +247,5 @@ inline constexpr std::uint64_t stuck_events_base = 1'000'000;
 // restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each
 // 2 GB. A mixture with more kinds of particle than this is better described otherwise.
 inline constexpr std::size_t max_species = 1024;
-
-// Most trajectory frames (and time-series rows) a run may write: more is a mistake in
-// output.trajectory.every, not a wish (config.cpp refuses it up front, run.cpp stops at it).
-inline constexpr std::uint64_t max_frames = 1'000'000;
-// Most snapshots of a histogram series (output.histogram with every): each is a pair of
-// columns of one CSV held in memory until the end, and ten thousand column pairs is
-// already more than any reader of a relaxation wants.
-inline constexpr std::uint64_t max_histogram_snapshots = 10'000;
 
 } // namespace choc

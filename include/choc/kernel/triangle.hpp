@@ -176,7 +176,7 @@ struct Triangle {
             double r = 0.0;
             for (int a = 0; a < D; ++a) r += half[a] * std::abs(axis[a]);
             // a margin of round-off: never call apart what merely touches
-            r *= 1.0 + 1e-12;
+            r *= 1.0 + separating_axis_margin;
             return std::min({p0, p1, p2}) > r || std::max({p0, p1, p2}) < -r;
         };
         for (int a = 0; a < D; ++a) {
@@ -191,7 +191,7 @@ struct Triangle {
                     Vec<D> e{};
                     e[a] = 1.0;
                     const Vec<D> axis = cross(tangent[k], e);
-                    if (norm2(axis) > 1e-24 && apart(axis)) return false;
+                    if (norm2(axis) > degenerate_axis_squared && apart(axis)) return false;
                 }
         return true;
     }

@@ -21,15 +21,16 @@
 // that a prediction streams through the loose ones and the patches' planes alone. A finely
 // meshed flat wall, the commonest large mesh, then costs a cell one plane.
 //
-// Building the lists of a large mesh takes seconds: SIGINT or SIGTERM stops it at once
-// (stop_if_interrupted, run/interrupt.hpp), before the run has written anything.
+// Building the lists of a large mesh takes seconds: it calls between_chunks every so often
+// (between_chunks.hpp), where a program that stops on SIGINT or SIGTERM stops it at once
+// (`choc run`: stop_if_interrupted, run/interrupt.hpp), before the run has written anything.
 #pragma once
 
+#include "choc/kernel/between_chunks.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/plane_cover.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
-#include "choc/run/interrupt.hpp"
 
 #include <algorithm>
 #include <array>
@@ -64,7 +65,7 @@ class TriangleCells {
         std::vector<std::array<std::uint32_t, 2>> pairs;
         pairs.reserve(triangles.size());
         for (std::uint32_t k = 0; k < triangles.size(); ++k) {
-            if ((k & 4095) == 0) stop_if_interrupted("listing the triangles by cell");
+            if ((k & 4095) == 0) between_chunks("listing the triangles by cell");
             for_each_cell(cells, triangles[k], reach, [&](std::uint32_t c) {
                 ++first[c + 1];
                 pairs.push_back({c, k});
@@ -130,7 +131,7 @@ class TriangleCells {
         for (const bool all : {false, true}) {
             for (std::uint32_t k = p.first; k < p.last; ++k) {
                 const Entry& e = index_[k];
-                const double r = e.radius * (1.0 + 1e-9);
+                const double r = e.radius * (1.0 + patch_holder_margin);
                 if (!all && norm2(foot - e.centre) > r * r) continue;
                 const double d2 = triangles[e.index].distance_squared(x);
                 if (d2 < best_d2) best = e.index, best_d2 = d2;
@@ -166,10 +167,13 @@ class TriangleCells {
             // cell c, grown by the reach, meets [lo, hi] on this axis when
             //   (lo - reach)/w - 1 <= c <= (hi + reach)/w;
             // a millionth of a cell more on each side for the round-off of the bounds
+            // (cell_range_round_off)
             const double w = cells.width()[a];
-            from[a] =
-                std::clamp(static_cast<int>(std::ceil((lo - reach) / w - 1.0 - 1e-6)), 0, last);
-            to[a] = std::clamp(static_cast<int>(std::floor((hi + reach) / w + 1e-6)), 0, last);
+            from[a] = std::clamp(
+                static_cast<int>(std::ceil((lo - reach) / w - 1.0 - cell_range_round_off)), 0,
+                last);
+            to[a] = std::clamp(
+                static_cast<int>(std::floor((hi + reach) / w + cell_range_round_off)), 0, last);
         }
         std::array<int, D> c = from;
         while (true) {
@@ -232,7 +236,7 @@ class TriangleCells {
         std::vector<Keyed> keyed;                   // the two-sided entries, in key order
         std::vector<std::uint32_t> position, after; // an entry's place in keyed; see untried
         for (std::uint32_t c = 0; c < cells.size(); ++c) {
-            stop_if_interrupted("listing the triangles by cell");
+            between_chunks("listing the triangles by cell");
             Entry* e = index_.data() + heads_[c].first;
             const std::uint32_t n = heads_[c + 1].first - heads_[c].first;
             heads_[c].patches = static_cast<std::uint32_t>(patches_.size());
@@ -256,8 +260,8 @@ class TriangleCells {
             }
             std::sort(keyed.begin(), keyed.end());
             // each key's round-off is some 1e-16 of the coordinates and offsets; allowing 1e-12
-            // of them only lets more entries be tested
-            const double window = tolerance + 1e-12 * (extent + largest_offset);
+            // of them (patch_key_round_off) only lets more entries be tested
+            const double window = tolerance + patch_key_round_off * (extent + largest_offset);
             position.assign(n, 0);
             for (std::uint32_t k = 0; k < keyed.size(); ++k) position[keyed[k].entry] = k;
             // untried(k): the first place from k on whose entry is not yet tried, following
@@ -274,7 +278,7 @@ class TriangleCells {
             found.clear(), members.clear(), sizes.clear();
             for (std::uint32_t s = 0; s < n; ++s) {
                 if (tried[s] || e[s].one_sided) continue;
-                if ((s & 1023) == 1023) stop_if_interrupted("listing the triangles by cell");
+                if ((s & 1023) == 1023) between_chunks("listing the triangles by cell");
                 take(s);
                 const auto slab =
                     pc::box_in_slab(lo, hi, e[s].normal, e[s].offset, radii.largest + 2.0 * margin);

@@ -9,11 +9,14 @@
 //
 // Stages of building the start too long to wait for (a large mesh read, or listed by cell)
 // call stop_if_interrupted every so often: a pending signal stops them at once with
-// Interrupted (errors.hpp), before anything is written. A stage that cannot check (a read
+// Interrupted (errors.hpp), before anything is written. The kernel's (the mesh listed by
+// cell) call it through its hook between chunks (kernel/between_chunks.hpp), which a guard
+// installs: the kernel includes nothing of the run. A stage that cannot check (a read
 // inside HDF5) is an ExitOnInterrupt section.
 #pragma once
 
 #include "choc/errors.hpp"
+#include "choc/kernel/between_chunks.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -47,9 +50,20 @@ extern "C" inline void record_interrupt(int signal) {
     }
 }
 
+// Throws Interrupted naming `stage` ("listing the triangles by cell") when SIGINT or SIGTERM
+// is pending (InterruptGuard::requested); a check costs one atomic load.
+inline void stop_if_interrupted(const char* stage) {
+    if (interrupt_signal != 0)
+        throw Interrupted(std::string("interrupted while ") + stage +
+                          " (SIGINT or SIGTERM): nothing was written");
+}
+
 class InterruptGuard {
   public:
     InterruptGuard() {
+        // the kernel's long set-up stops at a pending signal too (between_chunks.hpp); the
+        // hook stays after the guard, as the checks of the run's own stages do
+        set_between_chunks(stop_if_interrupted);
         if (interrupt_guards++ > 0) return;
         interrupt_signal = 0;
         previous_int_ = std::signal(SIGINT, record_interrupt);
@@ -69,14 +83,6 @@ class InterruptGuard {
     void (*previous_int_)(int) = SIG_DFL;
     void (*previous_term_)(int) = SIG_DFL;
 };
-
-// Throws Interrupted naming `stage` ("listing the triangles by cell") when SIGINT or SIGTERM
-// is pending; a check costs one atomic load.
-inline void stop_if_interrupted(const char* stage) {
-    if (InterruptGuard::requested())
-        throw Interrupted(std::string("interrupted while ") + stage +
-                          " (SIGINT or SIGTERM): nothing was written");
-}
 
 // A stage of the start that cannot stop at a check: a read inside the HDF5 library, which
 // polls no flag, and which a damaged file or a stalled file system can hold for ever. In a

@@ -2,6 +2,8 @@
 // cannot define is null.
 #pragma once
 
+#include "choc/run/provenance.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -91,16 +93,6 @@ struct ShearSummary {
 struct SpeciesDiffusion {
     std::string name;
     std::optional<double> D, D_err;
-};
-
-// Where a summary comes from, so that the summaries of a seed scan can be told apart and
-// rerun: the build, the config as run, the command, the machine and the wall-clock times.
-struct Provenance {
-    std::string config;                    // the resolved config (TOML, --set applied)
-    std::uint64_t seed = 0;                // init.seed
-    std::vector<std::string> command_line; // as the program was called; empty from a library call
-    std::string started, finished;         // UTC, ISO 8601 to the second
-    std::string host;
 };
 
 // The event-driven run of the same start over the same time, beside a time-stepped one

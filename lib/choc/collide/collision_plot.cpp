@@ -22,14 +22,6 @@ namespace choc {
 // unity file.
 namespace collision_drawing {
 
-// .png or .svg, in any case.
-bool known_format(const std::string& path) {
-    std::string lower = path;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower.ends_with(".png") || lower.ends_with(".svg");
-}
-
 constexpr double panel = 480.0; // px, each of the two square panels
 constexpr double title = 40.0;  // px, the band above them
 constexpr double width = 2 * panel, height = panel + title;
@@ -204,13 +196,6 @@ class Drawing {
 };
 
 } // namespace collision_drawing
-
-void check_plot_path(const std::string& path, const std::string& key) {
-    if (!collision_drawing::known_format(path))
-        throw InputError(key + ": \"" + path +
-                         "\": unknown image format; give a file name ending in .png or .svg");
-    check_writable(path, key);
-}
 
 void write_collision_plot(const CollisionReport& report, const std::string& path) {
     using namespace collision_drawing;

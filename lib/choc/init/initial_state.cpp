@@ -2,7 +2,6 @@
 
 #include "choc/collide/group_file.hpp"
 #include "choc/errors.hpp"
-#include "choc/init/ball_volume.hpp"
 #include "choc/init/lattice.hpp"
 #include "choc/init/random_packing.hpp"
 #include "choc/init/velocities.hpp"
@@ -10,6 +9,7 @@
 #include "choc/io/magnitude.hpp"
 #include "choc/io/unit_vector.hpp"
 #include "choc/io/xyz.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/cells.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/triangle_cells.hpp"

@@ -1,7 +1,7 @@
 #include "choc/init/random_packing.hpp"
 
 #include "choc/errors.hpp"
-#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/triangle_cells.hpp"
 

@@ -28,7 +28,7 @@
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/observers/time_series.hpp"
-#include "choc/run/summary.hpp"
+#include "choc/run/provenance.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -13,7 +13,7 @@
 #include "choc/io/xyz.hpp"
 #include "choc/observers/time_series.hpp"
 #include "choc/run/config.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,9 +1,9 @@
 #include "choc/observers/histogram_series.hpp"
 
-#include "choc/kernel/tolerances.hpp"
 #include "choc/observers/ks_pvalue.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"
 #include "choc/observers/speed_histogram.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 

@@ -14,8 +14,8 @@
 // cells r_max wide and all 3^D neighbours this looks at ~3.5 times fewer candidates.
 #pragma once
 
-#include "choc/init/ball_volume.hpp"
 #include "choc/kernel/archive.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/particles.hpp"
 

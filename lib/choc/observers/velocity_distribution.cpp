@@ -1,6 +1,6 @@
 #include "choc/observers/velocity_distribution.hpp"
 
-#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/observers/ks_pvalue.hpp"
 #include "choc/observers/maxwell_boltzmann.hpp"

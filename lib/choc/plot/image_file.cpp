@@ -1,6 +1,8 @@
 #include "choc/plot/image_file.hpp"
 
+#include "choc/errors.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/plot/plot_path.hpp"
 
 #include <cairo-svg.h>
 #include <fontconfig/fontconfig.h>
@@ -29,13 +31,26 @@ void draw_on(cairo_surface_t* surface, const std::function<void(cairo_t*)>& draw
                                  cairo_status_to_string(cairo_status(cr.get())));
 }
 
-} // namespace
-
-bool is_svg_path(const std::string& path) {
+// The path in lower case, for its extension.
+std::string lower_case(const std::string& path) {
     std::string lower = path;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower.ends_with(".svg");
+    return lower;
+}
+
+} // namespace
+
+bool is_svg_path(const std::string& path) {
+    return lower_case(path).ends_with(".svg");
+}
+
+void check_plot_path(const std::string& path, const std::string& key) {
+    const std::string lower = lower_case(path);
+    if (!lower.ends_with(".png") && !lower.ends_with(".svg"))
+        throw InputError(key + ": \"" + path +
+                         "\": unknown image format; give a file name ending in .png or .svg");
+    check_writable(path, key);
 }
 
 void write_image(const std::string& path, double width, double height,

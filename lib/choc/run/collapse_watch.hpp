@@ -28,8 +28,8 @@
 
 #include "choc/errors.hpp"
 #include "choc/kernel/archive.hpp"
-#include "choc/kernel/tolerances.hpp"
 #include "choc/message_text.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <algorithm>
 #include <cmath>

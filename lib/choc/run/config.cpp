@@ -6,15 +6,16 @@
 #include "choc/run/config_scales.hpp"
 
 #include "choc/errors.hpp"
-#include "choc/init/ball_volume.hpp"
 #include "choc/io/stl_mesh.hpp"
 #include "choc/io/toml_file.hpp"
 #include "choc/io/toml_reader.hpp"
 #include "choc/io/unit_vector.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/tolerances.hpp"
 #include "choc/kernel/triangle.hpp"
 #include "choc/message_text.hpp"
 #include "choc/run/interrupt.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 #include <toml++/toml.h>

@@ -5,9 +5,9 @@
 #pragma once
 
 #include "choc/errors.hpp"
-#include "choc/init/ball_volume.hpp"
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -21,8 +21,9 @@
 #include "choc/run/checkpoint_schedule.hpp"
 #include "choc/run/collapse_watch.hpp"
 #include "choc/run/interrupt.hpp"
+#include "choc/run/kernel_errors.hpp"
 #include "choc/run/measured_phase.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 #include "choc/run/settings_from_config.hpp"
 #include "choc/run/simulation.hpp"
 #include "choc/run/simulation_impl.hpp"
@@ -180,8 +181,10 @@ class LiveRun final : public Simulation::Impl {
         if (!resume) {
             auto start = make_initial_state<D>(config_);
             if (options_.files) check_trajectory_size(config_, start.particles.size());
-            engine_.reset(new EngineT(std::move(start.box), std::move(start.particles),
-                                      engine_settings(config_), motion));
+            engine_.reset(config_worded([&] {
+                return new EngineT(std::move(start.box), std::move(start.particles),
+                                   engine_settings(config_), motion);
+            }));
             clock_.start = engine_->time();
             clock_.equilibrated = clock_.start + equilibration_time(config_);
             // A run from a snapshot goes on with the snapshot's clock.
@@ -194,7 +197,9 @@ class LiveRun final : public Simulation::Impl {
             in.emplace(resume->state);
             in->expect(run_tag, "start");
             clock_.fields(*in);
-            engine_.reset(new EngineT(EngineT::restore(*in, engine_settings(config_), motion)));
+            engine_.reset(config_worded([&] {
+                return new EngineT(EngineT::restore(*in, engine_settings(config_), motion));
+            }));
         }
         set_up(in ? &*in : nullptr);
         if constexpr (!EngineT::exact)

@@ -30,7 +30,7 @@
 #include "choc/run/phase/observer.hpp"
 #include "choc/run/phase/observers.hpp"
 #include "choc/run/progress.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 
 #include <spdlog/spdlog.h>
 

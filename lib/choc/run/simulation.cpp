@@ -6,7 +6,7 @@
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/run/checkpoint.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 #include "choc/run/simulation_impl.hpp"
 
 #include <cmath>

@@ -4,7 +4,7 @@
 // measured phase (run/phase/) calls the part that reads its own measurements.
 #pragma once
 
-#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/particles.hpp"

@@ -10,7 +10,8 @@
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/overlap.hpp"
 #include "choc/run/phase/observer.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 

@@ -8,6 +8,7 @@
 #include "choc/observers/histogram_series.hpp"
 #include "choc/observers/velocity_distribution.hpp"
 #include "choc/run/phase/observer.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <fmt/format.h>
 

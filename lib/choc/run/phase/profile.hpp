@@ -4,7 +4,7 @@
 // between two thermal walls in the summary (summary_physics.hpp, gap_summaries).
 #pragma once
 
-#include "choc/init/ball_volume.hpp"
+#include "choc/kernel/ball_volume.hpp"
 #include "choc/observers/axial_profile.hpp"
 #include "choc/run/phase/observer.hpp"
 

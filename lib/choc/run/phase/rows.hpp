@@ -12,7 +12,8 @@
 #include "choc/run/phase/displacement.hpp"
 #include "choc/run/phase/frames.hpp"
 #include "choc/run/phase/observer.hpp"
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
+#include "choc/run/run_limits.hpp"
 
 #include <cmath>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "choc/run/provenance.hpp"
+#include "choc/run/provenance_text.hpp"
 
 #include "choc/io/xyz.hpp"
 #include "choc_commit.hpp"

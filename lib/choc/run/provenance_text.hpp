@@ -1,11 +1,12 @@
-// The provenance of a run's outputs: the config as run, the seed, the command line, the
-// machine and the wall-clock times (the build's version and commit are added by the
-// summary writer and by the texts below for the time series and the trajectory).
+// The provenance of a run's outputs (run/provenance.hpp) made from the run, and its texts:
+// the config as run, the seed, the command line, the machine and the wall-clock times (the
+// build's version and commit are added by the summary writer and by the texts below for
+// the time series and the trajectory).
 #pragma once
 
 #include "choc/run/config.hpp"
+#include "choc/run/provenance.hpp"
 #include "choc/run/run.hpp"
-#include "choc/run/summary.hpp"
 
 #include <cstdint>
 #include <string>
