@@ -1062,12 +1062,46 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
             if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
             return dims;
         };
+        hsize_t file_bytes = 0;
+        if (H5Fget_filesize(root, &file_bytes) < 0) throw fail("cannot get its size");
+        // A damaged chunk index may declare a stored chunk of any size, and HDF5 allocates
+        // that much to read it (4 GB, found by fuzz_h5md): every chunk a read touches must
+        // lie in the file, so one larger than the file is refused first.
+        auto check_chunks = [&](const Handle& set, const std::vector<hsize_t>& start,
+                                const std::vector<hsize_t>& count) {
+            const Handle plist(s.check(H5Dget_create_plist(set.get()), "dataset properties"),
+                               H5Pclose);
+            if (H5Pget_layout(plist.get()) != H5D_CHUNKED) return;
+            const auto rank = static_cast<int>(start.size());
+            std::vector<hsize_t> chunk(start.size()), at(start.size());
+            if (H5Pget_chunk(plist.get(), rank, chunk.data()) != rank ||
+                std::find(chunk.begin(), chunk.end(), hsize_t{0}) != chunk.end())
+                throw fail("a dataset's chunks are damaged");
+            for (int a = 0; a < rank; ++a) at[a] = start[a] / chunk[a] * chunk[a];
+            for (;;) { // every chunk of the selection, the last axis fastest
+                unsigned filters = 0;
+                haddr_t address = 0;
+                hsize_t bytes = 0;
+                if (H5Dget_chunk_info_by_coord(set.get(), at.data(), &filters, &address, &bytes) <
+                        0 ||
+                    bytes > file_bytes)
+                    throw fail("a dataset's chunk is damaged (larger than the file)");
+                int a = rank - 1;
+                for (; a >= 0; --a) {
+                    at[a] += chunk[a];
+                    if (at[a] < start[a] + count[a]) break;
+                    at[a] = start[a] / chunk[a] * chunk[a];
+                }
+                if (a < 0) return;
+            }
+        };
         auto read_record = [&](const Handle& set, hsize_t index, hid_t type, void* out) {
             auto dims = shape(set);
             Handle space(s.check(H5Dget_space(set.get()), "dataspace"), H5Sclose);
             std::vector<hsize_t> start(dims.size(), 0), count = dims;
             start[0] = index;
             count[0] = 1;
+            check_chunks(set, start, count);
             s.check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr,
                                                count.data(), nullptr),
                            "selection");
