@@ -1012,10 +1012,10 @@ class Engine {
                 Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face);
             f(w, obstacle_plane(box_, w, x).normal);
         }
-        if (obstacles_.triangles().cells().empty()) return;
+        const TriangleCells<D>& triangles = obstacles_.triangles().cells();
+        if (triangles.empty()) return;
         const std::uint32_t cell = cells_.cell_of(i);
-        for (const auto* e = obstacles_.triangles().cells().begin(cell);
-             e != obstacles_.triangles().cells().end(cell); ++e) {
+        for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
             const Triangle<D>& tri = box_.triangles[e->index];
             if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
             if (tri.one_sided && tri.height(x) <= 0.0) continue;
@@ -1325,10 +1325,10 @@ class Engine {
         for (const auto& seg : box_.segments)
             if (seg.distance(x) - a <= reach)
                 f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
-        if (!obstacles_.triangles().cells().empty()) {
+        if (const TriangleCells<D>& triangles = obstacles_.triangles().cells();
+            !triangles.empty()) {
             const std::uint32_t cell = cells_.cell_of(i);
-            for (const auto* e = obstacles_.triangles().cells().begin(cell);
-                 e != obstacles_.triangles().cells().end(cell); ++e) {
+            for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
                 const Triangle<D>& tri = box_.triangles[e->index];
                 if (tri.distance(x) - a > reach) continue;
                 if (tri.one_sided && tri.height(x) <= 0.0) continue; // from the front only
