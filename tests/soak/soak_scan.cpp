@@ -549,8 +549,8 @@ struct Scan {
             // (a setup-only run meets no engine bug: every listed case must set up)
             if (k.seed != seed || setup_only) continue;
             if (o.check == k.check) {
-                std::printf("case %llu: known failure (%s: %s)\n",
-                            static_cast<unsigned long long>(seed), k.check, k.bug);
+                std::printf("case %llu: known failure (%s: %s)\n  now: %s\n",
+                            static_cast<unsigned long long>(seed), k.check, k.bug, o.what.c_str());
                 o.check.clear();
             } else {
                 o.what = str("listed as a known failure (", k.check, ") but ",
