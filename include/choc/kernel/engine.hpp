@@ -37,6 +37,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/grids.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
 #include "choc/kernel/engine_concept.hpp"
@@ -186,17 +187,16 @@ class Engine {
         return sliding_.drift_integral(now_);
     }
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
-    std::size_t grids() const { return levels_.size(); }
+    std::size_t grids() const { return grids_.size(); }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
     // calendar, indices): what the benchmarks divide by N.
     // A retired engine reports what it held while it ran.
     std::size_t memory_bytes() const {
         if (retired_) return retired_bytes_;
-        std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + cells_.bytes() +
+        std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + grids_.bytes() +
                         held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
                         held_bytes(glide_on_);
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
-        for (const auto& g : upper_) b += g.bytes();
         return b;
     }
     // The run is over: frees what only the event loop needs (the calendar, the candidate
@@ -288,37 +288,11 @@ class Engine {
     // (too_short): what the collapse watch compares with the events.
     std::uint64_t short_flights() const { return short_flights_; }
 
-    // Time integral of species s's kinetic energy over the measured phase, up to now.
-    // Without a field the tally keeps it in O(1); with one, the flights not yet ended are
-    // added up here, O(N).
-    double kinetic_integral(std::uint32_t s) const {
-        if constexpr (!Motion::has_field) {
-            return tally_.kinetic_integral(s, now_);
-        } else {
-            double k = tally_.kinetic_time[s];
-            for (std::uint32_t i = 0; i < particles_.size(); ++i)
-                if (particles_.state[i].species == s) k += open_flight_kinetic(i);
-            return k;
-        }
-    }
-    // Kinetic energy of species s now.
-    double kinetic(std::uint32_t s) const {
-        if constexpr (!Motion::has_field) {
-            return tally_.kinetic[s];
-        } else {
-            double k = 0.0;
-            for (std::uint32_t i = 0; i < particles_.size(); ++i)
-                if (particles_.state[i].species == s)
-                    k += kinetic_energy(particles_.mass(i),
-                                        motion_.velocity(particles_.state[i], now_));
-            return k;
-        }
-    }
-    double kinetic_integral() const {
-        double k = 0.0;
-        for (std::uint32_t s = 0; s < particles_.table.size(); ++s) k += kinetic_integral(s);
-        return k;
-    }
+    // Species s's kinetic energy now, and its time integral over the measured phase up to
+    // now (of every species: the last), from the accounts (engine/accounts.hpp).
+    double kinetic_integral(std::uint32_t s) const;
+    double kinetic(std::uint32_t s) const;
+    double kinetic_integral() const;
 
     // --- Checkpoints -------------------------------------------------------------------
     //
@@ -379,7 +353,6 @@ class Engine {
     };
     static_assert(sizeof(Schedule) == 56, "a particle's candidate events: 56 bytes");
 
-    using Stencil = typename Cells<D>::Stencil;
     static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
     static constexpr int fixed_slots = Cells<D>::usual_slots; // lists copied whole
 
@@ -395,7 +368,7 @@ class Engine {
             for (std::size_t k = 0; k < n; ++k) {
                 __builtin_prefetch(&schedule_[next[k]]);
                 __builtin_prefetch(&particles_.state[next[k]]);
-                cells_.prefetch_place(next[k]);
+                grids_.cells().prefetch_place(next[k]);
                 prefetch_calendar(next[k]);
             }
         }
@@ -498,336 +471,53 @@ class Engine {
     }
     bool stale(std::uint32_t i) const { return !valid(schedule_[i].pair); }
 
-    // A pair candidate whose partner has moved since: the runner-up if it still holds
-    // (see the top of this file), else look again.
-    void renew(std::uint32_t i) {
-        ++tally_.stale;
-        Schedule& s = schedule_[i];
-        if (s.runner_up.partner != none && valid(s.runner_up)) {
-            s.pair = s.runner_up;
-            s.runner_up.partner = none; // keeps its time: the horizon of the last scan
-        } else {
-            ++tally_.rescans;
-            s.pair = {}, s.runner_up = {};
-            scan_all_pairs(i);
-        }
-        reschedule(i);
-    }
+    // A pair candidate whose partner has moved since: the runner-up if it still holds, else
+    // look again (engine/pair_prediction.hpp).
+    void renew(std::uint32_t i);
 
     // Simultaneous collisions (epsilon > 0): GroupStep (group_step.hpp), given the Kernel.
 
-    // --- Invariants (audit.hpp) ------------------------------------------------------------
+    // --- Invariants (engine/invariants.hpp, audit.hpp) --------------------------------------
 
-    // Pair i, j (advanced to now, r = x_i - x_j) at a collision: never overlapping beyond
-    // round-off, and, when it is the pair's own predicted event, not apart either.
-    void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r, bool at_contact) {
-        const double sigma =
-            particles_.table.pair_sigma(particles_.state[i].species, particles_.state[j].species);
-        const double gap = (norm(r) - sigma) / sigma;
-        tally_.overlap(-gap);
-        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
-            invariant_violated(
-                "contact distance", origin_ + now_,
-                fmt::format("particles {} and {} collide at distance {:.17g}, contact distance "
-                            "{:.17g} (relative gap {:.3g}, tolerance {:.3g})",
-                            id_[i], id_[j], norm(r), sigma, gap, contact_tolerance_));
-    }
-    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall,
-                            bool at_contact) {
-        const double a = particles_.radius(i);
-        const double gap = (wall.distance(particles_.state[i].x) - a) / a;
-        tally_.overlap(-gap);
-        if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
-            invariant_violated("contact distance", origin_ + now_,
-                               fmt::format("particle {} meets wall {} at centre distance {:.17g}, "
-                                           "radius {:.17g} (relative gap {:.3g}, tolerance {:.3g})",
-                                           id_[i], w, wall.distance(particles_.state[i].x), a, gap,
-                                           contact_tolerance_));
-    }
-
-    [[gnu::cold, gnu::noinline]] void clock_stuck() const {
-        if constexpr (Motion::has_field) {
-            if (rest_.on()) stall_not_ended(); // (rescued at 2 long_instant_ events already)
-            slide_without_rest_model();
-        }
-        const std::uint32_t i = calendar_.top();
-        invariant_violated(
-            "progress", origin_ + now_,
-            fmt::format("{} events in a row at this instant (the last of particle "
-                        "{}, {} simultaneous groups so far): the clock cannot move on",
-                        events_at_now_, id_[i], tally_.groups));
-    }
-
-    // Without the rest model: the stuck instant's next event is a particle meeting an
-    // obstacle the field presses it onto, with no speed across it beyond round-off (at
-    // most group_approach_tolerance of its speed). It slides along it: the limit of
-    // bounces of no height, infinitely many at one instant, which hard spheres cannot go
-    // past (an inelastic collapse of one particle; with TC the bounces are elastic and
-    // still of no height). A physical outcome of the model asked for (exit status 3),
-    // whose answer is the rest model's glide. Seen: a disc at a side wall under tilted
-    // gravity, its normal speed 6.7e-16 and then zero (scan case 9564059025244880716,
-    // t = 2.6538; choc run's collapse watch stops the same run at t = 3.17).
-    void slide_without_rest_model() const requires Motion::has_field {
-        const std::uint32_t i = calendar_.top();
-        const Schedule& s = schedule_[i];
-        if (s.kind != Kind::wall || s.wall == glide_end) return;
-        const ParticleState<D> q = flight_from_now(i);
-        const Wall<D> plane = obstacle_plane(box_, s.wall, q.x);
-        const double u = dot(q.v, plane.normal);
-        if (!(motion_.along(plane.normal) < 0.0) ||
-            !(std::abs(u) <= group_approach_tolerance * norm(q.v)))
-            return;
-        throw InelasticCollapse(fmt::format(
-            "collisions.rest_speed: inelastic collapse at t = {}: particle {} lies on obstacle "
-            "{} with no speed across it (the field pressing it on) and slides along it; hard "
-            "spheres meet such a slide again at one instant for ever (bounces of no height, "
-            "{} events at this instant). Set collisions.rest_speed > 0 (the rest model): its "
-            "particles glide along their supports.",
-            origin_ + now_, id_[i], s.wall, events_at_now_));
-    }
-
-    // An instant whose stall the rest model's rescue (rescue_stall) did not end, by the
-    // stuck limit: a physical outcome of the model, an inelastic collapse it cannot
-    // resolve, not a broken engine (exit status 3, as the collapse watch's). Seen: the
-    // 60-disc box at e = 0.3 without TC (seeds 4 and 17), a million events at t = 6.2 after
-    // the rescue. (At four times the plastic instant's events instead, two more seeds that
-    // end their instants later stopped too.)
-    [[gnu::cold, gnu::noinline]] void stall_not_ended() const {
-        throw InelasticCollapse(fmt::format(
-            "collisions.rest_speed: inelastic collapse at t = {}: {} events at one instant, "
-            "after the rest model stopped the particles stalled there (particle {} the last): "
-            "the stall goes on.{}",
-            origin_ + now_, events_at_now_, id_[calendar_.top()],
-            settings_.tc > 0.0 ? "" : " Set collisions.tc > 0 (the TC model) as well."));
-    }
-
-    [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const {
-        const std::uint32_t i = calendar_.top();
-        invariant_violated("event order", origin_ + now_,
-                           fmt::format("the next event (particle {}, at t = {:.17g}) is earlier "
-                                       "than the clock",
-                                       id_[i], origin_ + t));
-    }
-
-    // A scan found i overlapping candidate j beyond the tolerance (c = r.r - sigma^2 < 0).
+    // A collision's contact distance: never overlapping beyond round-off, and at contact
+    // when it is the pair's (wall's) own predicted event.
+    void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r, bool at_contact);
+    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall, bool at_contact);
+    // The clock cannot move on: an inelastic collapse the model cannot resolve (exit 3:
+    // stall_not_ended, slide_without_rest_model), else a broken engine ("progress").
+    [[gnu::cold, gnu::noinline]] void clock_stuck() const;
+    void slide_without_rest_model() const requires Motion::has_field;
+    [[gnu::cold, gnu::noinline]] void stall_not_ended() const;
+    [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const;
+    // A scan found i overlapping a candidate (or, across the sliding face, j).
     template <bool Shifted>
     [[gnu::cold, gnu::noinline]] void overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
                                                    const Vec<D>* shift, const std::uint8_t* from,
-                                                   int k) const {
-        const Vec<D> xi = motion_.position(particles_.state[i], now_);
-        for (int m = 0; m < k; ++m) {
-            const std::uint32_t j = candidate[m];
-            if (j == i || group_.overlap_expected(i, j)) continue; // (group_step.hpp)
-            const auto& pj = particles_.state[j];
-            const double r =
-                norm(xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_));
-            const double sigma =
-                particles_.table.pair_sigma(particles_.state[i].species, pj.species);
-            if ((sigma - r) / sigma > contact_tolerance_)
-                invariant_violated("overlap", origin_ + now_,
-                                   fmt::format("particles {} and {} overlap: distance {:.17g}, "
-                                               "contact distance {:.17g}",
-                                               id_[i], id_[j], r, sigma));
-        }
-    }
+                                                   int k) const;
 
     [[noreturn, gnu::cold, gnu::noinline]] void
-    overlap_across_face(std::uint32_t i, std::uint32_t j, double r, double sigma) const {
-        invariant_violated("overlap", origin_ + now_,
-                           fmt::format("particles {} and {} overlap across the sliding face: "
-                                       "distance {:.17g}, contact distance {:.17g}",
-                                       id_[i], id_[j], r, sigma));
-    }
+    overlap_across_face(std::uint32_t i, std::uint32_t j, double r, double sigma) const;
+    // Energy and momentum now, with their round-off scales (audit.hpp).
+    Ledger<D> ledger() const;
 
-    // Energy (kinetic + potential in the field) and momentum now, with their round-off
-    // scales; the tally's collision energy and the work of drag so far.
-    Ledger<D> ledger() const {
-        Ledger<D> l = measure_ledger(particles_, motion_, now_, wrapped_potential_,
-                                     [this] { return kinetic_integral(); });
-        l.collision_energy = collision_energy_since_check_;
-        return l;
-    }
+    // The invariants' contact tolerance for this box and these sizes (engine/set_up.hpp).
+    static double contact_tolerance_for(const Box<D>& box, const SpeciesTable& table);
 
-    static double contact_tolerance_for(const Box<D>& box, const SpeciesTable& table) {
-        double longest = 0.0, shortest = never;
-        for (int a = 0; a < D; ++a) longest = std::max(longest, box.length[a]);
-        for (std::size_t a = 0; a < table.size(); ++a)
-            shortest = std::min(shortest, 2.0 * table.species[a].radius);
-        // a coordinate carries round-off of about eps * L; a contact is a few operations on
-        // coordinates, so 64 of those, relative to the smallest contact distance
-        const double round_off =
-            contact_round_off_ulps * std::numeric_limits<double>::epsilon() * longest / shortest;
-        return std::max(invariant_tolerance, round_off);
-    }
+    // --- Binary collisions (engine/collisions.hpp) ----------------------------------------
 
-    void collide_pair(std::uint32_t i, std::uint32_t j) {
-        if constexpr (Motion::has_field)
-            if (particles_.state[j].resting()) [[unlikely]]
-                return meet_resting(i, j);
-        // j's schedule and both cell entries are read only after i's scan: ask now
-        __builtin_prefetch(&schedule_[j]);
-        cells_.prefetch_place(i);
-        cells_.prefetch_place(j);
-        prefetch_calendar(j);
-        advance(i);
-        advance(j);
-        if constexpr (Motion::has_field)
-            if (events_at_now_ > long_instant_ && at_rest_contact(i, j)) [[unlikely]]
-                return leave_at_rest(i, j);
-        end_glide(i);
-        end_glide(j);
-        apply_pair(i, j, true);
-        particles_.state[i].bump();
-        particles_.state[j].bump();
-        predict_or_rest(i);
-        predict_or_rest(j);
-    }
-
-    // A collision, in an instant of more than long_instant_ events (plastic ones with the
-    // rest model), of a pair that approaches by round-off only: by at most
-    // approach_round_off_ulps ulps of the faster one's speed. The
-    // rule would leave it approaching by round-off again, met again at once; a straight
-    // row of touching particles doing so, each contact in turn, is met at one instant for
-    // ever. The pair is left as it is, and not met again at this instant while neither
-    // changes course (RestingContacts, as the group rule's contacts at rest are): its
-    // approach is below what its velocities can resolve once rounded. Seen: a row of eight
-    // touching discs falling over sideways as one, at 6e-5, its collisions plastic (the 2D
-    // hourglass, rest_speed 0.01, TC: a million events at t = 39.9, invariant `progress`);
-    // without the rest model, a touching row of six discs falling at 5.3 onto a tilted
-    // elastic plane, elastic under TC, the end one pressed from below at 1e-16 through a
-    // contact 6e-10 off vertical: each collision changed no vertical speed (the impulse
-    // below their ulp) and passed a sideways 1e-23 along the row and back, at one instant
-    // for ever (scan case 18319875465077269755, t = 3.1926, `progress`). The limit is far
-    // above any real instant (16 events a particle and 10,000 more), so a run that never
-    // stalls is unchanged to the bit.
-    //     Round-off, not the group rule's "at rest" (1e-9 of the speeds, which this was
-    // until Session 35): a pair left approaching at up to 1e-9 |v| flies into its partner
-    // until one of them changes course or held_contact_delay meets it a quarter of the
-    // contact tolerance deeper, where a collision reverses the approach but not the
-    // overlap, and the next hold goes a quarter deeper again. Seen: a touching fcc lattice
-    // of 1790 spheres falling as one into a trough of triangles (TC, the rest model), its
-    // columns left approaching at 7e-10 by the plastic cascades of its impacts, pairs
-    // 2.5e-10 and then 6.9e-10 of a diameter into each other at t = 2.11 (scan case
-    // 12855189909378056514; with round-off here its worst overlap is 1.5e-14). The plastic
-    // cascade of a long instant converges geometrically, so a few rounds more reach
-    // round-off; one that does not is rescued at 2 long_instant_ events (rescue_stall).
-    bool at_rest_contact(std::uint32_t i, std::uint32_t j) const requires Motion::has_field {
-        const auto& pi = particles_.state[i];
-        const auto& pj = particles_.state[j];
-        // (a glide ending, or a sliding image, changes the flights: a collision as usual)
-        if (pi.gliding() || pj.gliding() || sliding_.on()) return false;
-        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
-        const double u = dot(pi.v - pj.v, r) / norm(r); // < 0: approaching
-        constexpr double eps = std::numeric_limits<double>::epsilon();
-        return u >= -approach_round_off_ulps * eps * std::max(norm(pi.v), norm(pj.v));
-    }
-    void leave_at_rest(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
-        const auto& pi = particles_.state[i];
-        const auto& pj = particles_.state[j];
-        group_.resting().record(now_, id_[i], id_[j], pi.count, pj.count);
-        predict_all(i);
-        predict_all(j);
-    }
-
-    // The binary rule on i and j, both advanced to now, and its tally. `at_contact`: the
-    // pair's own predicted collision, so it must be at its contact distance.
-    void apply_pair(std::uint32_t i, std::uint32_t j, bool at_contact) {
-        auto& pi = particles_.state[i];
-        auto& pj = particles_.state[j];
-        int image = 0; // across the sliding face: j's image moves at its sliding velocity
-        const Vec<D> r = sliding_.on() ? sliding_.geometry().minimum_image(pi.x - pj.x, now_, image)
-                                       : box_.minimum_image(pi.x - pj.x);
-        check_pair_contact(i, j, r, at_contact);
-
-        const double mi = particles_.mass(i), mj = particles_.mass(j);
-        const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
-        const Vec<D> vi = pi.v, vj = pj.v;
-        if (image != 0) [[unlikely]]
-            pj.v += sliding_.geometry().image_velocity(image);
-        const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
-        if (image != 0) [[unlikely]]
-            pj.v -= sliding_.geometry().image_velocity(image);
-        if (fluxes_) flux_.collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
-        collided(i);
-        collided(j);
-        kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
-        kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
-        tally_.virial += impulse.virial;
-        tally_.pair_collision(pi.species, pj.species);
-        log_pair(i, j);
-        last_partner_[i] = j;
-        last_partner_[j] = i;
-    }
-
-    void collide_wall(std::uint32_t i, std::uint32_t w) {
-        advance(i);
-        end_glide(i);
-        apply_wall(i, w, true);
-        if constexpr (Motion::has_field) back_to_contact(i, w);
-        particles_.state[i].bump();
-        predict_or_rest(i, w);
-    }
-
-    // Under a field, i (reflected from obstacle w at now) leaves it from a round-off overlap
-    // that its flight cannot rise out of before the field turns it back: i is put back on
-    // the contact, along the obstacle's normal. Field::first_contact measures a flight that
-    // can rise out from the gap it has, so that it ends at contact (motions.hpp); one that
-    // cannot is measured from zero and ends where it began, in the overlap, plus the
-    // rounding of its end's coordinates. On a tilted support that rounding does not
-    // vanish: the slide moves both coordinates, each rounded to its ulp, and nearly equal
-    // flights round alike, so the overlap grew by about the same at every bounce. Seen
-    // (issue 40): a disc sliding at 1.1 along a tilted segment 30 from the origin, in
-    // elastic TC bounces rising 1.3e-15 (less than the coordinates' ulp, 7e-15), sank by
-    // about 4e-15 a bounce until the contact check stopped the run at 1e-9 of the radius
-    // (scan case 17361983651036864775, t = 5.13); one sliding at 3 down a tilted plane, its
-    // normal speed at the round-off of its velocity (4.4e-16, flights of 5e-15), by
-    // 1.2e-15 a bounce (case 14466090374848110308, t = 21.98). Sunk so, a disc's bounces
-    // also lost what refreshes their speed (a fall from a height), and one whose normal
-    // speed rounded to zero met the plane at one instant for ever (case
-    // 12532767243672626640: 6e-11 deep, `progress` at t = 0.4895). The lift comes at the
-    // first bounce that cannot rise out, so it is of a few ulps (the contact check bounds
-    // it in any case): it leaves i at contact to the rounding of this one step, moves it by
-    // round-off only, and gives back the potential energy the rounding took (m |g.n| times
-    // the overlap). A flight that can rise out, and every run without a field, is left as
-    // it was, to the bit.
-    void back_to_contact(std::uint32_t i, std::uint32_t w) requires Motion::has_field {
-        auto& p = particles_.state[i];
-        const Wall<D> plane = obstacle_plane(box_, w, p.x);
-        const double gap = plane.distance(p.x) - particles_.radius(i);
-        if (!(gap < 0.0)) return;
-        const double u = dot(p.v, plane.normal), acc = motion_.along(plane.normal);
-        if (u > 0.0 && acc < 0.0 && motion_.fall_after_turn(gap, u, acc) == never)
-            p.x += plane.normal * -gap;
-    }
-
-    // Reflection of i, advanced to now, from wall w, and its tally.
-    void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
-        auto& p = particles_.state[i];
-        Wall<D> wall = obstacle_plane(box_, w, p.x);
-        check_wall_contact(i, w, wall, at_contact);
-        const double m = particles_.mass(i);
-        const double k = kinetic_energy(m, p.v);
-        const Vec<D> v = p.v;
-        wall.restitution = wall_restitution(i, w);
-        if (fluxes_) flux_leave(i);
-        if (wall.thermal()) [[unlikely]] {
-            // re-emitted, as reflection is, only when moving into the wall (collide.hpp)
-            if (dot(p.v, wall.normal) < 0.0) p.v = emission_.emit(wall, m);
-        } else {
-            wall_collision(wall, p.v, m);
-        }
-        if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
-        collided(i);
-        const double dk = kinetic_energy(m, p.v) - k;
-        kinetic_change(p.species, dk);
-        if (w < tally_.wall_heat.size()) {
-            tally_.wall_heat[w] += dk;
-            for (int a = 0; a < D; ++a) tally_.wall_momentum[3 * w + a] += m * (p.v[a] - v[a]);
-        }
-        ++tally_.wall_collisions;
-        log_wall(i, w);
-        last_partner_[i] = none;
-    }
+    // A pair's collision as an event (or its meeting with a particle at rest), and a pair
+    // approaching by round-off in a long instant, left at rest instead.
+    void collide_pair(std::uint32_t i, std::uint32_t j);
+    bool at_rest_contact(std::uint32_t i, std::uint32_t j) const requires Motion::has_field;
+    void leave_at_rest(std::uint32_t i, std::uint32_t j) requires Motion::has_field;
+    // The binary rule on i and j advanced to now, with its tallies (`at_contact`: the
+    // pair's own predicted event, at its contact distance).
+    void apply_pair(std::uint32_t i, std::uint32_t j, bool at_contact);
+    // A wall's (obstacle's) collision as an event; i put back on the contact its flight
+    // cannot rise out of; the reflection from w with its tallies.
+    void collide_wall(std::uint32_t i, std::uint32_t w);
+    void back_to_contact(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
+    void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact);
 
     // --- The rest model (resting.hpp; settings.rest_speed > 0, under gravity) --------------
     //
@@ -1014,7 +704,7 @@ class Engine {
         }
         const TriangleCells<D>& triangles = obstacles_.triangles().cells();
         if (triangles.empty()) return;
-        const std::uint32_t cell = cells_.cell_of(i);
+        const std::uint32_t cell = grids_.cells().cell_of(i);
         for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
             const Triangle<D>& tri = box_.triangles[e->index];
             if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
@@ -1327,7 +1017,7 @@ class Engine {
                 f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
         if (const TriangleCells<D>& triangles = obstacles_.triangles().cells();
             !triangles.empty()) {
-            const std::uint32_t cell = cells_.cell_of(i);
+            const std::uint32_t cell = grids_.cells().cell_of(i);
             for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
                 const Triangle<D>& tri = box_.triangles[e->index];
                 if (tri.distance(x) - a > reach) continue;
@@ -1625,40 +1315,11 @@ class Engine {
         }
     }
 
-    void cross(std::uint32_t i) {
-        if (!upper_.empty()) [[unlikely]]
-            return cross_levels(i);
-        Schedule& s = schedule_[i];
-        bool wrapped = false;
-        const std::uint32_t to = cells_.step(cells_.cell_of(i), s.axis, s.dir, wrapped);
-        if (wrapped && sliding_.on() && s.axis == LeesEdwards<D>::gradient) [[unlikely]]
-            return sliding_.reenter(kernel(), i, s.dir);
-        if (wrapped) wrap(i, s.axis, s.dir);
-        cells_.move(i, to);
-        ++tally_.crossings;
+    // --- Cell events (engine/crossings.hpp) --------------------------------------------
 
-        // the layer depends on the crossing just made, so take it before the next one
-        cells_.layer(to, s.axis, s.dir, near_);
-        set_next_crossing(i);
-        // segment and triangle predictions look no further than the cell's edge: look again
-        predict_finite_walls(i);
-        scan_pairs(i, cells_, near_);
-        // in a row along the sliding face, the window across it moved or is new
-        if (sliding_.on()) [[unlikely]]
-            sliding_.scan(kernel(), i);
-        rescan_resting(i);
-        reschedule(i);
-    }
-
-    // Leaving through the top of a periodic axis re-enters at the bottom: the whole
-    // straight trajectory moves by -L (its time stamp need not change).
-    void wrap(std::uint32_t i, int axis, int dir) {
-        particles_.state[i].x[axis] -= dir * box_.length[axis];
-        // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
-        if constexpr (Motion::has_field)
-            wrapped_potential_ -=
-                particles_.mass(i) * motion_.gravity()[axis] * dir * box_.length[axis];
-    }
+    // i leaves its cell (of one of its grids, cross_levels), or wraps through a periodic face.
+    void cross(std::uint32_t i);
+    void wrap(std::uint32_t i, int axis, int dir);
 
     // The rest model needs gravity to rest against (config.cpp says so by key first). With
     // epsilon > 0 its particles at rest stay out of groups (outside_groups).
@@ -1757,95 +1418,33 @@ class Engine {
         return static_cast<std::uint32_t>(k);
     }
 
-    // --- Levels of cell grids (cell_levels.hpp): size-disperse particles ----------------
+    // --- Levels of cell grids (engine/grids.hpp): size-disperse particles ---------------
 
     std::size_t level_of(std::uint32_t i) const {
-        return levels_.of_species()[particles_.state[i].species];
+        return grids_.level(particles_.state[i].species);
     }
-    Cells<D>& grid(std::size_t l) { return l == 0 ? cells_ : upper_[l - 1]; }
-    const Cells<D>& grid(std::size_t l) const { return l == 0 ? cells_ : upper_[l - 1]; }
-    // Puts i in `cell` of grid l (emptied before): in its lists if l is i's level, else
-    // only as i's cell there (a larger particle's, or one it never reads).
-    void enter(std::size_t l, std::uint32_t i, std::uint32_t cell) {
-        if (level_of(i) == l)
-            grid(l).insert(i, cell);
-        else
-            grid(l).place(i, cell);
-    }
+    Cells<D>& grid(std::size_t l) { return grids_.grid(l); }
 
-    // A crossing of one of i's grids. Its own (level a): the new layer of its level, and
-    // the coarser particles around it (their nearness is counted in this grid). A finer
-    // grid's: the cells the step brought near there. A periodic face is a face
-    // of every grid: i re-enters them all at once and looks at everything again.
-    void cross_levels(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        const std::size_t a = level_of(i), g = s.grid;
-        Cells<D>& crossed = grid(g);
-        bool wrapped = false;
-        const std::uint32_t to = crossed.step(crossed.cell_of(i), s.axis, s.dir, wrapped);
-        ++tally_.crossings;
-        if (wrapped) {
-            wrap(i, s.axis, s.dir);
-            for (std::size_t l = 0; l <= a; ++l) {
-                Cells<D>& cells = grid(l);
-                const std::uint32_t cell = cells.reentered(cells.cell_of(i), s.axis, s.dir);
-                if (l == a)
-                    cells.move(i, cell);
-                else
-                    cells.place(i, cell);
-            }
-        } else if (g == a) {
-            crossed.move(i, to);
-            crossed.layer(to, s.axis, s.dir, near_);
-        } else {
-            crossed.place(i, to);
-            const auto& nb = levels_.neighbourhood(g, a);
-            crossed.cells_at(to, nb.after_step(s.axis, s.dir), nb.reach, wide_);
-        }
-        set_next_crossing(i);
-        predict_finite_walls(i);
-        if (wrapped) {
-            scan_levels(i);
-        } else if (g == a) {
-            scan_pairs(i, crossed, near_);
-            scan_coarser(i, a);
-        } else {
-            scan_pairs(i, crossed, wide_);
-        }
-        rescan_resting(i);
-        reschedule(i);
-    }
+    // A crossing of one of i's grids, with more than one level (engine/crossings.hpp).
+    void cross_levels(std::uint32_t i);
 
-    // Calls f(grid, stencil) for every stencil a full scan of i looks at over the levels:
-    // the near cells in each finer grid, its own grid's 3^D cells, and each
-    // coarser grid's 3^D cells around its position (for_each_coarser).
+    // Calls f(grid, stencil) for every stencil a full scan of i looks at over the levels
+    // (Grids::for_each_stencil).
     template <class F>
     void for_each_stencil(std::uint32_t i, F&& f) {
-        const std::size_t a = level_of(i);
-        for (std::size_t c = 0; c < a; ++c) {
-            const auto& nb = levels_.neighbourhood(c, a);
-            grid(c).cells_at(grid(c).cell_of(i), nb.all, nb.reach, wide_);
-            f(grid(c), wide_);
-        }
-        grid(a).around(grid(a).cell_of(i), near_);
-        f(grid(a), near_);
-        for_each_coarser(i, a, f);
-    }
-    template <class F>
-    void for_each_coarser(std::uint32_t i, std::size_t a, F&& f) {
-        if (a + 1 >= levels_.size()) return;
-        const Vec<D> x = motion_.position(particles_.state[i], now_);
-        for (std::size_t b = a + 1; b < levels_.size(); ++b) {
-            grid(b).around(grid(b).cell_at(x), near_);
-            f(grid(b), near_);
-        }
+        grids_.for_each_stencil(i, level_of(i), position_now(i), f);
     }
     void scan_levels(std::uint32_t i) {
         for_each_stencil(i, [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
     }
     void scan_coarser(std::uint32_t i, std::size_t a) {
-        for_each_coarser(i, a,
-                         [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
+        grids_.for_each_coarser(a, position_now(i), [&](const Cells<D>& g, const auto& near) {
+            scan_pairs(i, g, near);
+        });
+    }
+    // i's position now, when asked for.
+    auto position_now(std::uint32_t i) const {
+        return [this, i] { return motion_.position(particles_.state[i], now_); };
     }
 
     // Calls f(j, shift) for every particle j that a full scan of i looks at (i itself
@@ -1899,9 +1498,9 @@ class Engine {
         Schedule& s = schedule_[i];
         const ParticleState<D> q = flight_from_now(i);
         const ObstacleFlight<D, Motion> f{
-            q,    flight_motion(q), particles_.radius(i), cells_.cell_of(i),
+            q,    flight_motion(q), particles_.radius(i), grids_.cells().cell_of(i),
             now_, s.crossing_time,  glide_support(q, i)};
-        obstacles_.predict(box_, cells_, f, {s.wall_time, s.wall});
+        obstacles_.predict(box_, grids_.cells(), f, {s.wall_time, s.wall});
     }
 
     // Particle i's flight restarted now: its position and velocity now, time stamp 0 (the
@@ -1943,173 +1542,35 @@ class Engine {
         return v * (now_ - p.t) < 0.5 * std::numeric_limits<double>::epsilon() * x;
     }
 
-    // ∫ KE dt of particle i's flight from its stamp (or the start of the measured phase,
-    // if later) to now. (Straight flights keep it in the tally instead.)
-    double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field {
-        const auto& p = particles_.state[i];
-        const double from = std::max(tally_.start - p.t, 0.0), to = now_ - p.t;
-        return to > from
-                   ? 0.5 * particles_.mass(i) * flight_motion(p).speed2_integral(p.v, from, to)
-                   : 0.0;
-    }
+    // --- Accounts (engine/accounts.hpp) -------------------------------------------------
 
-    // Particle i's velocity is about to change at now: the flux integrals up to now, and
-    // its share of the streaming sums out (the caller puts the new one in).
-    void flux_leave(std::uint32_t i) {
-        flux_.advance(now_);
-        flux_.add(particles_.mass(i), particles_.state[i].v, -1.0);
-    }
-    // The tally from zero at `now`, with a heat and a momentum account per plane wall.
-    void reset_counts(double now) {
-        tally_.reset(now, kinetic_per_species());
-        tally_.wall_heat.assign(box_.walls.size(), 0.0);
-        tally_.wall_momentum.assign(3 * box_.walls.size(), 0.0);
-    }
+    // The kinetic energy integral of i's flight so far; i's velocity is about to change
+    // (the flux integrals); the tally and the flux integrals from zero; a collision's
+    // change of species s's kinetic energy.
+    double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field;
+    void flux_leave(std::uint32_t i);
+    void reset_counts(double now);
+    void reset_fluxes();
+    void kinetic_change(std::uint32_t s, double dk);
 
-    // The flux integrals from zero at now, the streaming sums from the particles.
-    void reset_fluxes() {
-        flux_.reset(now_);
-        if (!fluxes_) return;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i)
-            flux_.add(particles_.mass(i), particles_.state[i].v, 1.0);
-        if (sliding_.on()) sliding_.reset_accounts(particles_, now_);
-    }
-
-    // A collision at now changed species s's kinetic energy by dk. Without a field kinetic
-    // energy is constant between collisions and the tally integrates it per species; with
-    // one, `advance` integrates each flight instead.
-    void kinetic_change(std::uint32_t s, double dk) {
-        tally_.collision_energy += dk;
-        collision_energy_since_check_ += dk;
-        if constexpr (!Motion::has_field) tally_.kinetic_change(s, now_, dk);
-    }
-
-    // When particle p, in `cell` of `cells`, next leaves it. In a field a particle can turn
-    // round and leave through the face behind it, so both faces of every axis are tried.
+    // When p, in `cell` of `cells`, next leaves it, and i's next cell event over its
+    // grids (engine/crossings.hpp).
     typename Cells<D>::Crossing next_crossing(const Cells<D>& cells, std::uint32_t cell,
-                                              const ParticleState<D>& p) const {
-        if constexpr (!Motion::has_field) {
-            return cells.next_crossing(cell, p.x, p.v, p.t, now_);
-        } else {
-            const Motion& m = flight_motion(p);
-            const Vec<D> x = m.position(p, now_), v = m.velocity(p, now_);
-            const auto& g = m.gravity();
-            typename Cells<D>::Crossing best{never, 0, 0};
-            for (int a = 0; a < D; ++a)
-                for (const int dir : {-1, 1}) {
-                    if (!cells.open(cell, a, dir)) continue;
-                    const double bound = cells.bound(cell, a, dir);
-                    // the gap to that face, its rate and acceleration, seen from inside
-                    const double t =
-                        now_ + m.first_contact(dir * (bound - x[a]), dir * -v[a], dir * -g[a]);
-                    if (t < best.time) best = {t, a, dir};
-                }
-            return best;
-        }
-    }
+                                              const ParticleState<D>& p) const;
+    void set_next_crossing(std::uint32_t i);
 
-    // i's next cell event: the earliest crossing of any of its grids (one, but for
-    // size-disperse particles: cell_levels.hpp).
-    void set_next_crossing(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        const auto& p = particles_.state[i];
-        auto best = next_crossing(cells_, cells_.cell_of(i), p);
-        std::size_t g = 0;
-        if (!upper_.empty()) [[unlikely]]
-            for (std::size_t l = 1; l <= level_of(i); ++l) {
-                const auto c = next_crossing(grid(l), grid(l).cell_of(i), p);
-                if (c.time < best.time) best = c, g = l;
-            }
-        s.crossing_time = best.time;
-        s.axis = static_cast<std::int8_t>(best.axis);
-        s.dir = static_cast<std::int8_t>(best.dir);
-        s.grid = static_cast<std::uint8_t>(g);
-    }
+    // --- Pair prediction (engine/pair_prediction.hpp) --------------------------------------
 
-    void scan_all_pairs(std::uint32_t i) {
-        if (!upper_.empty()) [[unlikely]]
-            return scan_levels(i);
-        cells_.around(cells_.cell_of(i), near_);
-        scan_pairs(i, cells_, near_);
-        if (sliding_.on()) [[unlikely]]
-            sliding_.scan(kernel(), i);
-    }
-
-    // Improves i's pair candidates with the particles of the given cells.
-    //
-    // Two passes: first gather the candidates of every cell and prefetch their records,
-    // so that the cache misses overlap instead of queueing behind each other; then test
-    // them. A cell holds 0 to a few particles, a count the branch predictor cannot guess,
-    // so while the lists are short the gather copies every slot of a list (a fixed
-    // count) and only advances by the number in use. Away from the box's edges (most
-    // scans) every periodic shift is zero: the candidates need no record of their cell,
-    // and the pair loop subtracts no shift (x - 0 is x: the same bits either way).
+    // Every pair of i anew, and i's pairs with the particles of some cells: gathered, then
+    // predicted in batches, the earliest two kept.
+    void scan_all_pairs(std::uint32_t i);
     template <class S>
-    void scan_pairs(std::uint32_t i, const Cells<D>& cells, const S& near) {
-        for (int c = 0; c < near.size; ++c) cells.prefetch(near.cell[c]);
-        if (near.edge)
-            gather<true>(i, cells, near);
-        else
-            gather<false>(i, cells, near);
-    }
-
-    // (A wide stencil (cell_levels.hpp) may have more cells than `from`, a byte, can
-    // number: a batch then starts at cell `base` of it, and `from` counts from there.)
+    void scan_pairs(std::uint32_t i, const Cells<D>& cells, const S& near);
     template <bool Shifted, class S>
-    void gather(std::uint32_t i, const Cells<D>& cells, const S& near) {
-        constexpr bool wide = std::is_same_v<S, typename Cells<D>::WideStencil>;
-        std::array<std::uint32_t, batch + fixed_slots> candidate;
-        std::array<std::uint8_t, batch + fixed_slots> from; // which of `near` it is in
-        // The lists' storage in locals: the byte stores to `from` may alias anything, and
-        // would make the compiler load the grid's pointer and stride again for every cell.
-        const auto lists = cells.lists();
-        const Vec<D>* shift = near.shift();
-        int k = 0, base = 0;
-        auto flush = [&](int next) {
-            // (unshifted, `from` is neither filled in nor read: none is handed on, which
-            // also tells a compiler that cannot see it that nothing reads it)
-            predict_candidates<Shifted>(i, shift + base, candidate.data(),
-                                        Shifted ? from.data() : nullptr, k);
-            k = 0;
-            if constexpr (wide) base = next;
-        };
-        if (lists.slots() == fixed_slots) {
-            for (int c = 0; c < near.size; ++c) {
-                if (k + fixed_slots > batch || (wide && c - base > 255)) flush(c);
-                std::copy_n(lists.begin(near.cell[c]), fixed_slots, &candidate[k]);
-                if constexpr (Shifted)
-                    std::fill_n(&from[k], fixed_slots, static_cast<std::uint8_t>(c - base));
-                k += static_cast<int>(lists.count(near.cell[c]));
-            }
-        } else {
-            for (int c = 0; c < near.size; ++c) {
-                if (wide && c - base > 255) flush(c);
-                const std::uint32_t* begin = lists.begin(near.cell[c]);
-                const auto count = static_cast<int>(lists.count(near.cell[c]));
-                for (int q = 0; q < count; ++q) {
-                    if (k == batch) flush(c);
-                    candidate[k] = begin[q];
-                    if constexpr (Shifted) from[k] = static_cast<std::uint8_t>(c - base);
-                    ++k;
-                }
-            }
-        }
-        flush(near.size);
-    }
-
-    // Predicts i's pairs with a batch of candidates and keeps the earliest (take_earliest).
-    // Candidate m is particle candidate[m], seen through shift[from[m]] (Shifted), or as
-    // it is (not Shifted: `from` is not filled in).
+    void gather(std::uint32_t i, const Cells<D>& cells, const S& near);
     template <bool Shifted>
     void predict_candidates(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                            const std::uint8_t* from, int k) {
-        tally_.pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
-        for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
-        if constexpr (Motion::has_field)
-            pair_times_one_by_one<Shifted>(i, shift, candidate, from, k);
-        else
-            pair_times_batched<Shifted>(i, shift, candidate, from, k);
-    }
+                            const std::uint8_t* from, int k);
 
     // i's position xi as candidate m sees it: xi - shift[from[m]], or xi when no shift.
     template <bool Shifted>
@@ -2121,47 +1582,8 @@ class Engine {
             return xi;
     }
 
-    // i and j, at contact, have just been resolved at this instant: alone
-    // (last_partner_) or as a contact of a group left at rest (GroupStep::resting).
-    // Alone means each other's last partner and both stamped now: their collision advanced
-    // both to its instant, and the last partner alone does not say when. Straight relative
-    // flights never meet twice, but in a periodic box a pair that collided earlier and
-    // has met nothing since can meet again through another image; when that contact falls
-    // exactly on a cell crossing, the crossing's scan finds it at dt = 0, a real collision
-    // (it was skipped: oracle family aligned3d, a striker round a box of 8 diameters).
-    //
-    // When i and j met now, the time from now at which their pair is to be met again:
-    // never after a collision alone (straight relative flights never meet twice; with
-    // e = 0 the pair may look approaching by round-off of its velocities), and for a
-    // contact left at rest (RestingContacts), when its relative flight (straight: the
-    // field is the same for both) would take it a quarter of the contact tolerance
-    // deeper, if ever.
-    // A contact that slides (its relative velocity not small against its approach, at
-    // most group_approach_tolerance of the speeds) never gets so deep: its path comes no
-    // nearer than |r| (1 − (u/|v|)²/2). One that approaches head on does: skipped for ever
-    // instead, it went on approaching until either particle changed course, a touching
-    // pair of a row falling as one, left approaching at 1.7e-9 (of speeds of 2.3) by the
-    // rest model's long instant, flying so for 1.09 time units without another event of
-    // either, 1.9e-9 into each other (invariant `overlap`, scan case
-    // 9279866344031185594, t = 3.615). Met then, at a later instant, the pair collides by
-    // its own rule within the contact check's tolerance.
-    // (0 for a pair that did not meet now: its collision now is real.)
-    [[gnu::cold, gnu::noinline]] double held_contact_delay(std::uint32_t i, std::uint32_t j) const {
-        if (last_partner_[i] == j && last_partner_[j] == i && particles_.state[i].t == now_ &&
-            particles_.state[j].t == now_)
-            return never;
-        if (!group_.resting().holds(now_, id_[i], id_[j], particles_.state[i].count,
-                                    particles_.state[j].count))
-            return 0.0;
-        if (sliding_.on()) return never; // (a sliding image's velocity: not worth the case)
-        const ParticleState<D> qi = flight_from_now(i), qj = flight_from_now(j);
-        const Vec<D> r = box_.minimum_image(qi.x - qj.x);
-        // a quarter of the tolerance deeper than it is now: never now again, and a pair
-        // held so twice, plastic (e = 0 leaves it where it met), still within the check
-        const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
-        const double deep = std::min(norm(r), sigma) - 0.25 * contact_tolerance_ * sigma;
-        return motion_.pair_time(r, qi.v - qj.v, deep * deep, never);
-    }
+    // When a pair that met now is to be met again (never, or deeper: a contact at rest).
+    [[gnu::cold, gnu::noinline]] double held_contact_delay(std::uint32_t i, std::uint32_t j) const;
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
     // or the wall event's (after which i's velocity changes anyway). Relative to now.
@@ -2169,115 +1591,15 @@ class Engine {
         return std::min(s.runner_up.time, s.wall_time) - now_;
     }
 
-    // Merges the candidates' pair times dt[0 .. k) into i's best and runner-up: strictly
-    // earlier wins, so among equal times the first listed does, as in a one-by-one scan.
-    //
-    // The candidates are compared as they are stored, absolute times t = fl(now + dt), not
-    // as intervals from now. renew() promotes the runner-up when the best proves stale, at
-    // the best's time, so the promise is pair.time <= runner_up.time as stored. Against an
-    // interval, a stored time T is T - now, exact only when now >= T / 2 (Sterbenz); soon
-    // after a rebase (now small, T far off) it is rounded, and a dt >= fl(T - now) could be
-    // stored as fl(now + dt) = T - 1 ulp: a runner-up an ulp before the best, promoted at a
-    // clock already past it (invariant 'event order', scan case 17988110416831559236: the
-    // same pair found again after the partner re-entered through the sliding face, its
-    // count new and its relative flight unchanged). fl(now + dt) is monotone in dt, so the
-    // order decided here is the order the calendar and renew() see.
-    void take_earliest(std::uint32_t i, const std::uint32_t* candidate, const double* dt, int k) {
-        Schedule& s = schedule_[i];
-        double best = std::min(s.pair.time, s.wall_time);
-        double next = std::min(s.runner_up.time, s.wall_time);
-        for (int m = 0; m < k; ++m) {
-            const double t = now_ + dt[m];
-            if (t >= next) continue;
-            const std::uint32_t j = candidate[m];
-            // A pair that has just collided is at contact, and with e = 0 it may look
-            // approaching by round-off; straight lines cannot meet twice, so skip it. A
-            // contact just left at rest (resting_contacts.hpp) is met again only deeper
-            // (held_contact_delay).
-            double t_pair = t;
-            if (dt[m] == 0.0) [[unlikely]] {
-                t_pair = now_ + held_contact_delay(i, j);
-                if (t_pair >= next) continue;
-            }
-            const PairCandidate c{t_pair, j, particles_.state[j].count};
-            if (t_pair < best) {
-                s.runner_up = s.pair, next = best;
-                s.pair = c, best = t_pair;
-            } else {
-                s.runner_up = c, next = t_pair;
-            }
-        }
-    }
-
-    // Straight flights: the relative motions of the batch are gathered (and checked for
-    // overlaps) first, then pair_times (predict.hpp) computes every time alike, without a
-    // branch per candidate: pair_time's times to the bit, in a loop the compiler vectorises.
+    // Merges pair times into i's best and runner-up, and the two ways of computing them:
+    // batched for straight flights, one by one for curved ones (and gliders, at rest).
+    void take_earliest(std::uint32_t i, const std::uint32_t* candidate, const double* dt, int k);
     template <bool Shifted>
     void pair_times_batched(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                            const std::uint8_t* from, int k) {
-        const Schedule& s = schedule_[i];
-        const auto& pi = particles_.state[i];
-        const Vec<D> xi = pi.position_at(now_);
-        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
-        const double horizon = pair_horizon(s);
-        alignas(64) std::array<std::array<double, batch>, D> r, v;
-        alignas(64) std::array<double, batch> c, dt;
-        bool overlap = false; // some candidate other than i overlaps beyond the tolerance
-        for (int m = 0; m < k; ++m) {
-            const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> rm = xi_seen_by<Shifted>(xi, shift, from, m) - pj.position_at(now_);
-            for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
-            c[m] = norm2(rm) - sigma2[pj.species];
-            overlap |= (c[m] < -overlap_c_ * sigma2[pj.species]) & (candidate[m] != i);
-        }
-        if (overlap) [[unlikely]]
-            overlap_seen<Shifted>(i, candidate, shift, from, k);
-        // i itself is among the candidates: r = 0 and v = 0 give b = 0, "not approaching".
-        pair_times<D>(r, v, c, horizon, dt, k);
-        take_earliest(i, candidate, dt.data(), k);
-    }
-
-    // With Gliders (only while some particle glides, resting.hpp) a glider and a falling
-    // particle meet on a curved relative flight, as do two gliders on different supports;
-    // two on the same slot on a straight one. The two
-    // branches this takes per candidate cost a fifth of a run under gravity when always in
-    // the loop (measured, the 2D hourglass), so the loop without them is compiled apart.
+                            const std::uint8_t* from, int k);
     template <bool Shifted, bool Gliders = false>
     void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
-                               const std::uint8_t* from, int k) {
-        if constexpr (!Gliders)
-            if (gliding_ > 0) [[unlikely]]
-                return pair_times_one_by_one<Shifted, true>(i, shift, candidate, from, k);
-        const auto& pi = particles_.state[i];
-        const Vec<D> xi = motion_.position(pi, now_);
-        const Vec<D> vi = motion_.velocity(pi, now_);
-        const double* sigma2 = &particles_.table.sigma2[pi.species * particles_.table.size()];
-        const Schedule& s = schedule_[i];
-        const double horizon = pair_horizon(s);
-        std::array<double, batch> dt;
-        for (int m = 0; m < k; ++m) {
-            const auto& pj = particles_.state[candidate[m]];
-            const Vec<D> xs = xi_seen_by<Shifted>(xi, shift, from, m);
-            const Vec<D> xj = motion_.position(pj, now_), vj = motion_.velocity(pj, now_);
-            const Vec<D> r = xs - xj;
-            const Vec<D> v = vi - vj;
-            const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
-            if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
-                dt[m] = time_to_resting(i, q, pj.x, std::sqrt(sigma2[pj.species]));
-            else if (Gliders && pi.glide_slot() != pj.glide_slot()) // a curved meeting
-                dt[m] =
-                    time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2[pj.species]));
-            else if (Gliders && pi.gliding()) // both glide alike: straight, as without gravity
-                dt[m] =
-                    glide_motions_[pi.glide_slot()].pair_time(r, v, sigma2[pj.species], horizon);
-            else
-                dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
-            if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] &&
-                candidate[m] != i) [[unlikely]]
-                overlap_seen<Shifted>(i, candidate, shift, from, k);
-        }
-        take_earliest(i, candidate, dt.data(), k);
-    }
+                               const std::uint8_t* from, int k);
 
     void reschedule(std::uint32_t i) {
         Schedule& s = schedule_[i];
@@ -2288,172 +1610,30 @@ class Engine {
         calendar_.set(i, t);
     }
 
-    void maintain() {
-        since_maintenance_ = 0;
-        check_conservation();
-#ifndef NDEBUG
-        // debug builds: every pair, O(N) with a cell grid
-        Particles<D> at_now = particles_; // max_overlap extrapolates straight lines
-        for (auto& p : at_now.state) p.x = motion_.position(p, now_), p.t = now_;
-        const double worst = max_overlap(box_, at_now, now_);
-        if (worst > contact_tolerance_)
-            invariant_violated("overlap", origin_ + now_,
-                               fmt::format("a pair or wall overlaps by {:.3g}", worst));
-#endif
-        rebase();
-        renumber();
-    }
+    // --- Maintenance (engine/maintenance.hpp) ----------------------------------------------
 
-    // Renumbers the particles in cell order (cells in memory order, i.e. x fastest).
-    // Every per-particle array and every stored index moves with them, and every calendar
-    // entry is set anew. O(N log N), done every `maintain_every_` events: a small fraction.
-    void renumber() {
-        const auto n = static_cast<std::uint32_t>(particles_.size());
-        std::vector<std::uint32_t> order; // order[k] = old index of new particle k
-        order.reserve(n);
-        for (std::size_t l = 0; l < levels_.size(); ++l) // (one level: the one grid)
-            for (std::uint32_t c = 0; c < grid(l).size(); ++c)
-                order.insert(order.end(), grid(l).begin(c), grid(l).end(c));
-        std::vector<std::uint32_t> renamed(n); // old index -> new index
-        for (std::uint32_t k = 0; k < n; ++k) renamed[order[k]] = k;
+    // Every maintain_every_ events: the invariants, then rebase() (the clock's origin to
+    // now) and renumber() (the particles in cell order).
+    void maintain();
+    void renumber();
+    void rebase();
 
-        // v[k] = old v[order[k]], in place: each cycle of the permutation is followed once
-        // (`done` marks the places written). A copy of v would add its whole size to the
-        // run's peak memory: 64 bytes per particle for the states.
-        std::vector<bool> done(n);
-        auto permute = [&](auto& v) {
-            std::fill(done.begin(), done.end(), false);
-            for (std::uint32_t start = 0; start < n; ++start) {
-                if (done[start]) continue;
-                auto saved = v[start];
-                for (std::uint32_t k = start;;) {
-                    done[k] = true;
-                    const std::uint32_t from = order[k];
-                    if (from == start) {
-                        v[k] = saved;
-                        break;
-                    }
-                    v[k] = v[from];
-                    k = from;
-                }
-            }
-        };
-        permute(particles_.state);
-        permute(schedule_);
-        permute(last_partner_);
-        if (!last_collision_.empty()) permute(last_collision_);
-        if (!glide_on_.empty()) permute(glide_on_);
-        permute(id_);
-        for (auto& s : schedule_)
-            for (PairCandidate* c : {&s.pair, &s.runner_up})
-                if (c->partner != none) c->partner = renamed[c->partner];
-        for (auto& p : last_partner_)
-            if (p != none) p = renamed[p];
-
-        std::vector<std::uint32_t>& cell = renamed; // (no longer needed: its memory reused)
-        for (std::size_t l = 0; l < levels_.size(); ++l) {
-            Cells<D>& cells = grid(l);
-            for (std::uint32_t k = 0; k < n; ++k) cell[k] = cells.cell_of(order[k]);
-            cells.clear();
-            for (std::uint32_t k = 0; k < n; ++k) enter(l, k, cell[k]);
-        }
-
-        // Re-set every entry in place rather than assign a new calendar: Boost 1.74's
-        // pairing_heap move assignment drops the old nodes without freeing them.
-        for (std::uint32_t k = 0; k < n; ++k) reschedule(k);
-    }
-
-    // Moves the time origin to now so that time stamps stay small and `double` keeps
-    // its resolution on long runs. Every stored time shifts by the same amount.
-    void rebase() {
-        const double shift = now_;
-        if (shift == 0.0) return;
-        for (auto& p : particles_.state) p.t -= shift;
-        for (auto& s : schedule_) {
-            s.pair.time -= shift;
-            s.runner_up.time -= shift;
-            s.wall_time -= shift;
-            s.crossing_time -= shift;
-        }
-        for (auto& t : tally_.since) t -= shift;
-        flux_.shift(shift);
-        for (auto& t : last_collision_) t -= shift;
-        group_.resting().shift(shift);
-        rest_cycle_.shift(shift);
-        tally_.start -= shift;
-        calendar_.shift(shift);
-        if (sliding_.on()) sliding_.rebase(shift, cells_.counts()[LeesEdwards<D>::flow]);
-        origin_ += shift;
-        now_ = 0.0;
-    }
+    // --- The checkpoint (engine/engine_state.hpp) ------------------------------------------
 
     // A mark between the sections of a saved state ("CHOE", then one more per section).
     static constexpr std::uint32_t archive_tag = 0x454f4843;
 
-    // The engine's one field list (archive.hpp), after the box and the particles: the cell
-    // lists, the candidate events and TC clocks, the rest model and glides, the tallies and
-    // the ledger, the clock, the sliding boundaries. save() writes it and restore() reads it
-    // back, then check_restored checks what it read.
+    // The engine's one field list (archive.hpp): save() writes it, restore() reads it.
     template <class Archive>
-    void fields(Archive& ar) {
-        for (std::size_t l = 0; l < levels_.size(); ++l) ar(grid(l));
-        ar.section(archive_tag + 2, "cell lists");
-        ar(schedule_, last_partner_, id_, last_collision_, tc_);
-        ar.section(archive_tag + 3, "candidate events");
-        ar(group_.resting(), rest_cycle_, glide_on_);
-        if constexpr (Motion::has_field) ar(*glide_table_, glide_slot_of_);
-        ar.section(archive_tag + 4, "rest model");
-        ar(ledger_, wrapped_potential_, collision_energy_since_check_, tally_, flux_, emission_);
-        ar.section(archive_tag + 5, "tallies");
-        ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_,
-           short_flights_);
-        ar.section(archive_tag + 6, "clock");
-        ar(sliding_);
-        ar.section(archive_tag + 7, "sliding boundaries");
-    }
-
+    void fields(Archive& ar);
     // The sizes the settings gave the arrays a state may leave empty, taken before
     // `fields` reads a state over them.
     struct Shape {
         std::size_t tc_clocks, glides, obstacles;
     };
-    Shape shape() const {
-        return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()};
-    }
-
-    // What `fields` read: whole and consistent with the particles, the box and `shape`, or
-    // ArchiveError. Then the calendar is rebuilt from the candidates.
-    void check_restored(const Shape& shape) {
-        const std::size_t n = particles_.size();
-        for (std::size_t l = 0; l < levels_.size(); ++l)
-            grid(l).check_restored(n, [&](std::uint32_t i) { return level_of(i) == l; });
-        if constexpr (Motion::has_field) {
-            if (glide_table_->empty() || glide_table_->size() > glide_slots ||
-                glide_slot_of_.size() != shape.obstacles ||
-                std::any_of(glide_slot_of_.begin(), glide_slot_of_.end(), [&](std::uint8_t k) {
-                    return k != unslotted && k >= glide_table_->size();
-                }))
-                throw ArchiveError("the state's glide table is damaged");
-            set_up_glide_motions();
-        }
-        if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-            last_collision_.size() != shape.tc_clocks || glide_on_.size() != shape.glides)
-            throw ArchiveError("the state's per-particle arrays do not match its particles");
-        check_restored_tally(tally_, particles_.table.size());
-        if (tally_.wall_heat.size() != box_.walls.size() ||
-            tally_.wall_momentum.size() != 3 * box_.walls.size())
-            throw ArchiveError("the state's wall heat and momentum do not match its walls");
-        std::vector<std::uint8_t> seen(n, 0);
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const auto& s = schedule_[i];
-            if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
-                (s.runner_up.partner != none && s.runner_up.partner >= n) ||
-                (last_partner_[i] != none && last_partner_[i] >= n) ||
-                (particles_.state[i].gliding() && !glide_faces_valid(i)))
-                throw ArchiveError("the state's particle indices are damaged");
-        }
-        for (std::uint32_t i = 0; i < n; ++i) reschedule(i);
-    }
+    Shape shape() const;
+    // What `fields` read, checked; then the calendar is rebuilt from the candidates.
+    void check_restored(const Shape& shape);
 
     std::vector<double> kinetic_per_species() const {
         return choc::kinetic_per_species(particles_, motion_, now_);
@@ -2471,10 +1651,8 @@ class Engine {
     std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
     std::vector<std::uint8_t> glide_slot_of_;
     std::vector<GlideFaces> glide_on_;
-    CellLevels<D> levels_;        // one level, but for size-disperse particles
-    Cells<D> cells_;              // the grid of level 0 (of every particle with one level)
-    std::vector<Cells<D>> upper_; // the grids of levels 1, 2, ...
-    Obstacles<D> obstacles_;      // segments and triangles (engine/obstacles.hpp)
+    Grids<D> grids_;         // the cell grids, one per level of sizes (engine/grids.hpp)
+    Obstacles<D> obstacles_; // segments and triangles (engine/obstacles.hpp)
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
@@ -2497,10 +1675,6 @@ class Engine {
     std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
     double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
     double collision_energy_since_check_ = 0.0;
-    // Cells a scan visits; a member, filled afresh by each scan, so that no call pays
-    // for zero-initialising its shifts (Vec's members are value-initialised).
-    Stencil near_;
-    typename Cells<D>::WideStencil wide_; // a finer grid's near cells (cell_levels.hpp)
     Tally tally_;
     FluxTally<D> flux_;
     bool fluxes_ = false;              // flux_ is kept (fluxes())
@@ -2537,21 +1711,9 @@ class Engine {
 //
 // Not inline, so that a program using one of the engines compiled in the library (below)
 // does not compile the event loop again: everything else is reached only through these.
-
-template <int D, Calendar Cal, Motion<D> Motion>
-Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion)
-    : Engine(std::move(box), std::move(particles), settings, motion, Unscheduled{}) {
-    const auto n = static_cast<std::uint32_t>(particles_.size());
-    for (std::uint32_t i = 0; i < n; ++i) id_[i] = i;
-    for (std::uint32_t i = 0; i < n; ++i)
-        for (std::size_t l = 0; l <= level_of(i); ++l)
-            enter(l, i, grid(l).cell_at(particles_.state[i].x));
-    renumber();
-    for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-    reset_counts(0.0);
-    reset_fluxes();
-    ledger_ = ledger();
-}
+// The event loop is here; the others are with their parts: the constructors and retire()
+// in engine/set_up.hpp, reset_tally() in engine/accounts.hpp, check_conservation() in
+// engine/invariants.hpp, save() and restore() in engine/engine_state.hpp.
 
 template <int D, Calendar Cal, Motion<D> Motion>
 auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, std::uint64_t budget)
@@ -2602,108 +1764,17 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
     return Stop::budget;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion>
-void Engine<D, Cal, Motion>::reset_tally() {
-    sliding_.restart_thermostat(); // (the collision count restarts)
-    reset_counts(now_);
-    reset_fluxes();
-    ledger_ = ledger(); // the drag integral starts again from zero
-    collision_energy_since_check_ = 0.0;
-}
-
-template <int D, Calendar Cal, Motion<D> Motion>
-void Engine<D, Cal, Motion>::check_conservation() {
-    const Ledger<D> now = ledger();
-    check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
-    ledger_ = now;
-    collision_energy_since_check_ = 0.0;
-}
-
-template <int D, Calendar Cal, Motion<D> Motion>
-void Engine<D, Cal, Motion>::save(ArchiveWriter& out) const {
-    out.tag(archive_tag);
-    save_configuration(out, box_, particles_);
-    out.tag(archive_tag + 1);
-    const_cast<Engine&>(*this).fields(out); // (the writer only reads)
-}
-
-template <int D, Calendar Cal, Motion<D> Motion>
-auto Engine<D, Cal, Motion>::restore(ArchiveReader& in, Settings settings, Motion motion)
-    -> Engine {
-    in.expect(archive_tag, "start");
-    auto [box, particles] = restore_configuration<D>(in);
-    in.expect(archive_tag + 1, "particles");
-    Engine e(std::move(box), std::move(particles), settings, motion, Unscheduled{});
-    const Shape shape = e.shape();
-    e.fields(in);
-    e.check_restored(shape);
-    return e;
-}
-
-template <int D, Calendar Cal, Motion<D> Motion>
-void Engine<D, Cal, Motion>::retire() {
-    if (retired_) return;
-    retired_bytes_ = memory_bytes();
-    retired_ = true;
-    calendar_ = Cal(0);
-    schedule_ = FastVector<Schedule>();
-    cells_.release();
-    for (auto& g : upper_) g.release();
-    obstacles_.triangles().release();
-    last_partner_ = std::vector<std::uint32_t>();
-}
-
-template <int D, Calendar Cal, Motion<D> Motion>
-Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion,
-                               Unscheduled)
-    : box_(std::move(box)), particles_(std::move(particles)), settings_(settings),
-      // sliding boundaries look across the face from one grid (scan_sliding)
-      motion_(motion),
-      levels_(cell_levels_of(box_, particles_, box_.sheared() ? 0.0 : settings_.level_ratio)),
-      cells_(box_, levels_.min_width(0), levels_.listed(0), particles_.size()),
-      calendar_(particles_.size()), schedule_(particles_.size()),
-      last_partner_(particles_.size(), none), id_(particles_.size()) {
-    for (std::size_t l = 1; l < levels_.size(); ++l)
-        upper_.emplace_back(box_, levels_.min_width(l), levels_.listed(l), particles_.size());
-    obstacles_.set_up(box_, cells_, particles_.table);
-    contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
-    emission_ = ThermalEmission<D>(settings_.thermal_seed);
-    // a group's linear system knows restitution, not re-emission
-    if (settings_.epsilon > 0.0 && std::any_of(box_.walls.begin(), box_.walls.end(),
-                                               [](const Wall<D>& w) { return w.thermal(); }))
-        throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
-    // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
-    overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
-    // (the rest model's rescue of a stall reads the TC clock too)
-    if (settings_.tc > 0.0 || (Motion::has_field && settings_.rest_speed > 0.0)) {
-        last_collision_.assign(particles_.size(), -never);
-        if (settings_.tc_from_start) tc_ = settings_.tc;
-    }
-    restitution_ = RestitutionTable(settings_, particles_.table.size(), "Engine");
-    stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
-    if constexpr (Motion::has_field)
-        long_instant_ =
-            plastic_events_per_particle * std::uint64_t{particles_.size()} + plastic_events_base;
-    momentum_conserved_ =
-        !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
-        box_.triangles.empty() &&
-        std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-    fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
-    if (box_.sheared()) {
-        sliding_.set_up(box_, cells_, levels_.size(), !Motion::has_field, settings_, now_);
-        momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
-        fluxes_ = true;              // for shear_moment (straight flights, no walls)
-    }
-    set_up_glides();
-    if (settings_.rest_speed > 0.0) set_up_rest();
-    maintain_every_ = settings_.maintain_every > 0
-                          ? settings_.maintain_every
-                          : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
-}
-
 } // namespace choc
 
+#include "choc/kernel/engine/accounts.hpp"
+#include "choc/kernel/engine/collisions.hpp"
+#include "choc/kernel/engine/crossings.hpp"
+#include "choc/kernel/engine/engine_state.hpp"
+#include "choc/kernel/engine/invariants.hpp"
 #include "choc/kernel/engine/kernel.hpp"
+#include "choc/kernel/engine/maintenance.hpp"
+#include "choc/kernel/engine/pair_prediction.hpp"
+#include "choc/kernel/engine/set_up.hpp"
 
 namespace choc {
 

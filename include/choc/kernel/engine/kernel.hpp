@@ -39,7 +39,7 @@ class Engine<D, Cal, M>::Kernel {
     double overlap_c() const { return e_.overlap_c_; }
 
     // --- Cells --------------------------------------------------------------------------
-    Cells<D>& cells() const { return e_.cells_; } // the grid of level 0
+    Cells<D>& cells() const { return e_.grids_.cells(); } // the grid of level 0
     Cells<D>& grid(std::size_t l) const { return e_.grid(l); }
     std::size_t level_of(std::uint32_t i) const { return e_.level_of(i); }
     const TriangleCells<D>& triangle_cells() const { return e_.obstacles_.triangles().cells(); }
