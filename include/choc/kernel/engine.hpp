@@ -219,70 +219,11 @@ class Engine {
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
     const RestRule& rest_rule() const { return rest_; }
-    // A stall over the last `span` of time (the caller's collapse watch found it,
-    // collapse_watch.hpp, or an instant the plastic collisions did not end): every particle
-    // that collided within it stops where it is, its kinetic energy booked as the rest
-    // model's, and moves on from rest (put to rest if held, else falling). The stall's
-    // particles collide again and again within its span; a flowing one, colliding once in
-    // a mean free time, does not and goes on. Seen: two discs beside one at rest in a
-    // horizontal row, the outer one rising at 0.014 past the middle one, pinned against the
-    // one at rest: the contact normals differ by 2e-6 rad, and plastic collisions, one
-    // contact at a time, took half the approach away at each round, a million times at
-    // one instant (the 2D hourglass, rest_speed 0.01, TC, t = 40.2). Stopped together they
-    // have no relative velocity left, exactly, and the clock moves on. This is the limit
-    // of an inelastic collapse in a jam, particles in lasting contact, taken at once
-    // (docs/PHYSICS.md, "Particles at rest").
-    //     A particle touching a stopped one and moving towards it is stopped with them, and
-    // so on through the contacts: it would meet the stopped one at once, at the same
-    // instant, and start the stall again. Seen: a touching fcc lattice of 1790 spheres
-    // falling as one at 0.87 into a trough of triangles, its impact carried through the
-    // lattice at one instant; the rescue stopped the spheres that had collided there, and
-    // the rest of the lattice, falling onto them, made a new stall at that instant that
-    // ran into the stuck limit (scan case 12855189909378056514, t = 1.2495, TC: `collapse`).
-    // (Without a field there is no rest model: nothing to do.)
-    void rescue_stall(double span) {
-        if constexpr (Motion::has_field) {
-            if (!rest_.on()) return;
-            std::vector<std::uint32_t>& stopped = rest_woken_;
-            stopped.clear();
-            const auto stop = [&](std::uint32_t i) {
-                auto& p = particles_.state[i];
-                advance(i);
-                end_glide(i);
-                const double k = kinetic_energy(particles_.mass(i), p.v);
-                kinetic_change(p.species, -k);
-                tally_.rest_energy += k;
-                p.v = Vec<D>{};
-                p.bump();
-                forget_partner(i);
-                rest_slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
-                stopped.push_back(i);
-            };
-            for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-                const auto& p = particles_.state[i];
-                if (!p.resting() && now_ - last_collision_[i] <= span) stop(i);
-            }
-            for (std::size_t n = 0; n < stopped.size(); ++n) {
-                const std::uint32_t b = stopped[n];
-                const Vec<D> xb = particles_.state[b].x;
-                for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-                    const auto& pk = particles_.state[k];
-                    if (k == b || pk.resting() || rest_slot_[k] != none) return;
-                    const ParticleState<D> qk = flight_from_now(k);
-                    const Vec<D> r = xb - (qk.x + shift); // from k to b
-                    const double sigma =
-                        particles_.table.pair_sigma(particles_.state[b].species, pk.species);
-                    if (norm(r) - sigma > contact_tolerance_ * sigma || dot(qk.v, r) <= 0.0) return;
-                    stop(k);
-                });
-            }
-            for (const std::uint32_t i : stopped) rest_slot_[i] = none;
-            ++tally_.rescues;
-            // (predict_or_rest may put others of them to rest together with one)
-            for (const std::uint32_t i : stopped)
-                if (!particles_.state[i].resting()) predict_or_rest(i);
-        }
-    }
+    // A stall over the last `span` of time (the collapse watch found it, or an instant the
+    // plastic collisions did not end): every particle that collided within it stops where
+    // it is, its kinetic energy booked as the rest model's, and moves on from rest
+    // (engine/rest_model.hpp). Without a field: nothing to do.
+    void rescue_stall(double span);
     std::uint32_t at_rest() const { return at_rest_; }
     // Flights so far (under a field) too short to move their particle by round-off
     // (too_short): what the collapse watch compares with the events.
@@ -519,359 +460,77 @@ class Engine {
     void back_to_contact(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
     void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact);
 
-    // --- The rest model (resting.hpp; settings.rest_speed > 0, under gravity) --------------
+    // --- The rest model (engine/rest_model.hpp; resting.hpp) -------------------------------
     //
-    // A particle at rest has the stamp rest_stamp (particles.hpp), velocity zero, no
-    // candidate events and no calendar entry; Field's position and velocity know it. Its
-    // pairs are on the moving particles' schedules: an awake particle meets it as a fixed
-    // sphere of radius sigma round its centre, on a curved flight, by the certified steps
-    // of a segment's end (end_time, convex_time.hpp) searched no further than the pair
-    // horizon or the cell crossing, whichever is first; at a crossing the particle looks
-    // again at every particle at rest around it (rescan_resting). The covering argument
-    // at the top of this file then holds as before: a pair whose trajectories changed is
-    // predicted by the one that changed, or, when it is the one put to rest, by every
-    // awake particle around it (put_to_rest).
+    // Under gravity with settings.rest_speed > 0: a particle at rest has no events of its
+    // own and is met as a fixed sphere; a slow one on a floor glides along it
+    // (engine/glides.hpp). Without a field nothing rests or glides.
 
-    // After a collision at now (with wall w, if one): i is put to rest if slow and held, or
-    // glides along w if w is a floor it left slowly, else is predicted anew.
-    void predict_or_rest(std::uint32_t i, std::uint32_t w = none) {
-        if constexpr (Motion::has_field) {
-            if (rest_.on() && rest_.slow(particles_.state[i].v)) [[unlikely]] {
-                if (particles_.state[i].resting()) return; // (put to rest with i's partner)
-                if (held(i)) return put_to_rest(i);
-                if (rests_together(i)) return;
-            }
-            if (w != none && rest_.on()) {
-                if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
-                    return start_glide(i, w, slot);
-                // Slow off an obstacle it does not glide on (a segment's end, a triangle's
-                // edge or vertex) and pressed back onto one within round-off: leaning, as
-                // off a particle at rest (meet_resting). Seen: a sphere come to a ridge of
-                // a corrugated mesh at no speed, met by the ridge at one instant for ever
-                // (scan case 16504033785178342395, t = 11.17, once glides led it there).
-                if (rest_.slow(particles_.state[i].v) && trapped(i)) [[unlikely]] {
-                    free_from_contacts(i);
-                    if (trapped(i)) {
-                        ++tally_.leans;
-                        return put_to_rest(i);
-                    }
-                }
-            }
-        }
-        predict_all(i);
-    }
+    // After a collision at now (with obstacle w, if one): i put to rest, gliding, or
+    // predicted anew.
+    void predict_or_rest(std::uint32_t i, std::uint32_t w = none);
+    // Whether i, slow, is held where it is (by its supports, or resting together with
+    // others), and putting it to rest.
+    bool held(std::uint32_t i) requires Motion::has_field;
+    bool rests_together(std::uint32_t i) requires Motion::has_field;
+    template <class F>
+    void for_each_support(std::uint32_t i, double reach, F&& f) requires Motion::has_field;
+    template <class F>
+    void for_each_support(std::uint32_t i, const Vec<D>& x, double reach,
+                          F&& f) requires Motion::has_field;
+    void put_to_rest(std::uint32_t i) requires Motion::has_field;
+    bool trapped(std::uint32_t i) requires Motion::has_field;
+    bool returns_within(const Vec<D>& n, double d, const Vec<D>& v, double window,
+                        double height) const requires Motion::has_field;
+    double round_off_height(const ParticleState<D>& p) const;
+    double round_off_time(const ParticleState<D>& p) const requires Motion::has_field;
+    // A moving particle meets one at rest (i, j): the fixed sphere's rule, or j woken; its
+    // time; and the waking of j and of what rests on it.
+    void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field;
+    double rest_impact_restitution(std::uint32_t i,
+                                   std::uint32_t j) const requires Motion::has_field;
+    double time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
+                           double sigma) const requires Motion::has_field;
+    void free_from_contacts(std::uint32_t i) requires Motion::has_field;
+    void wake(std::uint32_t j) requires Motion::has_field;
+    void forget_partner(std::uint32_t i);
+    void wake_above(std::uint32_t j) requires Motion::has_field;
+    // After a crossing: i's meetings with particles at rest and gliders searched again.
+    void rescan_resting(std::uint32_t i);
+    void set_up_rest();
 
-    // Gliding. A particle that leaves a support slower than rest speed but moves along it
-    // faster would bounce on it for ever in ever smaller hops (an inelastic collapse; with
-    // TC, elastic micro-bounces too short for the clock), while a smooth particle slides.
-    // It glides instead: its speed across the support (at most the rest speed) is taken and
-    // booked as the rest model's loss, and it moves along the support, pulled by the
-    // field's part along it, a = g − (g.n) n (the support takes the rest), with drag if
-    // there is drag: on a floor square to the field a = 0, down a slope a = |g| sin θ along
-    // it. Its next event of any kind ends the glide (end_glide): it is predicted again as
-    // every particle is, and at the support it glides again. So does its contact leaving
-    // the face it glides on (an end of a segment, an edge of a triangle: leave_glide). A
-    // support here is the face of a plane wall, a segment or a triangle that reflects
-    // (a thermal wall re-emits) with the field pressing onto it.
-    //
-    // Without the rest model nothing glides: bounces below round-off there end as they did
-    // (tried, Session 30: glides of bounces below round-off on slopes, without the rest
-    // model, left a disc bouncing on a glider at one instant for ever, elastic under TC:
-    // the loaded glider the rest model puts to rest; scan cases 12532767243672626640,
-    // 9564059025244880716). Before glides followed slopes, spheres woken from rest on a
-    // tilted plane with v = 0, under the rest model, met it at one instant for ever
-    // (invariant `progress`, scan cases 14466090374848110308 and 11682011839193705786).
-    //
-    // Returns the glide's slot (glides_) if i, just reflected by obstacle w at now, glides
-    // on it, else 0.
-    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w) {
-        if constexpr (Motion::has_field) {
-            if (!rest_.on()) return 0;
-            const std::uint32_t slot = glide_slot(w);
-            if (slot == 0) return 0;
-            const auto& p = particles_.state[i];
-            const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-            if (o.triangle && !box_.triangles[o.index].over_face(p.x)) return 0; // a rim
-            const Wall<D> plane = obstacle_plane(box_, w, p.x);
-            const double pull = motion_.along(plane.normal), u = dot(p.v, plane.normal);
-            if (!(pull < 0.0)) return 0; // the field does not press it on
-            if (std::abs(u) < rest_.speed) return slot;
-        }
-        return 0;
-    }
+    // --- Glides (engine/glides.hpp) --------------------------------------------------------
+
+    // The glide slot i takes on obstacle w after a reflection (0: none), starting the
+    // glide, and a crease of two faces it glides into.
+    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w);
     void start_glide(std::uint32_t i, std::uint32_t w,
-                     std::uint32_t slot) requires Motion::has_field {
-        auto& p = particles_.state[i];
-        const Vec<D> n = obstacle_plane(box_, w, p.x).normal;
-        const double k = kinetic_energy(particles_.mass(i), p.v);
-        p.v = along_face(p.v, n); // the velocity across the support taken
-        const Crease crease = crease_of(i, w, n, slot);
-        if (crease.w != none) [[unlikely]]
-            p.v = crease.v, slot = crease.slot;
-        const double lost = k - kinetic_energy(particles_.mass(i), p.v);
-        kinetic_change(p.species, -lost);
-        tally_.rest_energy += lost;
-        if (crease.w != none && D == 2) [[unlikely]] { // a corner: nowhere to glide (v = 0)
-            ++tally_.leans;
-            return put_to_rest(i);
-        }
-        if (rest_.on() && loaded(i, motion_.glide_acceleration(slot))) [[unlikely]] {
-            ++tally_.leans;
-            return put_to_rest(i);
-        }
-        ++tally_.glides;
-        ++gliding_;
-        p.set_glide(slot);
-        glide_on_[i] = {w, crease.w};
-        p.bump();
-        predict_all(i);
-    }
-
-    // A crease: a glide on one face pressed onto a second face it touches, slower across it
-    // than rest speed. Gliding on the first alone it would hop onto the second at once, and
-    // gliding on that one be pressed back onto the first, for ever at one instant (seen: a
-    // sphere sliding at 0.34 along the edge of two box walls under a tilted field, scan
-    // case 18193087561354815542, t = 3.787; a sphere in a valley of a mesh alike). Both
-    // faces press while the forces f1, f2 that keep it on them are positive: with unit
-    // normals n1, n2 (c = n1.n2) and a = g + f1 n1 + f2 n2 across neither,
-    //   f1 = (c g.n2 − g.n1) / (1 − c²),   f2 = (c g.n1 − g.n2) / (1 − c²),
-    // and f2 > 0 is the first glide's pull onto the second face, a1.n2 = −f2 (1 − c²) < 0.
-    // It then glides along the crease's line t = n1 × n2 / |n1 × n2| at a = (g.t) t, its
-    // velocity (v.t) t (the part across the second face is the rest model's, as the
-    // first's); in 2D the crease is a corner, a = 0, and it rests there. Two box walls (axis
-    // normals): the two coordinates set to zero exactly, as along_face does. With f1 <= 0
-    // the first face lets go: the glide on it hops onto the second, which glides alone.
+                     std::uint32_t slot) requires Motion::has_field;
     struct Crease {
         std::uint32_t w = none, slot = 0; // the second face; the crease's slot
         Vec<D> v{};                       // the velocity along the crease
     };
     Crease crease_of(std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
-                     std::uint32_t slot) requires Motion::has_field {
-        const auto& p = particles_.state[i];
-        const Vec<D>& g = motion_.gravity();
-        const Vec<D> a1 = motion_.glide_acceleration(slot);
-        Crease crease;
-        for_each_face_near(i, [&](std::uint32_t w2, const Vec<D>& n2) {
-            if (crease.w != none || w2 == w) return;
-            if (!(dot(a1, n2) < 0.0) || !(std::abs(dot(p.v, n2)) < rest_.speed)) return;
-            const double c = dot(n1, n2), det = 1.0 - c * c;
-            if (!(det > crease_parallel)) return; // (one plane: the glide is along both)
-            if (!(c * dot(g, n2) - dot(g, n1) > 0.0)) return; // f1 <= 0
-            if constexpr (D == 2) {
-                crease.w = w2; // a corner: v = 0
-            } else {
-                Vec<D> a, v;
-                if (along_axis(n1) && along_axis(n2)) {
-                    a = along_face(along_face(g, n1), n2);
-                    v = along_face(along_face(p.v, n1), n2);
-                } else {
-                    const Vec<D> t =
-                        choc::cross(n1, n2) * (1.0 / std::sqrt(det)); // |n1 x n2|² = det
-                    a = t * dot(g, t);
-                    v = t * dot(p.v, t);
-                }
-                const std::uint32_t k = glide_slot_for(a);
-                if (k == 0) return; // the table is full: it glides on w as before glides in creases
-                crease.w = w2, crease.slot = k, crease.v = v;
-            }
-        });
-        return crease;
-    }
+                     std::uint32_t slot) requires Motion::has_field;
     static bool along_axis(const Vec<D>& n) {
         for (int a = 0; a < D; ++a)
             if (std::abs(n[a]) == 1.0) return true;
         return false;
     }
-    // Calls f(w, n) for each face particle i (at now) touches within rest reach: obstacle
-    // number w, its unit normal n towards i. The faces that reflect (a thermal wall re-emits)
-    // of plane walls, segments (where i is over the segment) and triangles (over the face,
-    // not a rim; a one-sided triangle from the front).
+    // The faces i touches, and whether one falling onto i loads it off its glide.
     template <class F>
-    void for_each_face_near(std::uint32_t i, F&& f) requires Motion::has_field {
-        const Vec<D>& x = particles_.state[i].x;
-        const double a = particles_.radius(i), reach = rest_.reach;
-        for (std::uint32_t k = 0; k < box_.walls.size(); ++k) {
-            const auto& wall = box_.walls[k];
-            if (!wall.thermal() && wall.distance(x) - a <= reach) f(k, wall.normal);
-        }
-        for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
-            const auto& seg = box_.segments[k];
-            const double along = seg.along(x);
-            if (along < 0.0 || along > seg.length || std::abs(seg.height(x)) - a > reach) continue;
-            const std::uint32_t w =
-                Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face);
-            f(w, obstacle_plane(box_, w, x).normal);
-        }
-        const TriangleCells<D>& triangles = obstacles_.triangles().cells();
-        if (triangles.empty()) return;
-        const std::uint32_t cell = grids_.cells().cell_of(i);
-        for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
-            const Triangle<D>& tri = box_.triangles[e->index];
-            if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
-            if (tri.one_sided && tri.height(x) <= 0.0) continue;
-            const std::uint32_t w =
-                Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), e->index);
-            f(w, obstacle_plane(box_, w, x).normal);
-        }
-    }
-    // Whether a falling particle touching i (about to glide at acceleration a, its velocity
-    // along the support) meets it or bounces on it slower than rest speed, pulled back onto
-    // it: one lying on i. A glider feels no pull across its support, so the one on it comes
-    // back again and again, in ever shorter hops as each landing pushes i into the support,
-    // which takes the push (seen: a disc riding on a gliding one, the 60-disc box, the 2D
-    // hourglass: millions of events, or at last the same contact at the same instant for
-    // ever). The smooth pair would push each other along in a lasting contact, which no
-    // event describes. A loaded particle is therefore put to rest on its support instead,
-    // as by friction, and the one on it comes to rest on it or leans on it
-    // (docs/PHYSICS.md, "Particles at rest").
-    bool loaded(std::uint32_t i, const Vec<D>& a) requires Motion::has_field {
-        const auto& p = particles_.state[i];
-        bool found = false;
-        for_each_near(i, [&](std::uint32_t k, const Vec<D>& shift) {
-            const auto& pk = particles_.state[k];
-            if (found || k == i || pk.resting()) return;
-            const ParticleState<D> q = flight_from_now(k);
-            const Vec<D> r = q.x + shift - p.x; // from i to k's image beside it
-            const double sigma = particles_.table.pair_sigma(p.species, pk.species);
-            if (norm(r) - sigma > contact_tolerance_ * sigma) return; // not touching
-            // k's motion relative to i's glide: velocity v, the pull a_k − a (a_k: g, or
-            // k's own glide's pull: a glider sliding down onto one gliding slower, in a
-            // crease, pushes it along as one lying on it does; seen: two spheres on a slope,
-            // the lower one in its crease with a box wall, met at one instant for ever,
-            // scan case 11682011839193705786)
-            const Vec<D> v = q.v - p.v, n = r * (1.0 / norm(r));
-            const Vec<D> a_k =
-                pk.gliding() ? motion_.glide_acceleration(pk.glide_slot()) : motion_.gravity();
-            // slow across the contact either way (an approach as slow lands as lightly; one
-            // by round-off, seen, met the glider again and again at one instant)
-            const double u = dot(v, n);
-            const double pull = dot(a_k - a, n) + norm2(v - n * u) / norm(r);
-            found = std::abs(u) < rest_.speed && pull < 0.0;
-        });
-        return found;
-    }
-
-    // i (advanced to now) has an event: its glide, if it glided, ends here.
-    void end_glide(std::uint32_t i) {
-        if constexpr (Motion::has_field)
-            if (particles_.state[i].gliding()) [[unlikely]] {
-                particles_.state[i].set_glide(0);
-                --gliding_;
-            }
-    }
-    // Glider i's contact leaves the face it glided on: it flies on from there. Its centre
-    // is put just past the edge it reached, where the face no longer holds it: the time the
-    // edge was reached is rounded, and a centre left a rounding short of the edge, pressed
-    // onto the face with no speed across it, met the face at once, glided on it and left it
-    // at once, for ever (seen: a disc leaving a segment's end). The step is of the order of
-    // the rounding of the coordinates: the glide's end to round-off.
-    void leave_glide(std::uint32_t i) {
-        advance(i);
-        if constexpr (Motion::has_field) {
-            auto& x = particles_.state[i].x;
-            // the edge it reached (inward normal n through e, of face o): the one it is
-            // nearest inside, of either face of a crease; stepped past until that face's own
-            // test (face_time's) no longer has it over it
-            Vec<D> e{}, n{};
-            Obstacle o{};
-            double inside = never;
-            for (const std::uint32_t w : glide_on_[i]) {
-                if (w == none) continue;
-                const Obstacle face = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-                for_each_edge(face, [&](const Vec<D>& through, const Vec<D>& normal) {
-                    if (const double h = dot(x - through, normal); h < inside)
-                        inside = h, e = through, n = normal, o = face;
-                });
-            }
-            auto over = [&](const Vec<D>& y) {
-                if (o.triangle) return box_.triangles[o.index].over(y);
-                const auto& seg = box_.segments[o.index];
-                const double along = seg.along(y);
-                return along >= 0.0 && along <= seg.length;
-            };
-            if (inside < never) {
-                double size = 0.0;
-                for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
-                double step = std::numeric_limits<double>::epsilon() * size;
-                for (int k = 0; k < 16 && over(x); ++k, step *= 2.0)
-                    x -= n * (std::max(dot(x - e, n), 0.0) + step);
-                // ... and clear of the edge by a few roundings of that test, so that a
-                // coplanar neighbour sharing the edge (a mesh's, a toothed floor's) has the
-                // centre over it: a centre just past the edge can be over neither, by
-                // round-off, and was then met by no face (nor by a rim: it rests on the
-                // face's height) and sank through the neighbour under the field (scan case
-                // 11607331221862812016, a sphere on a corrugated strip, 1.8e-5 of its
-                // radius deep at t = 6.94)
-                const double clear =
-                    leave_edge_clearance_ulps * std::numeric_limits<double>::epsilon() * size;
-                if (const double h = dot(x - e, n); h > -clear) x -= n * (h + clear);
-            }
-            // A centre a rounding below the face it glided on, its speed from the face one
-            // too small to rise out of that, would fall through the face's coplanar
-            // neighbour unmet (first_contact takes a gap below zero, rising, for a centre
-            // beside the obstacle): put back on the contact, as after a bounce
-            // (back_to_contact; the same case, 1.6e-3 of the radius deep at t = 4.07, its
-            // gap -4.4e-16 and its speed from the face 2.4e-15 when it left the face)
-            for (const std::uint32_t w : glide_on_[i])
-                if (w != none) back_to_contact(i, w);
-        }
-        end_glide(i);
-        particles_.state[i].bump();
-        predict_all(i);
-    }
-    // When the contact of glider i, whose flight from now is q, leaves a face it glides
-    // on: its centre's projection along the face reaches an end of the segment or an edge of
-    // the triangle, each a one-dimensional gap closing as first_contact solves it (the
-    // glide's pull along the face, a, its acceleration there); never on a plane wall. In a
-    // crease, the first of its two faces' (the edge the two share, along the glide, stays
-    // at its gap).
+    void for_each_face_near(std::uint32_t i, F&& f) requires Motion::has_field;
+    bool loaded(std::uint32_t i, const Vec<D>& a) requires Motion::has_field;
+    // A glide's end: at an event of i, at the edge of its faces (glide_end), and when.
+    void end_glide(std::uint32_t i);
+    void leave_glide(std::uint32_t i);
     double glide_end_time(std::uint32_t i,
-                          const ParticleState<D>& q) const requires Motion::has_field {
-        const Motion& m = flight_motion(q);
-        double t = never;
-        for (const std::uint32_t w : glide_on_[i]) {
-            if (w == none) continue;
-            const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-            // the gap inside the edge of inward normal n through point e
-            for_each_edge(o, [&](const Vec<D>& e, const Vec<D>& n) {
-                t = std::min(
-                    t, m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
-            });
-        }
-        return t;
-    }
-    // Calls f(e, n) for each edge of obstacle o's face, through point e with unit normal n
-    // in the face's plane towards its inside: a segment's two ends, a triangle's three
-    // edges, nothing for a plane wall.
+                          const ParticleState<D>& q) const requires Motion::has_field;
     template <class F>
-    void for_each_edge(const Obstacle& o, F&& f) const {
-        if (o.triangle) {
-            const auto& tri = box_.triangles[o.index];
-            for (int k = 0; k < 3; ++k) f(tri.vertex[k], tri.inward[k]);
-        } else if (!o.wall) {
-            const auto& seg = box_.segments[o.index];
-            f(seg.from, seg.tangent);
-            f(seg.to, seg.tangent * -1.0);
-        }
-    }
+    void for_each_edge(const Obstacle& o, F&& f) const;
     using GlideFaces = std::array<std::uint32_t, 2>; // a face (and none), or a crease's two
-    // The obstacles i glides on (none if it does not; the second none but in a crease): its
-    // predictions pass them by, its flight being along them to round-off.
-    GlideFaces glide_support(const ParticleState<D>& p, std::uint32_t i) const {
-        if constexpr (Motion::has_field)
-            if (p.gliding()) [[unlikely]]
-                return glide_on_[i];
-        return {none, none};
-    }
-    // A restored glider's faces: a face's own slot, or a crease's slot in the table.
-    bool glide_faces_valid(std::uint32_t i) const {
-        if (glide_on_.empty()) return false;
-        const auto [w, w2] = glide_on_[i];
-        const std::uint32_t slot = particles_.state[i].glide_slot();
-        if (w >= glide_slot_of_.size()) return false;
-        if (w2 == none) return glide_slot_of_[w] == slot;
-        return w2 < glide_slot_of_.size() && w2 != w && slot < glide_table_->size();
-    }
+    GlideFaces glide_support(const ParticleState<D>& p, std::uint32_t i) const;
+    bool glide_faces_valid(std::uint32_t i) const;
     // The flight p follows: a glide's, or the field's.
     const Motion& flight_motion(const ParticleState<D>& p) const {
         if constexpr (Motion::has_field)
@@ -880,503 +539,14 @@ class Engine {
         return motion_;
     }
 
-    // Time until i, whose flight from now is q (x seen beside j), first meets particle j,
-    // whose flight from now is (x_j, v_j) on glide slot j_slot, when their flights differ
-    // in kind (one glides, or they glide on different supports): their relative motion is
-    // then curved. Both flights are linear in their velocities and their pulls with the
-    // same drag (motions.hpp), so the relative flight is the field's form with the relative
-    // velocity and the pull a_i − a_j, met by the fixed point: the search of a particle at
-    // rest, and with it its window and rescans. (When i glides and j falls, j's flight is
-    // taken relative to i's, so that a glide along a floor, a = 0, is searched as before.)
+    // When i, flying as q, meets glider j (a curved relative flight).
     double time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j, const Vec<D>& v_j,
-                          std::uint32_t j_slot, double sigma) const requires Motion::has_field {
-        const Vec<D>& g = motion_.gravity();
-        const Schedule& s = schedule_[i];
-        const double window = std::min(pair_horizon(s), s.crossing_time - now_);
-        if (q.gliding() && j_slot == 0) { // i glides, j falls: j's flight relative to i's
-            const Vec<D> x_i = q.x;
-            const Motion relative(g - motion_.glide_acceleration(q.glide_slot()), motion_.drag());
-            q.x = x_j, q.v = v_j - q.v;
-            q.set_glide(0);
-            return end_time(relative, x_i, q, sigma, window);
-        }
-        const Vec<D> a_i = q.gliding() ? motion_.glide_acceleration(q.glide_slot()) : g;
-        const Vec<D> a_j = j_slot > 0 ? motion_.glide_acceleration(j_slot) : g;
-        const Motion relative(a_i - a_j, motion_.drag());
-        q.v -= v_j;
-        q.set_glide(0);
-        return end_time(relative, x_j, q, sigma, window);
-    }
-
-    // Time until particle q (a flight from now, stamp 0) first touches the point x at
-    // distance sigma: a particle at rest, looked at by i, within i's horizon and its cell.
-    double time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
-                           double sigma) const requires Motion::has_field {
-        const Schedule& s = schedule_[i];
-        const double window = std::min(pair_horizon(s), s.crossing_time - now_);
-        return end_time(flight_motion(q), x, q, sigma, window);
-    }
-
-    // Particle i (awake, advanced to now, just collided) is held against gravity by its
-    // supports within reach: the box walls and [[walls]] planes that reflect (a thermal
-    // wall re-emits: it holds nothing), segments, triangles and particles at rest.
-    bool held(std::uint32_t i) requires Motion::has_field {
-        std::vector<Vec<D>>& normals = rest_normals_;
-        normals.clear();
-        for_each_support(i, rest_.reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
-        return holds_against_gravity<D>(normals, motion_.gravity());
-    }
-
-    // Particle i (awake, advanced to now, slow) is not held by supports at rest alone; it
-    // may be by slow awake particles it touches, held in turn by it. Seen: a disc on
-    // one at rest, a little beside its top, pressed on it by a disc above it that rested
-    // on it and on another at rest; neither could rest first, and 25 such discs of the
-    // 60-disc box (e = 0.8, seed 11, TC) kept 330,000 elastic micro-collisions per time
-    // unit going at speeds of 1e-4. The slow awake particles that touch i, and those that
-    // touch them (at most rest_cluster_limit in all), are gathered with their positions
-    // now; those not held by their supports and the others still gathered are let go until
-    // each left is held; the ones left (i among them or not) are put to rest together. A
-    // group held so is held against gravity as a whole: its lowest particle is held by
-    // supports at rest, since every contact with another of the group pushes it down or
-    // sideways. The energy booked is at most m v_rest² / 2 a particle.
-    bool rests_together(std::uint32_t i) requires Motion::has_field {
-        std::vector<std::uint32_t>& group = rest_group_;
-        std::vector<Vec<D>>& where = rest_group_x_;
-        RestGroup<D>& judge = rest_judge_;
-        judge.clear();
-        group.assign(1, i);
-        where.assign(1, particles_.state[i].x);
-        rest_slot_[i] = 0;
-        const double reach = rest_.reach;
-        for (std::size_t n = 0; n < group.size(); ++n) {
-            const std::uint32_t b = group[n];
-            const Vec<D> xb = where[n];
-            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-                const auto& pk = particles_.state[k];
-                if (k == b || pk.resting()) return;
-                const ParticleState<D> qk = flight_from_now(k);
-                const Vec<D> r = xb - (qk.x + shift);
-                const double d = norm(r);
-                if (d - particles_.table.pair_sigma(particles_.state[b].species, pk.species) >
-                    reach)
-                    return;
-                if (!rest_.slow(qk.v)) return; // a fast one is no support
-                std::uint32_t m = rest_slot_[k];
-                if (m == none) {
-                    if (group.size() >= rest_cluster_limit) return;
-                    m = rest_slot_[k] = static_cast<std::uint32_t>(group.size());
-                    group.push_back(k);
-                    where.push_back(qk.x);
-                }
-                judge.add_contact(static_cast<std::uint32_t>(n), m, r * (1.0 / d));
-            });
-        }
-        for (const std::uint32_t b : group) rest_slot_[b] = none; // (the slots are scratch)
-        if (group.size() < 2) return false;
-        for (std::size_t n = 0; n < group.size(); ++n) {
-            for_each_support(group[n], where[n], rest_.reach,
-                             [&](const Vec<D>& nn, double) { judge.add_support(nn); });
-            judge.end_supports();
-        }
-        const std::vector<char>& in = judge.solve(motion_.gravity());
-        bool any = false;
-        for (std::size_t n = 0; n < group.size(); ++n) {
-            if (!in[n]) continue;
-            const std::uint32_t b = group[n];
-            if (b != i) {
-                advance(b);
-                end_glide(b);
-            }
-            ++tally_.leans;
-            put_to_rest(b);
-            any = any || b == i;
-        }
-        return any;
-    }
-
-    // Calls f(n, d) for each support of particle i (at now) within `reach` of contact: a box
-    // wall or [[walls]] plane that reflects, a segment, a triangle (from its front if
-    // one-sided) or a particle at rest; n is the contact's unit normal towards i and d the
-    // radius of curvature of the contact seen from i's centre (the distance of the centres
-    // for a particle at rest; planes, segments and triangles count as flat, `never`, which
-    // can only make a slide on a segment's end look more pressed in than it is).
-    template <class F>
-    void for_each_support(std::uint32_t i, double reach, F&& f) requires Motion::has_field {
-        for_each_support(i, particles_.state[i].x, reach, f);
-    }
-    // The same with i's centre at x (i's position now, i not advanced; in i's cell).
-    template <class F>
-    void for_each_support(std::uint32_t i, const Vec<D>& x, double reach,
-                          F&& f) requires Motion::has_field {
-        const std::uint32_t species = particles_.state[i].species;
-        const double a = particles_.radius(i);
-        for (const auto& wall : box_.walls)
-            if (!wall.thermal() && wall.distance(x) - a <= reach) f(wall.normal, never);
-        for (const auto& seg : box_.segments)
-            if (seg.distance(x) - a <= reach)
-                f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
-        if (const TriangleCells<D>& triangles = obstacles_.triangles().cells();
-            !triangles.empty()) {
-            const std::uint32_t cell = grids_.cells().cell_of(i);
-            for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
-                const Triangle<D>& tri = box_.triangles[e->index];
-                if (tri.distance(x) - a > reach) continue;
-                if (tri.one_sided && tri.height(x) <= 0.0) continue; // from the front only
-                f(tri.contact_plane(x).normal, never);
-            }
-        }
-        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-            const auto& pj = particles_.state[j];
-            if (j == i || !pj.resting()) return;
-            const Vec<D> r = x - (pj.x + shift);
-            const double d = norm(r);
-            if (d - particles_.table.pair_sigma(species, pj.species) <= reach) f(r * (1.0 / d), d);
-        });
-    }
-
-    // Puts particle i (awake, at now) to rest where it is: its kinetic energy is booked as
-    // lost, its counter moves (every prediction naming it is stale), and every awake
-    // particle around it predicts its contact with it, since i will predict nothing.
-    void put_to_rest(std::uint32_t i) requires Motion::has_field {
-        if (rest_cycle_.holds(now_, id_[i], RestCycle::woken)) [[unlikely]]
-            rest_cycle_.record(now_, id_[i], RestCycle::again);
-        auto& p = particles_.state[i];
-        const double k = kinetic_energy(particles_.mass(i), p.v);
-        kinetic_change(p.species, -k);
-        tally_.rest_energy += k;
-        ++tally_.rests;
-        ++at_rest_;
-        p.v = Vec<D>{};
-        p.t = rest_stamp;
-        p.bump();
-        forget_partner(i);
-        schedule_[i] = Schedule{};
-        reschedule(i); // nothing: out of the calendar's reach
-        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-            const auto& pj = particles_.state[j];
-            if (j == i || pj.resting()) return;
-            ParticleState<D> q = flight_from_now(j);
-            q.x += shift;
-            const double dt =
-                time_to_resting(j, q, p.x, particles_.table.pair_sigma(p.species, pj.species));
-            take_earliest(j, &i, &dt, 1);
-            reschedule(j);
-        });
-    }
-
-    // Awake particle i meets particle j at rest at now. An impact at least rest speed wakes
-    // j, and every particle at rest that lay on j, and is an ordinary collision; a slower
-    // one meets j as a fixed sphere: i is reflected from the plane tangent at the contact
-    // (restitution of the pair, TC included), and j, held by its supports, does not move.
-    // That, and the impulse the supports then take, is the model's departure from
-    // hard-sphere dynamics (docs/PHYSICS.md).
-    void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field {
-        advance(i);
-        end_glide(i);
-        auto& pi = particles_.state[i];
-        auto& pj = particles_.state[j];
-        const Vec<D> r = box_.minimum_image(pi.x - pj.x);
-        const double u = -dot(pi.v, r) / norm(r); // approach speed (j does not move)
-        if (rest_.wakes(u) && !rest_cycle_.holds(now_, id_[j], RestCycle::again)) {
-            wake(j);
-            apply_pair(i, j, true);
-            pi.bump();
-            pj.bump();
-            wake_above(j);
-            predict_or_rest(i);
-            predict_or_rest(j);
-            return;
-        }
-        check_pair_contact(i, j, r, true);
-        const double m = particles_.mass(i), k = kinetic_energy(m, pi.v);
-        Wall<D> plane;
-        plane.normal = r * (1.0 / norm(r));
-        plane.restitution =
-            rest_.settling(pi.v) ? rest_impact_restitution(i, j) : pair_restitution(i, j);
-        wall_collision(plane, pi.v, m);
-        collided(i);
-        kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
-        tally_.pair_collision(pi.species, pj.species);
-        ++tally_.rest_impacts;
-        log_pair(i, j);
-        // a curved flight may meet the fixed sphere again at once (a contact in a pocket):
-        // no just-met exclusion, as with a wall
-        last_partner_[i] = none;
-        pi.bump();
-        if (trapped(i)) [[unlikely]] {
-            free_from_contacts(i);
-            if (trapped(i)) {
-                ++tally_.leans;
-                return put_to_rest(i);
-            }
-        }
-        predict_or_rest(i);
-    }
-
-    // The restitution of a slow impact on a particle at rest by a particle slower than
-    // wake speed (meet_resting): the pair's, never the TC model's elastic 1 (a plastic
-    // instant's 0 still). TC keeps moving particles from an inelastic collapse; a particle
-    // settling on others at rest is the rest model's to end, and under TC it could not: one
-    // bouncing among particles at rest more often than once per tc, slower than wake speed
-    // and faster than rest speed, kept its speed for ever (the 2D hourglass's settled pile,
-    // rest_speed 0.05, tc = 1e-4: one disc at 0.062, 117,000 elastic impacts per time unit
-    // from t = 46 on). A faster particle grazing the pile keeps TC: with the pair's
-    // restitution for every slow impact, the flowing grains of the hourglass stuck to its
-    // pile, to be put to rest and woken again, 3.6 million times in 2 time units (t = 22
-    // to 24: 59 s instead of 2).
-    double rest_impact_restitution(std::uint32_t i,
-                                   std::uint32_t j) const requires Motion::has_field {
-        if (plastic_instant()) [[unlikely]]
-            return 0.0;
-        return species_restitution(i, j);
-    }
-
-    // Whether particle i (advanced to now, just reflected from a particle at rest) meets a
-    // support it touches again before the clock can move on: the reflection
-    // cannot carry i off. Seen: a particle woken with velocity zero (wake) beside one still
-    // at rest, a little above its centre, so that gravity presses it in; its approach is
-    // zero, the reflection changes nothing, and the same contact came back at the same
-    // instant for ever (the 60-disc box, the 2D hourglass: the clock stopped, exit 3). A
-    // smooth particle there would slide down the sphere, a motion with no closed form,
-    // which reflections from the sphere cannot follow. Seen too: a disc rising in a slot
-    // between two at rest that both touch it, bouncing from one to the other at the same
-    // instant, and a disc falling down a slot between a wall and a disc at rest exactly as
-    // wide as itself, bouncing across it at the same instant (the 60-disc box, e = 0.3,
-    // seed 6, TC: exit 3). A particle so trapped first loses its velocity into its
-    // contacts (free_from_contacts, plastic, booked); if still trapped, it is leaning on
-    // them and is put to rest against them (held as by friction; docs/PHYSICS.md,
-    // "Particles at rest"), else it moves on from there (the disc in the slot falls through
-    // it; a slow one was put to rest at once before, in the air between wall and disc).
-    bool trapped(std::uint32_t i) requires Motion::has_field {
-        const ParticleState<D> q = flight_from_now(i);
-        const double resolution = round_off_time(q), height = round_off_height(q);
-        const double reach = contact_tolerance_ * particles_.table.largest_diameter();
-        bool found = false;
-        for_each_support(i, reach, [&](const Vec<D>& n, double d) {
-            found = found || returns_within(n, d, q.v, resolution, height);
-        });
-        return found;
-    }
-
-    // Whether a contact of unit normal n (towards the moving particle) and radius of
-    // curvature d (the centres' distance from a particle at rest; `never` for a plane),
-    // relative velocity v and the field's acceleration g comes back within `window`, or
-    // without ever opening wider than `height`. Near contact the gap moves as
-    //     gap(τ) = u τ + (g.n + |v_t|² / |r|) τ² / 2,   u = v.n,  v_t = v − u n,
-    // (the second term the pull along the normal and the curvature of the sphere): an
-    // approach meets now, and a separation pulled back meets again after 2u / |pull|, having
-    // opened the gap by u² / (2 |pull|) at most. Said in closed form since the searches of
-    // convex_time.hpp cannot step below the round-off of positions, where these returns
-    // happen: a gap that never opens beyond that round-off is a gap they see closed at once.
-    // Seen: a disc wedged between a wall and a disc at rest, pressed in at 0.056 g and
-    // separating at 1.5e-15, so that it would come back after 1.1e-13 (a hundred ulps of
-    // the clock) at a height of 4e-29; the search met it at the same instant, 472,919 times
-    // (the 60-disc box, e = 0.3, seed 11, TC: exit 3).
-    bool returns_within(const Vec<D>& n, double d, const Vec<D>& v, double window,
-                        double height) const requires Motion::has_field {
-        const double u = dot(v, n);
-        // An approach meets now, at any speed: a disc in a slot between a wall and a disc
-        // held at rest (RestCycle), narrower than itself by round-off, went from one to the
-        // other at 0.082 for ever (the 60-disc box, e = 0.3, seed 6, TC).
-        if (u < 0.0) return true;
-        const double pull = dot(motion_.gravity(), n) + norm2(v - n * u) / d;
-        return pull < 0.0 && (2.0 * u < window * -pull || u * u < 2.0 * height * -pull);
-    }
-
-    // The round-off of particle p's position: gaps at its contacts below it are noise.
-    double round_off_height(const ParticleState<D>& p) const {
-        constexpr double eps = std::numeric_limits<double>::epsilon();
-        double x = 0.0;
-        for (int a = 0; a < D; ++a) x = std::max(x, std::abs(p.x[a]));
-        return 4.0 * eps * std::max(x, particles_.table.largest_diameter());
-    }
-
-    // How soon a contact that comes back is the same contact: within a few ulps of the
-    // clock, or before particle p (a flight from now) can move beyond the round-off of its
-    // coordinates, |v| τ + |g| τ²/2 < eps |x| (too_short, which the collapse watch counts:
-    // a run of such flights has stalled however its clock creeps). Seen: a disc sliding
-    // down a sphere at rest in micro-bounces one ulp of the clock long.
-    double round_off_time(const ParticleState<D>& p) const requires Motion::has_field {
-        constexpr double eps = std::numeric_limits<double>::epsilon();
-        double x = 0.0;
-        for (int a = 0; a < D; ++a) x = std::max(x, std::abs(p.x[a]));
-        const double move = eps * x, speed = norm(p.v), pull = norm(motion_.gravity());
-        const double still =
-            std::min(speed > 0.0 ? move / speed : never, std::sqrt(2.0 * move / pull));
-        return 4.0 * std::max(std::nextafter(now_, never) - now_, still);
-    }
-
-    // Takes from i's velocity its approach to every support it touches (plastic contacts,
-    // by repeated projection: the velocity nearest to i's that approaches none of them),
-    // the lost energy booked as the rest model's.
-    void free_from_contacts(std::uint32_t i) requires Motion::has_field {
-        auto& p = particles_.state[i];
-        const double k = kinetic_energy(particles_.mass(i), p.v);
-        const double reach = contact_tolerance_ * particles_.table.largest_diameter();
-        std::vector<Vec<D>>& normals = rest_normals_;
-        normals.clear();
-        for_each_support(i, reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
-        for (int sweep = 0; sweep < 16; ++sweep) {
-            bool changed = false;
-            for (const Vec<D>& n : normals)
-                if (const double u = dot(p.v, n); u < 0.0) p.v -= n * u, changed = true;
-            if (!changed) break;
-        }
-        const double lost = k - kinetic_energy(particles_.mass(i), p.v);
-        kinetic_change(p.species, -lost);
-        tally_.rest_energy += lost;
-    }
-
-    // Particle j, at rest, moves again from now, at rest velocity zero (its caller gives it
-    // one, or gravity does); predicted by its caller (meet_resting) or by wake_above.
-    void wake(std::uint32_t j) requires Motion::has_field {
-        rest_cycle_.record(now_, id_[j], RestCycle::woken);
-        auto& p = particles_.state[j];
-        p.t = now_;
-        p.v = Vec<D>{};
-        p.bump();
-        forget_partner(j);
-        ++tally_.wakes;
-        --at_rest_;
-    }
-
-    // i's flight has changed in kind (put to rest, or woken): a pair it has just met is
-    // no longer two straight lines that cannot meet again at this instant, so the
-    // just-met exclusion (take_earliest) ends for it. Seen: a disc struck from above and
-    // put to rest at once (slow), still moving into the floor, was passed through by the
-    // disc above it, whose contact with it at this instant the exclusion skipped.
-    void forget_partner(std::uint32_t i) {
-        const std::uint32_t j = last_partner_[i];
-        if (j != none && last_partner_[j] == i) last_partner_[j] = none;
-        last_partner_[i] = none;
-    }
-
-    // j has just been woken: every particle at rest within reach of it and above it (the
-    // contact's normal from j has a part against gravity: j may have been holding it) that
-    // its supports still at rest no longer hold (held) wakes too, and so on up; each is
-    // then predicted from rest. One still held stays at rest, as it would have been put to
-    // rest with those supports alone; if j comes back, it meets it as one at rest. Seen:
-    // woken with every particle above, a grain struck deep in a pile woke the cone above
-    // it, which came to rest again at once (the 2D hourglass, rest_speed 0.05, to t = 22:
-    // 1.38 million rests, 1.19 million of the wakes from here; 0.38 million rests now).
-    // (Tried, issue 40: leaving at rest one that leans on a support at rest below its
-    // centre, which woken with velocity zero meets it at once and is put to rest there
-    // again. In the 2D hourglass's settled pile that cut the wakes from here from 273,000
-    // to 39,000 in 0.05 time units, and the time by 18 %; but in the 60-disc box (e = 0.3,
-    // seed 17, no TC) six slow discs above one so left then met one another at one
-    // instant, which no rescue ended: exit 3 at t = 6.1. Not kept.)
-    void wake_above(std::uint32_t j) requires Motion::has_field {
-        std::vector<std::uint32_t>& woken = rest_woken_;
-        std::vector<std::uint32_t>& above = rest_above_;
-        woken.assign(1, j);
-        for (std::size_t n = 0; n < woken.size(); ++n) {
-            const std::uint32_t b = woken[n];
-            const auto& pb = particles_.state[b];
-            above.clear();
-            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-                const auto& pk = particles_.state[k];
-                if (!pk.resting()) return;
-                const Vec<D> r = (pk.x + shift) - pb.x;
-                if (norm(r) - particles_.table.pair_sigma(pb.species, pk.species) > rest_.reach)
-                    return;
-                if (dot(r, motion_.gravity()) >= 0.0) return; // not above b
-                above.push_back(k);
-            });
-            // (held walks the cells too: after the walk above, not inside it)
-            for (const std::uint32_t k : above)
-                if (particles_.state[k].resting() && !held(k)) {
-                    wake(k);
-                    woken.push_back(k);
-                }
-        }
-        for (std::size_t n = 1; n < woken.size(); ++n) predict_all(woken[n]);
-    }
-
-    // After a cell crossing: i's contacts with the particles at rest around it, searched
-    // before only as far as the crossing, are searched again as far as the next one.
-    // So are its curved meetings with gliders (when i falls) or with falling particles
-    // (when i glides), searched no further than the crossing either.
-    void rescan_resting(std::uint32_t i) {
-        if constexpr (Motion::has_field) {
-            if (at_rest_ == 0 && gliding_ == 0) return;
-            const ParticleState<D> q0 = flight_from_now(i);
-            for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-                const auto& pj = particles_.state[j];
-                if (j == i || !(pj.resting() || pj.glide_slot() != q0.glide_slot())) return;
-                ParticleState<D> q = q0;
-                q.x -= shift; // i as j's image sees it
-                const double sigma = particles_.table.pair_sigma(q0.species, pj.species);
-                const double dt = pj.resting() ? time_to_resting(i, q, pj.x, sigma)
-                                               : time_to_glider(i, q, motion_.position(pj, now_),
-                                                                motion_.velocity(pj, now_),
-                                                                pj.glide_slot(), sigma);
-                take_earliest(i, &j, &dt, 1);
-            });
-        }
-    }
-
-    // --- Cell events (engine/crossings.hpp) --------------------------------------------
-
-    // i leaves its cell (of one of its grids, cross_levels), or wraps through a periodic face.
-    void cross(std::uint32_t i);
-    void wrap(std::uint32_t i, int axis, int dir);
-
-    // The rest model needs gravity to rest against (config.cpp says so by key first). With
-    // epsilon > 0 its particles at rest stay out of groups (outside_groups).
-    void set_up_rest() {
-        if constexpr (!Motion::has_field) {
-            throw std::invalid_argument("Engine: the rest model needs gravity");
-        } else {
-            if (norm(motion_.gravity()) == 0.0)
-                throw std::invalid_argument("Engine: the rest model needs gravity");
-            // reach: never below the round-off of a contact of the smallest particles
-            double smallest = never;
-            for (const auto& sp : particles_.table.species)
-                smallest = std::min(smallest, 2.0 * sp.radius);
-            rest_ = RestRule(settings_.rest_speed, norm(motion_.gravity()),
-                             contact_tolerance_ * smallest);
-            rest_slot_.assign(particles_.size(), none);
-            at_rest_ = static_cast<std::uint32_t>(
-                std::count_if(particles_.state.begin(), particles_.state.end(),
-                              [](const ParticleState<D>& p) { return p.resting(); }));
-        }
-    }
-
-    // The glide table: the pull along each support face a particle glides on, a = g −
-    // (g.n) n, one slot per distinct a, given to a face when a particle first glides on it
-    // (glide_slot: a mesh has many faces, most of which nothing glides on: the 3D
-    // hourglass's upper cone has 48, its lower cone, an overhang, 48 more), at most
-    // glide_slots − 1 of them: a face beyond them has none, and its particles bounce as
-    // they did before glides. The table depends on the run's history, so it is saved with
-    // the engine. On an axis normal a is g with that coordinate zero, exactly (a floor
-    // square to the field: a = 0). Thermal walls re-emit and hold nothing; segment ends and
-    // triangle rims are not faces.
-    void set_up_glides() {
-        if constexpr (Motion::has_field) {
-            glide_table_ = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
-            glide_table_->reserve(glide_slots); // (Field reads it through the pointer)
-            glide_slot_of_.assign(
-                box_.walls.size() + 3 * box_.segments.size() + box_.triangles.size(), unslotted);
-            set_up_glide_motions();
-            glide_on_.assign(particles_.size(), GlideFaces{none, none});
-            gliding_ = static_cast<std::uint32_t>(
-                std::count_if(particles_.state.begin(), particles_.state.end(),
-                              [](const ParticleState<D>& p) { return p.gliding(); }));
-        }
-    }
-    // The flight of each slot of the table (reserved whole: flight_motion's references
-    // stay valid as slots are added).
-    void set_up_glide_motions() requires Motion::has_field {
-        motion_.set_glides(glide_table_);
-        glide_motions_.clear();
-        glide_motions_.reserve(glide_slots);
-        for (const Vec<D>& a : *glide_table_) add_glide_motion(a);
-    }
-    void add_glide_motion(const Vec<D>& a) requires Motion::has_field {
-        glide_motions_.emplace_back(a, motion_.drag());
-        glide_motions_.back().set_glides(glide_table_);
-    }
-    static constexpr std::uint8_t unslotted = 0xff;
+                          std::uint32_t j_slot, double sigma) const requires Motion::has_field;
+    // The glide table: its slots' pulls and flights, and the slot of each obstacle.
+    void set_up_glides();
+    void set_up_glide_motions() requires Motion::has_field;
+    void add_glide_motion(const Vec<D>& a) requires Motion::has_field;
+    static constexpr std::uint8_t unslotted = 0xff; // (glide_slot_of_: not looked at yet)
     // v without its part along the unit normal n: on an axis exactly, that coordinate set to
     // zero (a glide along a floor stays at its height to the bit, and its pull is 0).
     static Vec<D> along_face(Vec<D> v, const Vec<D>& n) {
@@ -1386,37 +556,15 @@ class Engine {
                 return v;
             }
         return v - n * dot(v, n);
-    } // (glide_slot_of_: not looked at yet)
+    }
+    std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field;
+    std::uint32_t glide_slot_for(const Vec<D>& a) requires Motion::has_field;
 
-    // The slot of obstacle w's face (0: none), given now if it has none yet.
-    std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field {
-        if (w >= glide_slot_of_.size()) return 0;
-        if (glide_slot_of_[w] != unslotted) return glide_slot_of_[w];
-        glide_slot_of_[w] = 0;
-        const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-        Vec<D> n{};
-        if (o.wall && !box_.walls[o.index].thermal())
-            n = box_.walls[o.index].normal;
-        else if (o.triangle)
-            n = box_.triangles[o.index].normal;
-        else if (!o.wall && o.part == Segment<D>::face)
-            n = box_.segments[o.index].normal;
-        const Vec<D>& g = motion_.gravity();
-        if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
-        return glide_slot_of_[w] = static_cast<std::uint8_t>(glide_slot_for(along_face(g, n)));
-    }
-    // The slot of pull a (0: the table is full), given now if no slot has it yet.
-    std::uint32_t glide_slot_for(const Vec<D>& a) requires Motion::has_field {
-        auto& table = *glide_table_;
-        std::size_t k = 1;
-        while (k < table.size() && !(table[k] == a)) ++k;
-        if (k == table.size()) {
-            if (table.size() == glide_slots) return 0; // full: it bounces as before
-            table.push_back(a);
-            add_glide_motion(a);
-        }
-        return static_cast<std::uint32_t>(k);
-    }
+    // --- Cell events (engine/crossings.hpp) --------------------------------------------
+
+    // i leaves its cell (of one of its grids, cross_levels), or wraps through a periodic face.
+    void cross(std::uint32_t i);
+    void wrap(std::uint32_t i, int axis, int dir);
 
     // --- Levels of cell grids (engine/grids.hpp): size-disperse particles ---------------
 
@@ -1750,7 +898,8 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
         else if (++events_at_now_ > stuck_limit_) [[unlikely]]
             clock_stuck();
         if constexpr (Motion::has_field) {
-            if (events_at_now_ == 2 * long_instant_ && rest_.on()) [[unlikely]] {
+            if (events_at_now_ == rescue_instant_factor * long_instant_ && rest_.on())
+                [[unlikely]] {
                 rescue_stall(0.0); // the plastic collisions of the instant did not end it
                 continue;          // (the calendar's top has changed)
             }
@@ -1770,10 +919,12 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 #include "choc/kernel/engine/collisions.hpp"
 #include "choc/kernel/engine/crossings.hpp"
 #include "choc/kernel/engine/engine_state.hpp"
+#include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/invariants.hpp"
 #include "choc/kernel/engine/kernel.hpp"
 #include "choc/kernel/engine/maintenance.hpp"
 #include "choc/kernel/engine/pair_prediction.hpp"
+#include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/set_up.hpp"
 
 namespace choc {

@@ -242,6 +242,20 @@ inline constexpr std::uint64_t stuck_events_per_particle = 64;
 inline constexpr std::uint64_t plastic_events_per_particle = 16;
 inline constexpr std::uint64_t plastic_events_base = 10'000;
 inline constexpr std::uint64_t stuck_events_base = 1'000'000;
+// With the rest model, an instant this many times as long as the plastic one above has its
+// stall rescued (Engine::rescue_stall): its plastic collisions did not end it.
+inline constexpr std::uint64_t rescue_instant_factor = 2;
+
+// Maintenance (engine/maintenance.hpp: invariants, rebase, renumbering) every this many
+// events per particle, and at least every so many events: an O(N log N) pass every few
+// events per particle is a small fraction of the run, and a small system still rebases
+// its clock often enough to keep stored times small.
+inline constexpr std::uint64_t maintenance_events_per_particle = 4;
+inline constexpr std::uint64_t maintenance_events_min = 1u << 16;
+
+// The thermostat of a sheared fluid (engine/sliding_boundaries.hpp) every this many pair
+// collisions per particle.
+inline constexpr std::uint64_t thermostat_collisions_per_particle = 10;
 
 // Most species: the engine keeps per-pair tables (contact distances, their squares,
 // restitutions) of n^2 doubles each; 1024 species make each 8 MiB, 16000 would make each

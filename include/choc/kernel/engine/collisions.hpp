@@ -60,7 +60,7 @@ inline void Engine<D, Cal, Motion>::collide_pair(std::uint32_t i, std::uint32_t 
 // 2.5e-10 and then 6.9e-10 of a diameter into each other at t = 2.11 (scan case
 // 12855189909378056514; with round-off here its worst overlap is 1.5e-14). The plastic
 // cascade of a long instant converges geometrically, so a few rounds more reach
-// round-off; one that does not is rescued at 2 long_instant_ events (rescue_stall).
+// round-off; one that does not is rescued at rescue_instant_factor long instants (rescue_stall).
 template <int D, Calendar Cal, Motion<D> Motion>
 inline bool
 Engine<D, Cal, Motion>::at_rest_contact(std::uint32_t i,

@@ -42,7 +42,8 @@ inline void Engine<D, Cal, Motion>::check_wall_contact(std::uint32_t i, std::uin
 template <int D, Calendar Cal, Motion<D> Motion>
 void Engine<D, Cal, Motion>::clock_stuck() const {
     if constexpr (Motion::has_field) {
-        if (rest_.on()) stall_not_ended(); // (rescued at 2 long_instant_ events already)
+        if (rest_.on())
+            stall_not_ended(); // (rescued at rescue_instant_factor long instants already)
         slide_without_rest_model();
     }
     const std::uint32_t i = calendar_.top();

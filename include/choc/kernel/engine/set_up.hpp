@@ -65,9 +65,11 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
     }
     set_up_glides();
     if (settings_.rest_speed > 0.0) set_up_rest();
-    maintain_every_ = settings_.maintain_every > 0
-                          ? settings_.maintain_every
-                          : std::max<std::uint64_t>(4 * std::uint64_t{particles_.size()}, 1u << 16);
+    maintain_every_ =
+        settings_.maintain_every > 0
+            ? settings_.maintain_every
+            : std::max(maintenance_events_per_particle * std::uint64_t{particles_.size()},
+                       maintenance_events_min);
 }
 
 template <int D, Calendar Cal, Motion<D> Motion>

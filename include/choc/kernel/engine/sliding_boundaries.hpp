@@ -20,6 +20,7 @@
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/lees_edwards.hpp"
 #include "choc/kernel/particles.hpp"
+#include "choc/kernel/tolerances.hpp"
 
 #include <algorithm>
 #include <array>
@@ -172,7 +173,8 @@ class SlidingBoundaries {
     // N / 2 collisions: about 20 collisions per particle, over which a shear rate small
     // against the collision rate heats the fluid by a fraction of a per cent).
     bool thermostat_due(std::uint64_t collisions, std::size_t n) const {
-        return thermostat_temperature_ > 0.0 && collisions - thermostat_from_ >= 10 * n;
+        return thermostat_temperature_ > 0.0 &&
+               collisions - thermostat_from_ >= thermostat_collisions_per_particle * n;
     }
     // The collision count restarts (the measured phase): the thermostat's with it.
     void restart_thermostat() { thermostat_from_ = 0; }
