@@ -343,38 +343,12 @@ struct KnownFailure {
     const char* bug;
 };
 constexpr std::array known_failures{
-    KnownFailure{13963152623220796937ull, "invariant: overlap",
-                 "found by Session 36's long slice: 1456 spheres, a lattice of spacing 1.5 "
-                 "dropped onto a ramp of two coplanar triangles under tilted gravity, "
-                 "epsilon > 0, the rest model; spheres 286 and 647 1e-9 into each other at "
-                 "t = 2.2716 (not traced). Until Session 37 it failed at t = 2.0543: sphere "
-                 "487, touching the ramp's plane by round-off just past its end, moved onto "
-                 "the face unmet and fell 7.4e-5 of its radius into it (flat_face_time now "
-                 "meets such a face)"},
     KnownFailure{343690472678409353ull, "invariant: contact distance",
                  "found by Session 36's long slice (Session 35's engine fails it alike): 224 "
                  "spheres on a tilted plane, tilted gravity, epsilon > 0, the rest model; "
                  "spheres 192 and 65 fall one on the other down a corner of two box walls at "
                  "1.88, touching (gap 9e-10) and closing at 7.5e-10, and meet 1e-9 deep at "
                  "t = 3.966 (a group left the pair at rest, presumably; not traced further)"},
-    KnownFailure{14391967710590972186ull, "invariant: contact distance",
-                 "found by Session 36's long slice (Session 35's engine fails it alike): 749 "
-                 "spheres in a vee of two planes, epsilon > 0, the rest model; two spheres "
-                 "8.1e-6 into each other at t = 8.809 (not traced)"},
-    KnownFailure{1241352698561889693ull, "invariant: contact distance",
-                 "found by Session 36's long slice (Session 35's engine fails it alike): an fcc "
-                 "lattice of 1743 spheres, gravity, TC, epsilon > 0, the rest model; two "
-                 "spheres 4.1e-6 into each other at t = 11.01 (not traced)"},
-    KnownFailure{17490269308650574974ull, "invariant: contact distance",
-                 "found by Session 36's long slice (Session 35's engine fails it alike): a "
-                 "square lattice of 935 discs with grid-aligned velocities, gravity, TC, "
-                 "epsilon > 0, the rest model; discs 6 and 5 2.4e-7 into each other at "
-                 "t = 6.596 (not traced)"},
-    KnownFailure{7458845209701578175ull, "invariant: overlap",
-                 "found by Session 37's long slice (Session 35's and 36's engines fail it "
-                 "alike): a 2D mixture of 494 discs dropped as a gas into a vee of two "
-                 "planes, gravity, epsilon > 0, the rest model; discs 370 and 196 1.2e-4 "
-                 "into each other at t = 9.2475 (not traced)"},
 };
 
 // Cases that failed on an engine bug since fixed: the fast slice runs them too, and the
@@ -520,6 +494,39 @@ constexpr std::array fixed_failures{
                  "taken for a rim (Triangle::over_face), and a glide along the valley met the "
                  "coplanar neighbours' rims at once (Engine::predict_triangles now passes by "
                  "the planes it glides on): each at one instant for ever (issue 40)"},
+    FixedFailure{7458845209701578175ull,
+                 "overlap: found by Session 37's long slice, a 2D mixture of 494 discs dropped "
+                 "as a gas into a vee of two planes, epsilon > 0, the rest model: a contact "
+                 "the group rule left at rest between a falling disc and one gliding on a "
+                 "plane was met again on a straight relative flight, which never closes, "
+                 "while the glide's pull brought the pair back 0.174 later, 1.2e-4 into each "
+                 "other at t = 9.2475; a held contact of flights that differ in kind is now "
+                 "met by the curved search (Engine::held_contact_delay; issue 40)"},
+    FixedFailure{17490269308650574974ull,
+                 "contact distance: found by Session 36's long slice, a 2D square lattice of "
+                 "935 discs with grid-aligned velocities, gravity, TC, epsilon > 0, the rest "
+                 "model: the same bug, discs 6 and 5 held at t = 6.4707, their return 0.035 "
+                 "later missed, 2.4e-7 into each other at t = 6.596"},
+    FixedFailure{1241352698561889693ull,
+                 "contact distance: found by Session 36's long slice, an fcc lattice of 1743 "
+                 "spheres, gravity, TC, epsilon > 0, the rest model: the same bug, spheres "
+                 "1156 and 1651 held at t = 10.909, their return 0.0064 later missed, 4.1e-6 "
+                 "into each other at t = 11.01"},
+    FixedFailure{14391967710590972186ull,
+                 "contact distance: found by Session 36's long slice, 749 spheres in a vee of "
+                 "two planes, epsilon > 0, the rest model: the same bug, spheres 524 and 492 "
+                 "held at t = 8.6989, their return 0.100 later missed, 8.1e-6 into each other "
+                 "at t = 8.809"},
+    FixedFailure{13963152623220796937ull,
+                 "overlap: found by Session 36's long slice, 1456 spheres dropped onto a ramp "
+                 "of two coplanar triangles, epsilon > 0, the rest model: a sphere lying on "
+                 "the ramp at the shared edge, over one face by a glide's clearance, woken "
+                 "and sliding along the edge, met the other triangle's rim an ulp of the "
+                 "clock apart for ever without gliding (a rim), so that a neighbour came 1e-9 "
+                 "into it at t = 2.2716; the rim of a coplanar neighbour is now the face's "
+                 "contact (Engine::face_beside_rim; issue 40). Until Session 37 it failed at "
+                 "t = 2.0543 on the ramp bug",
+                 true},
 };
 
 struct Scan {

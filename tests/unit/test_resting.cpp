@@ -795,6 +795,44 @@ TEST_CASE("a sphere in a valley of two triangles glides down the valley's line")
     engine.check_conservation();
 }
 
+TEST_CASE("a sphere lying on two coplanar triangles at their shared edge glides on the face it "
+          "is over") {
+    // A floor z = 1 of two triangles sharing the diagonal y = x. The sphere lies on it 16
+    // ulps of its coordinates past the diagonal, over the face of triangle 1 and not of
+    // triangle 0 (where a glide's end leaves a centre: leave_glide's clearance), sliding
+    // off along the diagonal at 1.06 and away from it at 0.07, rising by round-off. Its
+    // first contact is triangle 0's edge, at once: the edge lies in the plane at distance
+    // a, the field pressing the sphere onto it. Met as a rim, it glided on nothing and the
+    // edge met it again for ever (20,032 wall collisions by t = 2, the sphere stopped where
+    // it lay by the stall's rescue; scan case 13963152623220796937). The contact is the
+    // plane's: the sphere glides on triangle 1, once, and slides on at its speed.
+    Box<3> box = walled(Vec<3>{{20.0, 20.0, 10.0}}, 0.5);
+    box.triangles.push_back(Triangle<3>::through(Vec<3>{{0.0, 0.0, 1.0}}, Vec<3>{{20.0, 20.0, 1.0}},
+                                                 Vec<3>{{0.0, 20.0, 1.0}}, 0.5));
+    box.triangles.push_back(Triangle<3>::through(Vec<3>{{0.0, 0.0, 1.0}}, Vec<3>{{20.0, 0.0, 1.0}},
+                                                 Vec<3>{{20.0, 20.0, 1.0}}, 0.5));
+    const double d = 16.0 * std::numeric_limits<double>::epsilon() * 5.0 / std::sqrt(2.0);
+    Particles<3> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(Vec<3>{{5.0 + d, 5.0 - d, 1.5}}, Vec<3>{{0.8, 0.7, 2e-16}}, 0);
+    REQUIRE(box.triangles[1].over_face(p.state[0].x));
+    REQUIRE(!box.triangles[0].over_face(p.state[0].x));
+    for (const double epsilon : {0.0, 1e-10}) {
+        CAPTURE(epsilon);
+        EngineSettings settings = rest_settings(0.5, 0.05);
+        settings.epsilon = epsilon;
+        Engine3 engine(box, p, settings, Field<3>(Vec<3>{{0.0, 0.0, -1.0}}, 0.0));
+        REQUIRE(engine.run(2.0, ~0ull, 100000) == Engine3::Stop::time);
+        const auto s = engine.snapshot(engine.time());
+        CHECK(engine.tally().glides == 1);
+        CHECK(engine.tally().wall_collisions < 10);
+        CHECK(s.state[0].x[0] == doctest::Approx(6.6).epsilon(1e-12));
+        CHECK(s.state[0].x[1] == doctest::Approx(6.4).epsilon(1e-12));
+        CHECK(s.state[0].x[2] == 1.5);
+        engine.check_conservation();
+    }
+}
+
 TEST_CASE("without the rest model, a disc lying on a slope with no speed across it stops as a "
           "collapse naming the rest model") {
     // At contact with a plane at 30 degrees, at rest: the field presses it on, the plane

@@ -504,6 +504,8 @@ class Engine {
     // The glide slot i takes on obstacle w after a reflection (0: none), starting the
     // glide, and a crease of two faces it glides into.
     std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w);
+    // A triangle's rim met beside a coplanar face i lies on: that face (else w).
+    std::uint32_t face_beside_rim(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
     void start_glide(std::uint32_t i, std::uint32_t w,
                      std::uint32_t slot) requires Motion::has_field;
     struct Crease {

@@ -49,6 +49,45 @@ inline std::uint32_t Engine<D, Cal, Motion>::glide_slot_on(std::uint32_t i, std:
     return 0;
 }
 
+// The face that holds i where obstacle w met it: w, or, where w is a triangle met at a
+// rim that lies in the plane of a face i's centre is over and touches (a coplanar
+// neighbour of a mesh, sharing that edge), that face. A sphere lying on the plane at
+// their shared edge touches both: the neighbour's edge is in the plane, at distance a
+// from the centre to round-off, and with the field pressing the sphere onto the plane
+// the edge's search (convex_time.hpp) meets it at once, its F'' = 2 (r.g + |v_t|²) < 0:
+// one constraint, the plane's (GroupStep::on_surface_met keeps it once). Met as a rim,
+// it glided on nothing (glide_slot_on refuses rims), was reflected by round-off and
+// met again an ulp of the clock later, for ever, its flights too short to move it, so
+// that a neighbour ran into it. Seen (scan case 13963152623220796937, a ramp of two
+// coplanar triangles): sphere 286 left by a glide's end 16 ulps over triangle 0
+// (leave_glide's clearance), put to rest there, woken at t = 2.2716 by sphere 647 and
+// sliding off at 1.05, 0.09 across the shared edge away from it: triangle 1's rim met
+// it 4.9 million times while the clock crept by ulps, and 647 came 1e-9 into it. As
+// the face's own contact it glides, and the glide passes by the triangles in its
+// plane (predict_triangles). The face is the plane's to round-off: parallel to w
+// (same_plane_tolerance) and touching within the contact tolerance.
+template <int D, Calendar Cal, Motion<D> Motion>
+inline std::uint32_t
+Engine<D, Cal, Motion>::face_beside_rim(std::uint32_t i,
+                                        std::uint32_t w) requires Motion::has_field {
+    const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+    if (!o.triangle) return w;
+    const Vec<D>& x = particles_.state[i].x;
+    const Triangle<D>& rim = box_.triangles[o.index];
+    if (rim.over_face(x)) return w;
+    const double a = particles_.radius(i);
+    std::uint32_t face = w;
+    for_each_face_near(i, [&](std::uint32_t k, const Vec<D>&) {
+        const Obstacle f = Obstacle::decode(k, box_.walls.size(), box_.segments.size());
+        if (face != w || !f.triangle) return;
+        const Triangle<D>& tri = box_.triangles[f.index];
+        if (std::abs(dot(tri.normal, rim.normal)) > 1.0 - same_plane_tolerance &&
+            std::abs(std::abs(tri.height(x)) - a) <= contact_tolerance_ * a)
+            face = k;
+    });
+    return face;
+}
+
 template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::start_glide(std::uint32_t i, std::uint32_t w,
                                                 std::uint32_t slot) requires Motion::has_field {

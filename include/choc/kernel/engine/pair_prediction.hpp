@@ -130,9 +130,9 @@ inline void Engine<D, Cal, Motion>::predict_candidates(std::uint32_t i, const Ve
 // When i and j met now, the time from now at which their pair is to be met again:
 // never after a collision alone (straight relative flights never meet twice; with
 // e = 0 the pair may look approaching by round-off of its velocities), and for a
-// contact left at rest (RestingContacts), when its relative flight (straight: the
-// field is the same for both) would take it a quarter of the contact tolerance
-// deeper, if ever.
+// contact left at rest (RestingContacts), when its relative flight (straight when the
+// field is the same for both; curved between a glider and another flight, below)
+// would take it a quarter of the contact tolerance deeper, if ever.
 // A contact that slides (its relative velocity not small against its approach, at
 // most group_approach_tolerance of the speeds) never gets so deep: its path comes no
 // nearer than |r| (1 − (u/|v|)²/2). One that approaches head on does: skipped for ever
@@ -158,6 +158,34 @@ double Engine<D, Cal, Motion>::held_contact_delay(std::uint32_t i, std::uint32_t
     // held so twice, plastic (e = 0 leaves it where it met), still within the check
     const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
     const double deep = std::min(norm(r), sigma) - 0.25 * contact_tolerance_ * sigma;
+    // Flights that differ in kind (the rest model: one glides and the other falls, or
+    // they glide on different supports) are not straight relative to each other: their
+    // relative flight is pulled by a_i − a_j, (g.n) n for a faller and one gliding on a
+    // face of normal n, and a contact the group rule left at rest may close again under
+    // that pull however it slides now. Near contact the gap moves as
+    //     gap(τ) = u τ + (a_ij.n̂ + |v_t|² / |r|) τ² / 2 + O(τ³)     (n̂ = r / |r|),
+    // and where the tangential speed wins (the bracket > 0) the pair parts and the
+    // constant pull brings it back later, at a root the straight path above cannot
+    // see: its straight path only moves away (u at rest by the rule, |v_t| large), so
+    // the pair was never met again. Seen (scan case 7458845209701578175): disc 370
+    // falling across the top of disc 196, which glides down a plane of the vee, the
+    // two sliding past at 0.43 with u at round-off after a group with the plane (pull
+    // −0.20 along the contact, |v_t|²/|r| = 0.26): the curved search (time_to_glider)
+    // meets them again 0.174 later, but the group rule's "at rest" left them
+    // approaching by round-off, so the search's first root was the contact now, which
+    // this delay turned into never; 370 flew 1.2e-4 into 196 by t = 9.2475 (invariant
+    // `overlap`). The delay is then the curved search's for the deeper distance, as
+    // every prediction of such a pair searches (time_to_glider: within i's horizon and
+    // cell, searched again at i's crossing by rescan_resting): the return, a quarter of
+    // the tolerance past the contact, or, if the round-off approach got that deep
+    // before the pull turned it (at most u² / (2 × the bracket)), that. Straight pairs,
+    // and every run without a glide, are unchanged.
+    if constexpr (Motion::has_field)
+        if (qi.glide_slot() != qj.glide_slot()) [[unlikely]] {
+            ParticleState<D> q = qi;
+            q.x = qj.x + r; // i as j sees it
+            return time_to_glider(i, q, qj.x, qj.v, qj.glide_slot(), deep);
+        }
     return motion_.pair_time(r, qi.v - qj.v, deep * deep, never);
 }
 

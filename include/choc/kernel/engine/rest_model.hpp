@@ -96,6 +96,7 @@ inline void Engine<D, Cal, Motion>::predict_or_rest(std::uint32_t i, std::uint32
             if (rests_together(i)) return;
         }
         if (w != none && rest_.on()) {
+            w = face_beside_rim(i, w);
             if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
                 return start_glide(i, w, slot);
             // Slow off an obstacle it does not glide on (a segment's end, a triangle's
