@@ -34,6 +34,14 @@ inline constexpr double contact_round_off_ulps = 64.0;
 // |v| / 2 to eps |v|), and the approach computed from them carries a few such roundings.
 inline constexpr double approach_round_off_ulps = 16.0;
 
+// A pair contact held at rest for the rest of an instant (resting_contacts.hpp) is met
+// again where its relative flight would take it this fraction of the contact tolerance
+// deeper (Engine::held_contact_delay), and a pair overlapping by more than half of it is
+// one a hold carried in, resolved by its own rule in a group too
+// (GroupStep::reflect_held_pairs): far above the round-off of a contact (a few ulps of
+// it), and far enough below the contact check that a pair held so twice is within it.
+inline constexpr double held_contact_depth = 0.25;
+
 // A centre this many ulps of its coordinates outside a triangle's edge is over its face
 // but for round-off (Triangle::over_face): a few roundings of the edge test.
 inline constexpr double face_round_off_ulps = 4.0;

@@ -37,6 +37,8 @@ class Engine<D, Cal, M>::Kernel {
     double& wrapped_potential() const { return e_.wrapped_potential_; }
     // The overlap a scan allows, in terms of c = r.r - sigma^2: c < -overlap_c() sigma^2.
     double overlap_c() const { return e_.overlap_c_; }
+    // The contact check's tolerance, relative to the contact distance (audit.hpp).
+    double contact_tolerance() const { return e_.contact_tolerance_; }
 
     // --- Cells --------------------------------------------------------------------------
     Cells<D>& cells() const { return e_.grids_.cells(); } // the grid of level 0

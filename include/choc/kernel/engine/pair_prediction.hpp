@@ -141,7 +141,8 @@ inline void Engine<D, Cal, Motion>::predict_candidates(std::uint32_t i, const Ve
 // rest model's long instant, flying so for 1.09 time units without another event of
 // either, 1.9e-9 into each other (invariant `overlap`, scan case
 // 9279866344031185594, t = 3.615). Met then, at a later instant, the pair collides by
-// its own rule within the contact check's tolerance.
+// its own rule within the contact check's tolerance (with epsilon > 0 in a group too,
+// GroupStep::reflect_held_pairs, whose rule would call it at rest again).
 // (0 for a pair that did not meet now: its collision now is real.)
 template <int D, Calendar Cal, Motion<D> Motion>
 double Engine<D, Cal, Motion>::held_contact_delay(std::uint32_t i, std::uint32_t j) const {
@@ -157,7 +158,7 @@ double Engine<D, Cal, Motion>::held_contact_delay(std::uint32_t i, std::uint32_t
     // a quarter of the tolerance deeper than it is now: never now again, and a pair
     // held so twice, plastic (e = 0 leaves it where it met), still within the check
     const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
-    const double deep = std::min(norm(r), sigma) - 0.25 * contact_tolerance_ * sigma;
+    const double deep = std::min(norm(r), sigma) - held_contact_depth * contact_tolerance_ * sigma;
     // Flights that differ in kind (the rest model: one glides and the other falls, or
     // they glide on different supports) are not straight relative to each other: their
     // relative flight is pulled by a_i − a_j, (g.n) n for a faller and one gliding on a
