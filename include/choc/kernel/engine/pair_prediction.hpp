@@ -289,7 +289,7 @@ inline void Engine<D, Cal, Motion>::pair_times_one_by_one(std::uint32_t i, const
         const Vec<D> r = xs - xj;
         const Vec<D> v = vi - vj;
         const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
-        if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model, above)
+        if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model: engine/rest_model.hpp)
             dt[m] = time_to_resting(i, q, pj.x, std::sqrt(sigma2[pj.species]));
         else if (Gliders && pi.glide_slot() != pj.glide_slot()) // a curved meeting
             dt[m] = time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2[pj.species]));
