@@ -480,6 +480,7 @@ class Engine {
                           F&& f) requires Motion::has_field;
     void put_to_rest(std::uint32_t i) requires Motion::has_field;
     bool trapped(std::uint32_t i) requires Motion::has_field;
+    bool leans(std::uint32_t i) requires Motion::has_field;
     bool returns_within(const Vec<D>& n, double d, const Vec<D>& v, double window,
                         double height) const requires Motion::has_field;
     double round_off_height(const ParticleState<D>& p) const;
@@ -732,8 +733,13 @@ class Engine {
             return xi;
     }
 
-    // When a pair that met now is to be met again (never, or deeper: a contact at rest).
+    // When a pair that met now is to be met again (never, or deeper: a contact at rest),
+    // and when two flights of any kind meet.
     [[gnu::cold, gnu::noinline]] double held_contact_delay(std::uint32_t i, std::uint32_t j) const;
+    template <bool Gliders>
+    double meeting_time(std::uint32_t i, const ParticleState<D>& q, const ParticleState<D>& pj,
+                        const Vec<D>& xj, const Vec<D>& vj, const Vec<D>& r, const Vec<D>& v,
+                        double sigma2, double horizon) const;
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
     // or the wall event's (after which i's velocity changes anyway). Relative to now.

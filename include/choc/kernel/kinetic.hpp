@@ -37,6 +37,17 @@ std::vector<double> kinetic_per_species(const Particles<D>& p, const M& motion, 
     return k;
 }
 
+// Σ ½ m v² of species s at local time `now`, in index order (the engines' kinetic(s)
+// under a field, whose running per-species sums change along every flight).
+template <int D, class M>
+double species_kinetic(const Particles<D>& p, const M& motion, double now, std::uint32_t s) {
+    double k = 0.0;
+    for (std::uint32_t i = 0; i < p.size(); ++i)
+        if (p.state[i].species == s)
+            k += kinetic_energy(p.mass(i), motion.velocity(p.state[i], now));
+    return k;
+}
+
 // kT of `count` particles in `dimension` dimensions with kinetic energy K: 2 K / (d N).
 inline double temperature(double kinetic, double count, int dimension) {
     return 2.0 * kinetic / (dimension * count);

@@ -170,14 +170,7 @@ class StepEngine {
         for (std::uint32_t s = 0; s < particles_.table.size(); ++s) k += kinetic_integral(s);
         return k;
     }
-    double kinetic(std::uint32_t s) const {
-        double k = 0.0;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i)
-            if (particles_.state[i].species == s)
-                k +=
-                    kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
-        return k;
-    }
+    double kinetic(std::uint32_t s) const { return species_kinetic(particles_, motion_, now_, s); }
 
     // --- Checkpoints: everything the future steps depend on. The grid is not stored: it
     // is rebuilt at every pass, and a pass sorts what it finds by (time, particles).

@@ -29,12 +29,7 @@ inline double Engine<D, Cal, Motion>::kinetic(std::uint32_t s) const {
     if constexpr (!Motion::has_field) {
         return tally_.kinetic[s];
     } else {
-        double k = 0.0;
-        for (std::uint32_t i = 0; i < particles_.size(); ++i)
-            if (particles_.state[i].species == s)
-                k +=
-                    kinetic_energy(particles_.mass(i), motion_.velocity(particles_.state[i], now_));
-        return k;
+        return species_kinetic(particles_, motion_, now_, s);
     }
 }
 

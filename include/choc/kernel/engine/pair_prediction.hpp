@@ -181,13 +181,34 @@ double Engine<D, Cal, Motion>::held_contact_delay(std::uint32_t i, std::uint32_t
     // the tolerance past the contact, or, if the round-off approach got that deep
     // before the pull turned it (at most u² / (2 × the bracket)), that. Straight pairs,
     // and every run without a glide, are unchanged.
-    if constexpr (Motion::has_field)
-        if (qi.glide_slot() != qj.glide_slot()) [[unlikely]] {
-            ParticleState<D> q = qi;
-            q.x = qj.x + r; // i as j sees it
-            return time_to_glider(i, q, qj.x, qj.v, qj.glide_slot(), deep);
-        }
-    return motion_.pair_time(r, qi.v - qj.v, deep * deep, never);
+    ParticleState<D> q = qi;
+    q.x = qj.x + r; // i as j sees it
+    return meeting_time<true>(i, q, qj, qj.x, qj.v, r, qi.v - qj.v, deep * deep, never);
+}
+
+// When i, flying as q from now (stamp 0, at j's side of the box), first meets j (state
+// pj, at xj with velocity vj now) at distance sqrt(sigma2), r and v their relative
+// position and velocity now, before the horizon (relative to now): by the kind of their
+// relative flight. A particle at rest is a fixed sphere (the rest model); a glider and a
+// falling particle, or gliders on different supports, meet on a curved relative flight;
+// two on the same slot on a straight one, as does every pair without a glide. The
+// prediction (pair_times_one_by_one) and the search for a held contact
+// (held_contact_delay) both ask this, so no kind of flight is missed by either.
+// Gliders: whether a glide may be among them (the loop without the branches is faster).
+template <int D, Calendar Cal, Motion<D> Motion>
+template <bool Gliders>
+[[gnu::always_inline]] inline double Engine<D, Cal, Motion>::meeting_time(
+    std::uint32_t i, const ParticleState<D>& q, const ParticleState<D>& pj, const Vec<D>& xj,
+    const Vec<D>& vj, const Vec<D>& r, const Vec<D>& v, double sigma2, double horizon) const {
+    if constexpr (Motion::has_field) {
+        if (pj.resting()) [[unlikely]] // a fixed sphere (engine/rest_model.hpp)
+            return time_to_resting(i, q, pj.x, std::sqrt(sigma2));
+        if (Gliders && q.glide_slot() != pj.glide_slot()) // a curved meeting
+            return time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2));
+        if (Gliders && q.gliding()) // both glide alike: straight, as without gravity
+            return glide_motions_[q.glide_slot()].pair_time(r, v, sigma2, horizon);
+    }
+    return motion_.pair_time(r, v, sigma2, horizon);
 }
 
 // Merges the candidates' pair times dt[0 .. k) into i's best and runner-up: strictly
@@ -289,14 +310,7 @@ inline void Engine<D, Cal, Motion>::pair_times_one_by_one(std::uint32_t i, const
         const Vec<D> r = xs - xj;
         const Vec<D> v = vi - vj;
         const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
-        if (pj.resting()) [[unlikely]] // a fixed sphere (the rest model: engine/rest_model.hpp)
-            dt[m] = time_to_resting(i, q, pj.x, std::sqrt(sigma2[pj.species]));
-        else if (Gliders && pi.glide_slot() != pj.glide_slot()) // a curved meeting
-            dt[m] = time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2[pj.species]));
-        else if (Gliders && pi.gliding()) // both glide alike: straight, as without gravity
-            dt[m] = glide_motions_[pi.glide_slot()].pair_time(r, v, sigma2[pj.species], horizon);
-        else
-            dt[m] = motion_.pair_time(r, v, sigma2[pj.species], horizon);
+        dt[m] = meeting_time<Gliders>(i, q, pj, xj, vj, r, v, sigma2[pj.species], horizon);
         if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] && candidate[m] != i)
             [[unlikely]]
             overlap_seen<Shifted>(i, candidate, shift, from, k);

@@ -104,13 +104,8 @@ inline void Engine<D, Cal, Motion>::predict_or_rest(std::uint32_t i, std::uint32
             // off a particle at rest (meet_resting). Seen: a sphere come to a ridge of
             // a corrugated mesh at no speed, met by the ridge at one instant for ever
             // (scan case 16504033785178342395, t = 11.17, once glides led it there).
-            if (rest_.slow(particles_.state[i].v) && trapped(i)) [[unlikely]] {
-                free_from_contacts(i);
-                if (trapped(i)) {
-                    ++tally_.leans;
-                    return put_to_rest(i);
-                }
-            }
+            if (rest_.slow(particles_.state[i].v) && leans(i)) [[unlikely]]
+                return;
         }
     }
     predict_all(i);
@@ -320,13 +315,8 @@ inline void Engine<D, Cal, Motion>::meet_resting(std::uint32_t i,
     // no just-met exclusion, as with a wall
     last_partner_[i] = none;
     pi.bump();
-    if (trapped(i)) [[unlikely]] {
-        free_from_contacts(i);
-        if (trapped(i)) {
-            ++tally_.leans;
-            return put_to_rest(i);
-        }
-    }
+    if (leans(i)) [[unlikely]]
+        return;
     predict_or_rest(i);
 }
 
@@ -376,6 +366,18 @@ inline bool Engine<D, Cal, Motion>::trapped(std::uint32_t i) requires Motion::ha
         found = found || returns_within(n, d, q.v, resolution, height);
     });
     return found;
+}
+
+// i trapped (above) and still trapped once its velocity went into its contacts: put to
+// rest, leaning on them, and counted; else free to move on from there.
+template <int D, Calendar Cal, Motion<D> Motion>
+inline bool Engine<D, Cal, Motion>::leans(std::uint32_t i) requires Motion::has_field {
+    if (!trapped(i)) return false;
+    free_from_contacts(i);
+    if (!trapped(i)) return false;
+    ++tally_.leans;
+    put_to_rest(i);
+    return true;
 }
 
 // Whether a contact of unit normal n (towards the moving particle) and radius of
