@@ -37,8 +37,10 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/grids.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
+#include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
@@ -52,9 +54,6 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
-#include "choc/kernel/rest_cycle.hpp"
-#include "choc/kernel/rest_group.hpp"
-#include "choc/kernel/resting.hpp"
 #include "choc/kernel/restitution.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
@@ -195,7 +194,7 @@ class Engine {
         if (retired_) return retired_bytes_;
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + grids_.bytes() +
                         held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
-                        held_bytes(glide_on_);
+                        glides_.bytes();
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
         return b;
     }
@@ -218,13 +217,13 @@ class Engine {
 
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
-    const RestRule& rest_rule() const { return rest_; }
+    const RestRule& rest_rule() const { return rest_.rule(); }
     // A stall over the last `span` of time (the collapse watch found it, or an instant the
     // plastic collisions did not end): every particle that collided within it stops where
     // it is, its kinetic energy booked as the rest model's, and moves on from rest
     // (engine/rest_model.hpp). Without a field: nothing to do.
-    void rescue_stall(double span);
-    std::uint32_t at_rest() const { return at_rest_; }
+    void rescue_stall(double span) { rest_.rescue_stall(kernel(), span); }
+    std::uint32_t at_rest() const { return rest_.at_rest(); }
     // Flights so far (under a field) too short to move their particle by round-off
     // (too_short): what the collapse watch compares with the events.
     std::uint64_t short_flights() const { return short_flights_; }
@@ -332,7 +331,7 @@ class Engine {
             break;
         case Kind::wall:
             if (s.wall == glide_end) [[unlikely]]
-                leave_glide(i);
+                glides_.leave_glide(kernel(), i);
             else if (settings_.epsilon > 0.0)
                 group_.resolve(kernel(), i);
             else
@@ -460,108 +459,21 @@ class Engine {
     void back_to_contact(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
     void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact);
 
-    // --- The rest model (engine/rest_model.hpp; resting.hpp) -------------------------------
+    // --- The rest model and its glides (engine/rest_model.hpp, engine/glides.hpp) ------------
     //
-    // Under gravity with settings.rest_speed > 0: a particle at rest has no events of its
-    // own and is met as a fixed sphere; a slow one on a floor glides along it
-    // (engine/glides.hpp). Without a field nothing rests or glides.
-
-    // After a collision at now (with obstacle w, if one): i put to rest, gliding, or
-    // predicted anew.
-    void predict_or_rest(std::uint32_t i, std::uint32_t w = none);
-    // Whether i, slow, is held where it is (by its supports, or resting together with
-    // others), and putting it to rest.
-    bool held(std::uint32_t i) requires Motion::has_field;
-    bool rests_together(std::uint32_t i) requires Motion::has_field;
-    template <class F>
-    void for_each_support(std::uint32_t i, double reach, F&& f) requires Motion::has_field;
-    template <class F>
-    void for_each_support(std::uint32_t i, const Vec<D>& x, double reach,
-                          F&& f) requires Motion::has_field;
-    void put_to_rest(std::uint32_t i) requires Motion::has_field;
-    bool trapped(std::uint32_t i) requires Motion::has_field;
-    bool leans(std::uint32_t i) requires Motion::has_field;
-    bool returns_within(const Vec<D>& n, double d, const Vec<D>& v, double window,
-                        double height) const requires Motion::has_field;
-    double round_off_height(const ParticleState<D>& p) const;
-    double round_off_time(const ParticleState<D>& p) const requires Motion::has_field;
-    // A moving particle meets one at rest (i, j): the fixed sphere's rule, or j woken; its
-    // time; and the waking of j and of what rests on it.
-    void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field;
-    double rest_impact_restitution(std::uint32_t i,
-                                   std::uint32_t j) const requires Motion::has_field;
-    double time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
-                           double sigma) const requires Motion::has_field;
-    void free_from_contacts(std::uint32_t i) requires Motion::has_field;
-    void wake(std::uint32_t j) requires Motion::has_field;
-    void forget_partner(std::uint32_t i);
-    void wake_above(std::uint32_t j) requires Motion::has_field;
-    // After a crossing: i's meetings with particles at rest and gliders searched again.
-    void rescan_resting(std::uint32_t i);
-    void set_up_rest();
-
-    // --- Glides (engine/glides.hpp) --------------------------------------------------------
-
-    // The glide slot i takes on obstacle w after a reflection (0: none), starting the
-    // glide, and a crease of two faces it glides into.
-    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w);
-    // A triangle's rim met beside a coplanar face i lies on: that face (else w).
-    std::uint32_t face_beside_rim(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
-    void start_glide(std::uint32_t i, std::uint32_t w,
-                     std::uint32_t slot) requires Motion::has_field;
-    struct Crease {
-        std::uint32_t w = none, slot = 0; // the second face; the crease's slot
-        Vec<D> v{};                       // the velocity along the crease
-    };
-    Crease crease_of(std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
-                     std::uint32_t slot) requires Motion::has_field;
-    static bool along_axis(const Vec<D>& n) {
-        for (int a = 0; a < D; ++a)
-            if (std::abs(n[a]) == 1.0) return true;
-        return false;
+    // Parts of their own (rest_, glides_): under gravity with settings.rest_speed > 0, a
+    // particle at rest has no events of its own and is met as a fixed sphere; a slow one on
+    // a floor glides along it. Without a field nothing rests or glides. Their hooks: after
+    // a collision at now (with obstacle w, if one), i put to rest, gliding, or predicted
+    // anew; at an event of i (advanced to now), its glide, if it glided, ends; the flight p
+    // follows (a glide's, or the field's).
+    void predict_or_rest(std::uint32_t i, std::uint32_t w = none) {
+        rest_.predict_or_rest(kernel(), i, w);
     }
-    // The faces i touches, and whether one falling onto i loads it off its glide.
-    template <class F>
-    void for_each_face_near(std::uint32_t i, F&& f) requires Motion::has_field;
-    bool loaded(std::uint32_t i, const Vec<D>& a) requires Motion::has_field;
-    // A glide's end: at an event of i, at the edge of its faces (glide_end), and when.
-    void end_glide(std::uint32_t i);
-    void leave_glide(std::uint32_t i);
-    double glide_end_time(std::uint32_t i,
-                          const ParticleState<D>& q) const requires Motion::has_field;
-    template <class F>
-    void for_each_edge(const Obstacle& o, F&& f) const;
-    using GlideFaces = std::array<std::uint32_t, 2>; // a face (and none), or a crease's two
-    GlideFaces glide_support(const ParticleState<D>& p, std::uint32_t i) const;
-    bool glide_faces_valid(std::uint32_t i) const;
-    // The flight p follows: a glide's, or the field's.
+    void end_glide(std::uint32_t i) { glides_.end_glide(kernel(), i); }
     const Motion& flight_motion(const ParticleState<D>& p) const {
-        if constexpr (Motion::has_field)
-            if (p.gliding()) [[unlikely]]
-                return glide_motions_[p.glide_slot()];
-        return motion_;
+        return glides_.flight_motion(p, motion_);
     }
-
-    // When i, flying as q, meets glider j (a curved relative flight).
-    double time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j, const Vec<D>& v_j,
-                          std::uint32_t j_slot, double sigma) const requires Motion::has_field;
-    // The glide table: its slots' pulls and flights, and the slot of each obstacle.
-    void set_up_glides();
-    void set_up_glide_motions() requires Motion::has_field;
-    void add_glide_motion(const Vec<D>& a) requires Motion::has_field;
-    static constexpr std::uint8_t unslotted = 0xff; // (glide_slot_of_: not looked at yet)
-    // v without its part along the unit normal n: on an axis exactly, that coordinate set to
-    // zero (a glide along a floor stays at its height to the bit, and its pull is 0).
-    static Vec<D> along_face(Vec<D> v, const Vec<D>& n) {
-        for (int a = 0; a < D; ++a)
-            if (std::abs(n[a]) == 1.0) {
-                v[a] = 0.0;
-                return v;
-            }
-        return v - n * dot(v, n);
-    }
-    std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field;
-    std::uint32_t glide_slot_for(const Vec<D>& a) requires Motion::has_field;
 
     // --- Cell events (engine/crossings.hpp) --------------------------------------------
 
@@ -622,11 +534,12 @@ class Engine {
         const Vec<D> x = m.position(p, now_);
         const Vec<D> v = m.velocity(p, now_);
         const double a = particles_.radius(i);
-        const GlideFaces support = glide_support(p, i);
+        const auto support = glides_.glide_support(p, i);
         s.wall_time = never;
         if constexpr (Motion::has_field)
             if (support[0] != none) [[unlikely]]
-                s.wall_time = now_ + glide_end_time(i, flight_from_now(i)), s.wall = glide_end;
+                s.wall_time = now_ + glides_.glide_end_time(kernel(), i, flight_from_now(i)),
+                s.wall = glide_end;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
             if (w == support[0] || w == support[1]) [[unlikely]]
                 continue;
@@ -649,8 +562,8 @@ class Engine {
         Schedule& s = schedule_[i];
         const ParticleState<D> q = flight_from_now(i);
         const ObstacleFlight<D, Motion> f{
-            q,    flight_motion(q), particles_.radius(i), grids_.cells().cell_of(i),
-            now_, s.crossing_time,  glide_support(q, i)};
+            q,    flight_motion(q), particles_.radius(i),       grids_.cells().cell_of(i),
+            now_, s.crossing_time,  glides_.glide_support(q, i)};
         obstacles_.predict(box_, grids_.cells(), f, {s.wall_time, s.wall});
     }
 
@@ -746,6 +659,12 @@ class Engine {
     double pair_horizon(const Schedule& s) const {
         return std::min(s.runner_up.time, s.wall_time) - now_;
     }
+    // How far ahead (relative to now) a curved meeting of i is searched (a particle at rest,
+    // a glider): its pair horizon or its cell crossing, whichever is first.
+    double meeting_window(std::uint32_t i) const {
+        const Schedule& s = schedule_[i];
+        return std::min(pair_horizon(s), s.crossing_time - now_);
+    }
 
     // Merges pair times into i's best and runner-up, and the two ways of computing them:
     // batched for straight flights, one by one for curved ones (and gliders, at rest).
@@ -799,16 +718,9 @@ class Engine {
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
-    // The glides (set_up_glides): the flight of each glide slot (the pull along its
-    // supports, the same drag), the table of their pulls, the slot of each obstacle number
-    // (0: none glides on it; unslotted: not looked at yet), and the obstacles each gliding
-    // particle glides on: one face (the second none), or the two of a crease.
-    std::vector<Motion> glide_motions_;
-    std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
-    std::vector<std::uint8_t> glide_slot_of_;
-    std::vector<GlideFaces> glide_on_;
-    Grids<D> grids_;         // the cell grids, one per level of sizes (engine/grids.hpp)
-    Obstacles<D> obstacles_; // segments and triangles (engine/obstacles.hpp)
+    Glides<D, Motion> glides_; // the rest model's glides (engine/glides.hpp)
+    Grids<D> grids_;           // the cell grids, one per level of sizes (engine/grids.hpp)
+    Obstacles<D> obstacles_;   // segments and triangles (engine/obstacles.hpp)
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
@@ -843,24 +755,10 @@ class Engine {
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one
     double origin_ = 0.0;              // absolute time of local zero
     std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
-    std::uint64_t processed_ = 0;  // calendar entries processed (processed())
-    SlidingBoundaries<D> sliding_; // (box_.shear_rate; engine/sliding_boundaries.hpp)
-    // The rest model (resting.hpp): its rule, the particles at rest now, and the scratch
-    // lists of `held` and `wake_above`
-    RestRule rest_;
-    std::uint32_t at_rest_ = 0;
+    std::uint64_t processed_ = 0;     // calendar entries processed (processed())
+    SlidingBoundaries<D> sliding_;    // (box_.shear_rate; engine/sliding_boundaries.hpp)
+    RestModel<D, Motion> rest_;       // (settings.rest_speed; engine/rest_model.hpp)
     std::uint64_t short_flights_ = 0; // (short_flights)
-    std::vector<Vec<D>> rest_normals_;
-    // rests_together's memory: the group, its positions now, each particle's slot in it
-    // (none outside a call), and the judge of who holds whom
-    std::vector<std::uint32_t> rest_group_;
-    std::vector<Vec<D>> rest_group_x_;
-    std::vector<std::uint32_t> rest_slot_;
-    RestGroup<D> rest_judge_;
-    std::vector<std::uint32_t> rest_woken_;
-    std::vector<std::uint32_t> rest_above_; // (wake_above)
-    std::uint32_t gliding_ = 0;             // particles gliding along a floor now
-    RestCycle rest_cycle_;                  // woken and put to rest again at this instant
 };
 
 // --- The entry points, defined outside the class ----------------------------------------
@@ -927,12 +825,10 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 #include "choc/kernel/engine/collisions.hpp"
 #include "choc/kernel/engine/crossings.hpp"
 #include "choc/kernel/engine/engine_state.hpp"
-#include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/invariants.hpp"
 #include "choc/kernel/engine/kernel.hpp"
 #include "choc/kernel/engine/maintenance.hpp"
 #include "choc/kernel/engine/pair_prediction.hpp"
-#include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/set_up.hpp"
 
 namespace choc {

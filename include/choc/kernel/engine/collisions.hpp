@@ -13,7 +13,7 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::collide_pair(std::uint32_t i, std::uint32_t j) {
     if constexpr (Motion::has_field)
         if (particles_.state[j].resting()) [[unlikely]]
-            return meet_resting(i, j);
+            return rest_.meet_resting(kernel(), i, j);
     // j's schedule and both cell entries are read only after i's scan: ask now
     __builtin_prefetch(&schedule_[j]);
     grids_.cells().prefetch_place(i);

@@ -31,7 +31,7 @@ inline void Engine<D, Cal, Motion>::cross(std::uint32_t i) {
     // in a row along the sliding face, the window across it moved or is new
     if (sliding_.on()) [[unlikely]]
         sliding_.scan(kernel(), i);
-    rescan_resting(i);
+    rest_.rescan_resting(kernel(), i);
     reschedule(i);
 }
 
@@ -67,7 +67,7 @@ inline void Engine<D, Cal, Motion>::cross_levels(std::uint32_t i) {
     } else {
         scan_pairs(i, grid(g), grids_.wide());
     }
-    rescan_resting(i);
+    rest_.rescan_resting(kernel(), i);
     reschedule(i);
 }
 

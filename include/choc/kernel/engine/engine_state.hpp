@@ -18,8 +18,7 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
     ar.section(archive_tag + 2, "cell lists");
     ar(schedule_, last_partner_, id_, last_collision_, tc_);
     ar.section(archive_tag + 3, "candidate events");
-    ar(group_.resting(), rest_cycle_, glide_on_);
-    if constexpr (Motion::has_field) ar(*glide_table_, glide_slot_of_);
+    ar(group_.resting(), rest_, glides_); // (the rest model's, then the glides' fields)
     ar.section(archive_tag + 4, "rest model");
     ar(ledger_, wrapped_potential_, collision_energy_since_check_, tally_, flux_, emission_);
     ar.section(archive_tag + 5, "tallies");
@@ -31,7 +30,7 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
 
 template <int D, Calendar Cal, Motion<D> Motion>
 inline auto Engine<D, Cal, Motion>::shape() const -> Shape {
-    return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()};
+    return {last_collision_.size(), glides_.particles(), glides_.obstacles()};
 }
 
 // What `fields` read: whole and consistent with the particles, the box and `shape`, or
@@ -40,17 +39,9 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::check_restored(const Shape& shape) {
     const std::size_t n = particles_.size();
     grids_.check_restored(n, [&](std::uint32_t i) { return level_of(i); });
-    if constexpr (Motion::has_field) {
-        if (glide_table_->empty() || glide_table_->size() > glide_slots ||
-            glide_slot_of_.size() != shape.obstacles ||
-            std::any_of(glide_slot_of_.begin(), glide_slot_of_.end(), [&](std::uint8_t k) {
-                return k != unslotted && k >= glide_table_->size();
-            }))
-            throw ArchiveError("the state's glide table is damaged");
-        set_up_glide_motions();
-    }
+    glides_.check_restored(shape.obstacles, motion_);
     if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-        last_collision_.size() != shape.tc_clocks || glide_on_.size() != shape.glides)
+        last_collision_.size() != shape.tc_clocks || glides_.particles() != shape.glides)
         throw ArchiveError("the state's per-particle arrays do not match its particles");
     check_restored_tally(tally_, particles_.table.size());
     if (tally_.wall_heat.size() != box_.walls.size() ||
@@ -62,7 +53,7 @@ inline void Engine<D, Cal, Motion>::check_restored(const Shape& shape) {
         if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
             (s.runner_up.partner != none && s.runner_up.partner >= n) ||
             (last_partner_[i] != none && last_partner_[i] >= n) ||
-            (particles_.state[i].gliding() && !glide_faces_valid(i)))
+            (particles_.state[i].gliding() && !glides_.glide_faces_valid(particles_, i)))
             throw ArchiveError("the state's particle indices are damaged");
     }
     for (std::uint32_t i = 0; i < n; ++i) reschedule(i);

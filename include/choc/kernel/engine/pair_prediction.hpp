@@ -202,11 +202,13 @@ template <bool Gliders>
     const Vec<D>& vj, const Vec<D>& r, const Vec<D>& v, double sigma2, double horizon) const {
     if constexpr (Motion::has_field) {
         if (pj.resting()) [[unlikely]] // a fixed sphere (engine/rest_model.hpp)
-            return time_to_resting(i, q, pj.x, std::sqrt(sigma2));
+            return RestModel<D, Motion>::time_to_resting(flight_motion(q), q, pj.x,
+                                                         std::sqrt(sigma2), meeting_window(i));
         if (Gliders && q.glide_slot() != pj.glide_slot()) // a curved meeting
-            return time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2));
+            return Glides<D, Motion>::time_to_glider(motion_, q, xj, vj, pj.glide_slot(),
+                                                     std::sqrt(sigma2), meeting_window(i));
         if (Gliders && q.gliding()) // both glide alike: straight, as without gravity
-            return glide_motions_[q.glide_slot()].pair_time(r, v, sigma2, horizon);
+            return glides_.motion(q.glide_slot()).pair_time(r, v, sigma2, horizon);
     }
     return motion_.pair_time(r, v, sigma2, horizon);
 }
@@ -294,7 +296,7 @@ inline void Engine<D, Cal, Motion>::pair_times_one_by_one(std::uint32_t i, const
                                                           const std::uint32_t* candidate,
                                                           const std::uint8_t* from, int k) {
     if constexpr (!Gliders)
-        if (gliding_ > 0) [[unlikely]]
+        if (glides_.gliding() > 0) [[unlikely]]
             return pair_times_one_by_one<Shifted, true>(i, shift, candidate, from, k);
     const auto& pi = particles_.state[i];
     const Vec<D> xi = motion_.position(pi, now_);

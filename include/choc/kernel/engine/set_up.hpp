@@ -63,8 +63,8 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
         momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
         fluxes_ = true;              // for shear_moment (straight flights, no walls)
     }
-    set_up_glides();
-    if (settings_.rest_speed > 0.0) set_up_rest();
+    glides_.set_up(box_, motion_, particles_);
+    if (settings_.rest_speed > 0.0) rest_.set_up(kernel());
     maintain_every_ =
         settings_.maintain_every > 0
             ? settings_.maintain_every
