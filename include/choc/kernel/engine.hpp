@@ -37,6 +37,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/accounts.hpp"
 #include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/grids.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
@@ -113,7 +114,7 @@ class Engine {
     // compare it with the targets they asked for.
     double time() const { return stopped_at_ ? *stopped_at_ : origin_ + now_; }
     // Length of the measured phase so far.
-    double measured_time() const { return now_ - tally_.start; }
+    double measured_time() const { return now_ - accounts_.tally().start; }
     // Absolute time -> the local clock the particles' time stamps use.
     double local(double t) const { return t - origin_; }
 
@@ -160,23 +161,20 @@ class Engine {
         p.t = t;
         return p;
     }
-    const Tally& tally() const { return tally_; }
+    const Tally& tally() const { return accounts_.tally(); }
     // The momentum and energy fluxes integrated over the measured phase (flux_tally.hpp),
     // kept in a box periodic on every axis without walls, segments or a field; otherwise
     // none.
-    const FluxTally<D>* fluxes() const { return fluxes_ ? &flux_ : nullptr; }
+    const FluxTally<D>* fluxes() const { return accounts_.fluxes(); }
     // Their moments G and H now; none unless they are kept.
-    std::optional<FluxMoments<D>> flux_moments() const {
-        if (!fluxes_) return std::nullopt;
-        return flux_.moments(now_);
-    }
+    std::optional<FluxMoments<D>> flux_moments() const { return accounts_.flux_moments(now_); }
     // Under sliding boundaries (box().sheared()): the xy moment of the momentum flux in the
     // frame of the shear flow, from the last reset_fluxes to now
     // (SlidingBoundaries::shear_moment). None without sliding boundaries.
     std::optional<double> shear_moment() const {
-        if (!sliding_.on() || !fluxes_) return std::nullopt;
+        if (!sliding_.on() || !fluxes()) return std::nullopt;
         constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
-        return sliding_.shear_moment(flux_.moments(now_).momentum[xy], particles_, now_);
+        return sliding_.shear_moment(flux_moments()->momentum[xy], particles_, now_);
     }
     // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
     // drift from the last reset_fluxes to now (SlidingBoundaries::drift_integral). None
@@ -230,9 +228,15 @@ class Engine {
 
     // Species s's kinetic energy now, and its time integral over the measured phase up to
     // now (of every species: the last), from the accounts (engine/accounts.hpp).
-    double kinetic_integral(std::uint32_t s) const;
-    double kinetic(std::uint32_t s) const;
-    double kinetic_integral() const;
+    double kinetic_integral(std::uint32_t s) const {
+        return accounts_.kinetic_integral(s, particles_, glides_, motion_, now_);
+    }
+    double kinetic(std::uint32_t s) const {
+        return accounts_.kinetic(s, particles_, motion_, now_);
+    }
+    double kinetic_integral() const {
+        return accounts_.kinetic_integral(particles_, glides_, motion_, now_);
+    }
 
     // --- Checkpoints -------------------------------------------------------------------
     //
@@ -582,7 +586,8 @@ class Engine {
     void advance(std::uint32_t i) {
         auto& p = particles_.state[i];
         if constexpr (Motion::has_field) {
-            tally_.kinetic_time[p.species] += open_flight_kinetic(i);
+            accounts_.tally().kinetic_time[p.species] +=
+                accounts_.open_flight_kinetic(particles_, i, flight_motion(p), now_);
             if (p.t < now_ && too_short(p)) [[unlikely]]
                 ++short_flights_;
         }
@@ -606,16 +611,12 @@ class Engine {
         return v * (now_ - p.t) < 0.5 * std::numeric_limits<double>::epsilon() * x;
     }
 
-    // --- Accounts (engine/accounts.hpp) -------------------------------------------------
+    // --- Accounts (engine/accounts.hpp): a part of their own (accounts_) -----------------
 
-    // The kinetic energy integral of i's flight so far; i's velocity is about to change
-    // (the flux integrals); the tally and the flux integrals from zero; a collision's
-    // change of species s's kinetic energy.
-    double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field;
-    void flux_leave(std::uint32_t i);
-    void reset_counts(double now);
-    void reset_fluxes();
-    void kinetic_change(std::uint32_t s, double dk);
+    // A collision's change of species s's kinetic energy; the tally and the flux integrals
+    // from zero now (and the sliding boundaries' accounts with them).
+    void kinetic_change(std::uint32_t s, double dk) { accounts_.kinetic_change(s, now_, dk); }
+    void reset_accounts();
 
     // When p, in `cell` of `cells`, next leaves it, and i's next cell event over its
     // grids (engine/crossings.hpp).
@@ -710,10 +711,6 @@ class Engine {
     // What `fields` read, checked; then the calendar is rebuilt from the candidates.
     void check_restored(const Shape& shape);
 
-    std::vector<double> kinetic_per_species() const {
-        return choc::kinetic_per_species(particles_, motion_, now_);
-    }
-
     Box<D> box_;
     Particles<D> particles_;
     Settings settings_;
@@ -728,9 +725,8 @@ class Engine {
     RestitutionTable restitution_;            // e per pair of species (restitution.hpp)
     std::vector<double> last_collision_;      // per particle, when TC is configured
     double tc_ = 0.0;                         // TC time in force (0: off)
-    // Invariants (audit.hpp): the ledger at the last check; the contact tolerance, and the
-    // overlap it allows in terms of c = r.r - sigma^2: c < -overlap_c_ sigma^2.
-    Ledger<D> ledger_;
+    // Invariants (audit.hpp): the contact tolerance, and the overlap it allows in terms of
+    // c = r.r - sigma^2: c < -overlap_c_ sigma^2.
     double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
     bool momentum_conserved_ = false;
     // Events at one instant so far, and how many mean the clock is stuck: a lattice start
@@ -741,11 +737,7 @@ class Engine {
     // round-off left as they are (at_rest_contact), and with the rest model its collisions
     // plastic (plastic_instant) and, at twice as many, its stall rescued (rescue_stall).
     std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
-    double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
-    double collision_energy_since_check_ = 0.0;
-    Tally tally_;
-    FluxTally<D> flux_;
-    bool fluxes_ = false;              // flux_ is kept (fluxes())
+    Accounts<D, Motion> accounts_;     // tallies, fluxes, ledger (engine/accounts.hpp)
     ThermalEmission<D> emission_;      // the thermal walls' draws
     EventLog* log_ = nullptr;          // log_events_to
     bool retired_ = false;             // retire(): the event loop's arrays are gone
@@ -765,9 +757,9 @@ class Engine {
 //
 // Not inline, so that a program using one of the engines compiled in the library (below)
 // does not compile the event loop again: everything else is reached only through these.
-// The event loop is here; the others are with their parts: the constructors and retire()
-// in engine/set_up.hpp, reset_tally() in engine/accounts.hpp, check_conservation() in
-// engine/invariants.hpp, save() and restore() in engine/engine_state.hpp.
+// The event loop is here; the others are with their parts: the constructors, retire() and
+// reset_tally() in engine/set_up.hpp, check_conservation() in engine/invariants.hpp, save()
+// and restore() in engine/engine_state.hpp.
 
 template <int D, Calendar Cal, Motion<D> Motion>
 auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, std::uint64_t budget)
@@ -776,7 +768,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
     stopped_at_.reset();
     for (std::uint64_t k = 0; k < budget; ++k) {
         const double local_until = until - origin_; // the origin moves at maintenance
-        if (tally_.collisions >= collision_limit) return Stop::collisions;
+        if (accounts_.tally().collisions >= collision_limit) return Stop::collisions;
         const double t = calendar_.top_time();
         if (sliding_.on()) [[unlikely]] {
             // the sliding images pass a column width first: widen the windows
@@ -786,7 +778,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
                 sliding_.tick(kernel());
                 continue;
             }
-            if (sliding_.thermostat_due(tally_.collisions, particles_.size())) {
+            if (sliding_.thermostat_due(accounts_.tally().collisions, particles_.size())) {
                 sliding_.thermostat(kernel());
                 continue;
             }
@@ -821,7 +813,6 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 
 } // namespace choc
 
-#include "choc/kernel/engine/accounts.hpp"
 #include "choc/kernel/engine/collisions.hpp"
 #include "choc/kernel/engine/crossings.hpp"
 #include "choc/kernel/engine/engine_state.hpp"

@@ -20,7 +20,7 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
     ar.section(archive_tag + 3, "candidate events");
     ar(group_.resting(), rest_, glides_); // (the rest model's, then the glides' fields)
     ar.section(archive_tag + 4, "rest model");
-    ar(ledger_, wrapped_potential_, collision_energy_since_check_, tally_, flux_, emission_);
+    ar(accounts_, emission_); // (the ledger, the tally and the flux integrals first)
     ar.section(archive_tag + 5, "tallies");
     ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_, short_flights_);
     ar.section(archive_tag + 6, "clock");
@@ -43,10 +43,7 @@ inline void Engine<D, Cal, Motion>::check_restored(const Shape& shape) {
     if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
         last_collision_.size() != shape.tc_clocks || glides_.particles() != shape.glides)
         throw ArchiveError("the state's per-particle arrays do not match its particles");
-    check_restored_tally(tally_, particles_.table.size());
-    if (tally_.wall_heat.size() != box_.walls.size() ||
-        tally_.wall_momentum.size() != 3 * box_.walls.size())
-        throw ArchiveError("the state's wall heat and momentum do not match its walls");
+    accounts_.check_restored(particles_.table.size(), box_.walls.size());
     std::vector<std::uint8_t> seen(n, 0);
     for (std::uint32_t i = 0; i < n; ++i) {
         const auto& s = schedule_[i];

@@ -27,14 +27,14 @@ class Engine<D, Cal, M>::Kernel {
     std::uint32_t id(std::uint32_t i) const { return e_.id_[i]; } // the caller's index of i
     Schedule& schedule(std::uint32_t i) const { return e_.schedule_[i]; }
     Cal& calendar() const { return e_.calendar_; }
-    Tally& tally() const { return e_.tally_; }
+    Tally& tally() const { return e_.accounts_.tally(); }
     const RestRule& rest() const { return e_.rest_.rule(); }
     // The local clock, and moving it (the group step makes a crossing at its own time
     // inside the step's window, then comes back: GroupStep::look_past).
     double now() const { return e_.now_; }
     void set_now(double t) const { e_.now_ = t; }
     // The potential energy the ledger takes back for periodic wraps (Engine::wrap).
-    double& wrapped_potential() const { return e_.wrapped_potential_; }
+    double& wrapped_potential() const { return e_.accounts_.wrapped_potential(); }
     // The overlap a scan allows, in terms of c = r.r - sigma^2: c < -overlap_c() sigma^2.
     double overlap_c() const { return e_.overlap_c_; }
     // The contact check's tolerance, relative to the contact distance (audit.hpp).
@@ -152,16 +152,18 @@ class Engine<D, Cal, M>::Kernel {
     // i's velocity is about to change at now, and has just changed: the flux integrals,
     // when kept (fluxes()), take its old streaming share out and the new one in.
     void flux_leave(std::uint32_t i) const {
-        if (e_.fluxes_) e_.flux_leave(i);
+        if (e_.accounts_.fluxes_kept())
+            e_.accounts_.flux_leave(e_.now_, e_.particles_.mass(i), e_.particles_.state[i].v);
     }
     void flux_enter(std::uint32_t i) const {
-        if (e_.fluxes_) e_.flux_.add(e_.particles_.mass(i), e_.particles_.state[i].v, 1.0);
+        if (e_.accounts_.fluxes_kept())
+            e_.accounts_.flux().add(e_.particles_.mass(i), e_.particles_.state[i].v, 1.0);
     }
     // Species s's kinetic energy changed by dk (the tally and the energy ledger).
     void kinetic_change(std::uint32_t s, double dk) const { e_.kinetic_change(s, dk); }
     // The momentum and energy flux integrals, and whether they are kept (Engine::fluxes).
-    FluxTally<D>& flux() const { return e_.flux_; }
-    bool fluxes_kept() const { return e_.fluxes_; }
+    FluxTally<D>& flux() const { return e_.accounts_.flux(); }
+    bool fluxes_kept() const { return e_.accounts_.fluxes_kept(); }
 
     // --- Invariants ---------------------------------------------------------------------
     // A collision's contact distance (audit.hpp): never overlapping beyond round-off, and

@@ -89,12 +89,10 @@ inline void Engine<D, Cal, Motion>::rebase() {
         s.wall_time -= shift;
         s.crossing_time -= shift;
     }
-    for (auto& t : tally_.since) t -= shift;
-    flux_.shift(shift);
+    accounts_.rebase(shift);
     for (auto& t : last_collision_) t -= shift;
     group_.resting().shift(shift);
     rest_.rebase(shift);
-    tally_.start -= shift;
     calendar_.shift(shift);
     if (sliding_.on()) sliding_.rebase(shift, grids_.cells().counts()[LeesEdwards<D>::flow]);
     origin_ += shift;

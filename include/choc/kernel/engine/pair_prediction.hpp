@@ -13,13 +13,13 @@ namespace choc {
 // (engine.hpp, at the top), else look again.
 template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::renew(std::uint32_t i) {
-    ++tally_.stale;
+    ++accounts_.tally().stale;
     Schedule& s = schedule_[i];
     if (s.runner_up.partner != none && valid(s.runner_up)) {
         s.pair = s.runner_up;
         s.runner_up.partner = none; // keeps its time: the horizon of the last scan
     } else {
-        ++tally_.rescans;
+        ++accounts_.tally().rescans;
         s.pair = {}, s.runner_up = {};
         scan_all_pairs(i);
     }
@@ -110,7 +110,7 @@ template <bool Shifted>
 inline void Engine<D, Cal, Motion>::predict_candidates(std::uint32_t i, const Vec<D>* shift,
                                                        const std::uint32_t* candidate,
                                                        const std::uint8_t* from, int k) {
-    tally_.pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
+    accounts_.tally().pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
     for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
     if constexpr (Motion::has_field)
         pair_times_one_by_one<Shifted>(i, shift, candidate, from, k);
