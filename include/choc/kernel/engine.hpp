@@ -37,8 +37,11 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/accounts.hpp"
+#include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/grids.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
+#include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
@@ -52,9 +55,6 @@
 #include "choc/kernel/overlap.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
-#include "choc/kernel/rest_cycle.hpp"
-#include "choc/kernel/rest_group.hpp"
-#include "choc/kernel/resting.hpp"
 #include "choc/kernel/restitution.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tally.hpp"
@@ -114,7 +114,7 @@ class Engine {
     // compare it with the targets they asked for.
     double time() const { return stopped_at_ ? *stopped_at_ : origin_ + now_; }
     // Length of the measured phase so far.
-    double measured_time() const { return now_ - tally_.start; }
+    double measured_time() const { return now_ - accounts_.tally().start; }
     // Absolute time -> the local clock the particles' time stamps use.
     double local(double t) const { return t - origin_; }
 
@@ -161,23 +161,20 @@ class Engine {
         p.t = t;
         return p;
     }
-    const Tally& tally() const { return tally_; }
+    const Tally& tally() const { return accounts_.tally(); }
     // The momentum and energy fluxes integrated over the measured phase (flux_tally.hpp),
     // kept in a box periodic on every axis without walls, segments or a field; otherwise
     // none.
-    const FluxTally<D>* fluxes() const { return fluxes_ ? &flux_ : nullptr; }
+    const FluxTally<D>* fluxes() const { return accounts_.fluxes(); }
     // Their moments G and H now; none unless they are kept.
-    std::optional<FluxMoments<D>> flux_moments() const {
-        if (!fluxes_) return std::nullopt;
-        return flux_.moments(now_);
-    }
+    std::optional<FluxMoments<D>> flux_moments() const { return accounts_.flux_moments(now_); }
     // Under sliding boundaries (box().sheared()): the xy moment of the momentum flux in the
     // frame of the shear flow, from the last reset_fluxes to now
     // (SlidingBoundaries::shear_moment). None without sliding boundaries.
     std::optional<double> shear_moment() const {
-        if (!sliding_.on() || !fluxes_) return std::nullopt;
+        if (!sliding_.on() || !fluxes()) return std::nullopt;
         constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
-        return sliding_.shear_moment(flux_.moments(now_).momentum[xy], particles_, now_);
+        return sliding_.shear_moment(flux_moments()->momentum[xy], particles_, now_);
     }
     // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
     // drift from the last reset_fluxes to now (SlidingBoundaries::drift_integral). None
@@ -195,7 +192,7 @@ class Engine {
         if (retired_) return retired_bytes_;
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + grids_.bytes() +
                         held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
-                        held_bytes(glide_on_);
+                        glides_.bytes();
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
         return b;
     }
@@ -218,22 +215,28 @@ class Engine {
 
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
-    const RestRule& rest_rule() const { return rest_; }
+    const RestRule& rest_rule() const { return rest_.rule(); }
     // A stall over the last `span` of time (the collapse watch found it, or an instant the
     // plastic collisions did not end): every particle that collided within it stops where
     // it is, its kinetic energy booked as the rest model's, and moves on from rest
     // (engine/rest_model.hpp). Without a field: nothing to do.
-    void rescue_stall(double span);
-    std::uint32_t at_rest() const { return at_rest_; }
+    void rescue_stall(double span) { rest_.rescue_stall(kernel(), span); }
+    std::uint32_t at_rest() const { return rest_.at_rest(); }
     // Flights so far (under a field) too short to move their particle by round-off
     // (too_short): what the collapse watch compares with the events.
     std::uint64_t short_flights() const { return short_flights_; }
 
     // Species s's kinetic energy now, and its time integral over the measured phase up to
     // now (of every species: the last), from the accounts (engine/accounts.hpp).
-    double kinetic_integral(std::uint32_t s) const;
-    double kinetic(std::uint32_t s) const;
-    double kinetic_integral() const;
+    double kinetic_integral(std::uint32_t s) const {
+        return accounts_.kinetic_integral(s, particles_, glides_, motion_, now_);
+    }
+    double kinetic(std::uint32_t s) const {
+        return accounts_.kinetic(s, particles_, motion_, now_);
+    }
+    double kinetic_integral() const {
+        return accounts_.kinetic_integral(particles_, glides_, motion_, now_);
+    }
 
     // --- Checkpoints -------------------------------------------------------------------
     //
@@ -332,7 +335,7 @@ class Engine {
             break;
         case Kind::wall:
             if (s.wall == glide_end) [[unlikely]]
-                leave_glide(i);
+                glides_.leave_glide(kernel(), i);
             else if (settings_.epsilon > 0.0)
                 group_.resolve(kernel(), i);
             else
@@ -460,108 +463,21 @@ class Engine {
     void back_to_contact(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
     void apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact);
 
-    // --- The rest model (engine/rest_model.hpp; resting.hpp) -------------------------------
+    // --- The rest model and its glides (engine/rest_model.hpp, engine/glides.hpp) ------------
     //
-    // Under gravity with settings.rest_speed > 0: a particle at rest has no events of its
-    // own and is met as a fixed sphere; a slow one on a floor glides along it
-    // (engine/glides.hpp). Without a field nothing rests or glides.
-
-    // After a collision at now (with obstacle w, if one): i put to rest, gliding, or
-    // predicted anew.
-    void predict_or_rest(std::uint32_t i, std::uint32_t w = none);
-    // Whether i, slow, is held where it is (by its supports, or resting together with
-    // others), and putting it to rest.
-    bool held(std::uint32_t i) requires Motion::has_field;
-    bool rests_together(std::uint32_t i) requires Motion::has_field;
-    template <class F>
-    void for_each_support(std::uint32_t i, double reach, F&& f) requires Motion::has_field;
-    template <class F>
-    void for_each_support(std::uint32_t i, const Vec<D>& x, double reach,
-                          F&& f) requires Motion::has_field;
-    void put_to_rest(std::uint32_t i) requires Motion::has_field;
-    bool trapped(std::uint32_t i) requires Motion::has_field;
-    bool leans(std::uint32_t i) requires Motion::has_field;
-    bool returns_within(const Vec<D>& n, double d, const Vec<D>& v, double window,
-                        double height) const requires Motion::has_field;
-    double round_off_height(const ParticleState<D>& p) const;
-    double round_off_time(const ParticleState<D>& p) const requires Motion::has_field;
-    // A moving particle meets one at rest (i, j): the fixed sphere's rule, or j woken; its
-    // time; and the waking of j and of what rests on it.
-    void meet_resting(std::uint32_t i, std::uint32_t j) requires Motion::has_field;
-    double rest_impact_restitution(std::uint32_t i,
-                                   std::uint32_t j) const requires Motion::has_field;
-    double time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
-                           double sigma) const requires Motion::has_field;
-    void free_from_contacts(std::uint32_t i) requires Motion::has_field;
-    void wake(std::uint32_t j) requires Motion::has_field;
-    void forget_partner(std::uint32_t i);
-    void wake_above(std::uint32_t j) requires Motion::has_field;
-    // After a crossing: i's meetings with particles at rest and gliders searched again.
-    void rescan_resting(std::uint32_t i);
-    void set_up_rest();
-
-    // --- Glides (engine/glides.hpp) --------------------------------------------------------
-
-    // The glide slot i takes on obstacle w after a reflection (0: none), starting the
-    // glide, and a crease of two faces it glides into.
-    std::uint32_t glide_slot_on(std::uint32_t i, std::uint32_t w);
-    // A triangle's rim met beside a coplanar face i lies on: that face (else w).
-    std::uint32_t face_beside_rim(std::uint32_t i, std::uint32_t w) requires Motion::has_field;
-    void start_glide(std::uint32_t i, std::uint32_t w,
-                     std::uint32_t slot) requires Motion::has_field;
-    struct Crease {
-        std::uint32_t w = none, slot = 0; // the second face; the crease's slot
-        Vec<D> v{};                       // the velocity along the crease
-    };
-    Crease crease_of(std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
-                     std::uint32_t slot) requires Motion::has_field;
-    static bool along_axis(const Vec<D>& n) {
-        for (int a = 0; a < D; ++a)
-            if (std::abs(n[a]) == 1.0) return true;
-        return false;
+    // Parts of their own (rest_, glides_): under gravity with settings.rest_speed > 0, a
+    // particle at rest has no events of its own and is met as a fixed sphere; a slow one on
+    // a floor glides along it. Without a field nothing rests or glides. Their hooks: after
+    // a collision at now (with obstacle w, if one), i put to rest, gliding, or predicted
+    // anew; at an event of i (advanced to now), its glide, if it glided, ends; the flight p
+    // follows (a glide's, or the field's).
+    void predict_or_rest(std::uint32_t i, std::uint32_t w = none) {
+        rest_.predict_or_rest(kernel(), i, w);
     }
-    // The faces i touches, and whether one falling onto i loads it off its glide.
-    template <class F>
-    void for_each_face_near(std::uint32_t i, F&& f) requires Motion::has_field;
-    bool loaded(std::uint32_t i, const Vec<D>& a) requires Motion::has_field;
-    // A glide's end: at an event of i, at the edge of its faces (glide_end), and when.
-    void end_glide(std::uint32_t i);
-    void leave_glide(std::uint32_t i);
-    double glide_end_time(std::uint32_t i,
-                          const ParticleState<D>& q) const requires Motion::has_field;
-    template <class F>
-    void for_each_edge(const Obstacle& o, F&& f) const;
-    using GlideFaces = std::array<std::uint32_t, 2>; // a face (and none), or a crease's two
-    GlideFaces glide_support(const ParticleState<D>& p, std::uint32_t i) const;
-    bool glide_faces_valid(std::uint32_t i) const;
-    // The flight p follows: a glide's, or the field's.
+    void end_glide(std::uint32_t i) { glides_.end_glide(kernel(), i); }
     const Motion& flight_motion(const ParticleState<D>& p) const {
-        if constexpr (Motion::has_field)
-            if (p.gliding()) [[unlikely]]
-                return glide_motions_[p.glide_slot()];
-        return motion_;
+        return glides_.flight_motion(p, motion_);
     }
-
-    // When i, flying as q, meets glider j (a curved relative flight).
-    double time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j, const Vec<D>& v_j,
-                          std::uint32_t j_slot, double sigma) const requires Motion::has_field;
-    // The glide table: its slots' pulls and flights, and the slot of each obstacle.
-    void set_up_glides();
-    void set_up_glide_motions() requires Motion::has_field;
-    void add_glide_motion(const Vec<D>& a) requires Motion::has_field;
-    static constexpr std::uint8_t unslotted = 0xff; // (glide_slot_of_: not looked at yet)
-    // v without its part along the unit normal n: on an axis exactly, that coordinate set to
-    // zero (a glide along a floor stays at its height to the bit, and its pull is 0).
-    static Vec<D> along_face(Vec<D> v, const Vec<D>& n) {
-        for (int a = 0; a < D; ++a)
-            if (std::abs(n[a]) == 1.0) {
-                v[a] = 0.0;
-                return v;
-            }
-        return v - n * dot(v, n);
-    }
-    std::uint32_t glide_slot(std::uint32_t w) requires Motion::has_field;
-    std::uint32_t glide_slot_for(const Vec<D>& a) requires Motion::has_field;
 
     // --- Cell events (engine/crossings.hpp) --------------------------------------------
 
@@ -622,11 +538,12 @@ class Engine {
         const Vec<D> x = m.position(p, now_);
         const Vec<D> v = m.velocity(p, now_);
         const double a = particles_.radius(i);
-        const GlideFaces support = glide_support(p, i);
+        const auto support = glides_.glide_support(p, i);
         s.wall_time = never;
         if constexpr (Motion::has_field)
             if (support[0] != none) [[unlikely]]
-                s.wall_time = now_ + glide_end_time(i, flight_from_now(i)), s.wall = glide_end;
+                s.wall_time = now_ + glides_.glide_end_time(kernel(), i, flight_from_now(i)),
+                s.wall = glide_end;
         for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
             if (w == support[0] || w == support[1]) [[unlikely]]
                 continue;
@@ -649,8 +566,8 @@ class Engine {
         Schedule& s = schedule_[i];
         const ParticleState<D> q = flight_from_now(i);
         const ObstacleFlight<D, Motion> f{
-            q,    flight_motion(q), particles_.radius(i), grids_.cells().cell_of(i),
-            now_, s.crossing_time,  glide_support(q, i)};
+            q,    flight_motion(q), particles_.radius(i),       grids_.cells().cell_of(i),
+            now_, s.crossing_time,  glides_.glide_support(q, i)};
         obstacles_.predict(box_, grids_.cells(), f, {s.wall_time, s.wall});
     }
 
@@ -669,7 +586,8 @@ class Engine {
     void advance(std::uint32_t i) {
         auto& p = particles_.state[i];
         if constexpr (Motion::has_field) {
-            tally_.kinetic_time[p.species] += open_flight_kinetic(i);
+            accounts_.tally().kinetic_time[p.species] +=
+                accounts_.open_flight_kinetic(particles_, i, flight_motion(p), now_);
             if (p.t < now_ && too_short(p)) [[unlikely]]
                 ++short_flights_;
         }
@@ -693,16 +611,12 @@ class Engine {
         return v * (now_ - p.t) < 0.5 * std::numeric_limits<double>::epsilon() * x;
     }
 
-    // --- Accounts (engine/accounts.hpp) -------------------------------------------------
+    // --- Accounts (engine/accounts.hpp): a part of their own (accounts_) -----------------
 
-    // The kinetic energy integral of i's flight so far; i's velocity is about to change
-    // (the flux integrals); the tally and the flux integrals from zero; a collision's
-    // change of species s's kinetic energy.
-    double open_flight_kinetic(std::uint32_t i) const requires Motion::has_field;
-    void flux_leave(std::uint32_t i);
-    void reset_counts(double now);
-    void reset_fluxes();
-    void kinetic_change(std::uint32_t s, double dk);
+    // A collision's change of species s's kinetic energy; the tally and the flux integrals
+    // from zero now (and the sliding boundaries' accounts with them).
+    void kinetic_change(std::uint32_t s, double dk) { accounts_.kinetic_change(s, now_, dk); }
+    void reset_accounts();
 
     // When p, in `cell` of `cells`, next leaves it, and i's next cell event over its
     // grids (engine/crossings.hpp).
@@ -745,6 +659,12 @@ class Engine {
     // or the wall event's (after which i's velocity changes anyway). Relative to now.
     double pair_horizon(const Schedule& s) const {
         return std::min(s.runner_up.time, s.wall_time) - now_;
+    }
+    // How far ahead (relative to now) a curved meeting of i is searched (a particle at rest,
+    // a glider): its pair horizon or its cell crossing, whichever is first.
+    double meeting_window(std::uint32_t i) const {
+        const Schedule& s = schedule_[i];
+        return std::min(pair_horizon(s), s.crossing_time - now_);
     }
 
     // Merges pair times into i's best and runner-up, and the two ways of computing them:
@@ -791,24 +711,13 @@ class Engine {
     // What `fields` read, checked; then the calendar is rebuilt from the candidates.
     void check_restored(const Shape& shape);
 
-    std::vector<double> kinetic_per_species() const {
-        return choc::kinetic_per_species(particles_, motion_, now_);
-    }
-
     Box<D> box_;
     Particles<D> particles_;
     Settings settings_;
     Motion motion_;
-    // The glides (set_up_glides): the flight of each glide slot (the pull along its
-    // supports, the same drag), the table of their pulls, the slot of each obstacle number
-    // (0: none glides on it; unslotted: not looked at yet), and the obstacles each gliding
-    // particle glides on: one face (the second none), or the two of a crease.
-    std::vector<Motion> glide_motions_;
-    std::shared_ptr<std::vector<Vec<D>>> glide_table_; // the slots' pulls (Field reads it)
-    std::vector<std::uint8_t> glide_slot_of_;
-    std::vector<GlideFaces> glide_on_;
-    Grids<D> grids_;         // the cell grids, one per level of sizes (engine/grids.hpp)
-    Obstacles<D> obstacles_; // segments and triangles (engine/obstacles.hpp)
+    Glides<D, Motion> glides_; // the rest model's glides (engine/glides.hpp)
+    Grids<D> grids_;           // the cell grids, one per level of sizes (engine/grids.hpp)
+    Obstacles<D> obstacles_;   // segments and triangles (engine/obstacles.hpp)
     Cal calendar_;
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
@@ -816,9 +725,8 @@ class Engine {
     RestitutionTable restitution_;            // e per pair of species (restitution.hpp)
     std::vector<double> last_collision_;      // per particle, when TC is configured
     double tc_ = 0.0;                         // TC time in force (0: off)
-    // Invariants (audit.hpp): the ledger at the last check; the contact tolerance, and the
-    // overlap it allows in terms of c = r.r - sigma^2: c < -overlap_c_ sigma^2.
-    Ledger<D> ledger_;
+    // Invariants (audit.hpp): the contact tolerance, and the overlap it allows in terms of
+    // c = r.r - sigma^2: c < -overlap_c_ sigma^2.
     double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
     bool momentum_conserved_ = false;
     // Events at one instant so far, and how many mean the clock is stuck: a lattice start
@@ -829,11 +737,7 @@ class Engine {
     // round-off left as they are (at_rest_contact), and with the rest model its collisions
     // plastic (plastic_instant) and, at twice as many, its stall rescued (rescue_stall).
     std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
-    double wrapped_potential_ = 0.0; // taken back from the potential at periodic wraps
-    double collision_energy_since_check_ = 0.0;
-    Tally tally_;
-    FluxTally<D> flux_;
-    bool fluxes_ = false;              // flux_ is kept (fluxes())
+    Accounts<D, Motion> accounts_;     // tallies, fluxes, ledger (engine/accounts.hpp)
     ThermalEmission<D> emission_;      // the thermal walls' draws
     EventLog* log_ = nullptr;          // log_events_to
     bool retired_ = false;             // retire(): the event loop's arrays are gone
@@ -843,33 +747,19 @@ class Engine {
     std::optional<double> stopped_at_; // the target of the last run() that stopped at one
     double origin_ = 0.0;              // absolute time of local zero
     std::uint64_t since_maintenance_ = 0, maintain_every_ = 0;
-    std::uint64_t processed_ = 0;  // calendar entries processed (processed())
-    SlidingBoundaries<D> sliding_; // (box_.shear_rate; engine/sliding_boundaries.hpp)
-    // The rest model (resting.hpp): its rule, the particles at rest now, and the scratch
-    // lists of `held` and `wake_above`
-    RestRule rest_;
-    std::uint32_t at_rest_ = 0;
+    std::uint64_t processed_ = 0;     // calendar entries processed (processed())
+    SlidingBoundaries<D> sliding_;    // (box_.shear_rate; engine/sliding_boundaries.hpp)
+    RestModel<D, Motion> rest_;       // (settings.rest_speed; engine/rest_model.hpp)
     std::uint64_t short_flights_ = 0; // (short_flights)
-    std::vector<Vec<D>> rest_normals_;
-    // rests_together's memory: the group, its positions now, each particle's slot in it
-    // (none outside a call), and the judge of who holds whom
-    std::vector<std::uint32_t> rest_group_;
-    std::vector<Vec<D>> rest_group_x_;
-    std::vector<std::uint32_t> rest_slot_;
-    RestGroup<D> rest_judge_;
-    std::vector<std::uint32_t> rest_woken_;
-    std::vector<std::uint32_t> rest_above_; // (wake_above)
-    std::uint32_t gliding_ = 0;             // particles gliding along a floor now
-    RestCycle rest_cycle_;                  // woken and put to rest again at this instant
 };
 
 // --- The entry points, defined outside the class ----------------------------------------
 //
 // Not inline, so that a program using one of the engines compiled in the library (below)
 // does not compile the event loop again: everything else is reached only through these.
-// The event loop is here; the others are with their parts: the constructors and retire()
-// in engine/set_up.hpp, reset_tally() in engine/accounts.hpp, check_conservation() in
-// engine/invariants.hpp, save() and restore() in engine/engine_state.hpp.
+// The event loop is here; the others are with their parts: the constructors, retire() and
+// reset_tally() in engine/set_up.hpp, check_conservation() in engine/invariants.hpp, save()
+// and restore() in engine/engine_state.hpp.
 
 template <int D, Calendar Cal, Motion<D> Motion>
 auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, std::uint64_t budget)
@@ -878,7 +768,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
     stopped_at_.reset();
     for (std::uint64_t k = 0; k < budget; ++k) {
         const double local_until = until - origin_; // the origin moves at maintenance
-        if (tally_.collisions >= collision_limit) return Stop::collisions;
+        if (accounts_.tally().collisions >= collision_limit) return Stop::collisions;
         const double t = calendar_.top_time();
         if (sliding_.on()) [[unlikely]] {
             // the sliding images pass a column width first: widen the windows
@@ -888,7 +778,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
                 sliding_.tick(kernel());
                 continue;
             }
-            if (sliding_.thermostat_due(tally_.collisions, particles_.size())) {
+            if (sliding_.thermostat_due(accounts_.tally().collisions, particles_.size())) {
                 sliding_.thermostat(kernel());
                 continue;
             }
@@ -923,16 +813,13 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 
 } // namespace choc
 
-#include "choc/kernel/engine/accounts.hpp"
 #include "choc/kernel/engine/collisions.hpp"
 #include "choc/kernel/engine/crossings.hpp"
 #include "choc/kernel/engine/engine_state.hpp"
-#include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/invariants.hpp"
 #include "choc/kernel/engine/kernel.hpp"
 #include "choc/kernel/engine/maintenance.hpp"
 #include "choc/kernel/engine/pair_prediction.hpp"
-#include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/set_up.hpp"
 
 namespace choc {

@@ -157,7 +157,7 @@ class Field {
         return terminal_ + (p.v - terminal_) * std::exp(-gamma_ * tau);
     }
     // The glides' accelerations, by slot (slot 0 unused), shared by every copy: the
-    // engine's table (Engine::set_up_glides). A glide along a floor square to the field has
+    // engine's table (Glides::set_up). A glide along a floor square to the field has
     // a = 0 exactly, and then the forms above are x + v s(τ) and v e^(−γτ) to the bit.
     void set_glides(std::shared_ptr<const std::vector<Vec<D>>> table) {
         glides_ = std::move(table);

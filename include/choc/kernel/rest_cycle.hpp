@@ -1,5 +1,5 @@
 // The particles the rest model woke at the present instant, and those of them it put to
-// rest again at that same instant (Engine::wake, put_to_rest, meet_resting).
+// rest again at that same instant (RestModel::wake, put_to_rest, meet_resting).
 //
 // Why. A fast impact wakes a particle at rest and is an ordinary collision; the particle
 // struck may be caught at once by its own contacts and put to rest again where it lies

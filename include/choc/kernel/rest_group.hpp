@@ -1,4 +1,4 @@
-// Slow particles that hold one another up (Engine::rests_together; docs/REFERENCE.md,
+// Slow particles that hold one another up (RestModel::rests_together; docs/REFERENCE.md,
 // "Resting together"): which of a gathered group can be put to rest together.
 //
 // The group: members 0..m-1, each with the unit normals of its supports at rest (walls,

@@ -45,7 +45,7 @@ inline constexpr double held_contact_depth = 0.25;
 // A centre this many ulps of its coordinates outside a triangle's edge is over its face
 // but for round-off (Triangle::over_face): a few roundings of the edge test.
 inline constexpr double face_round_off_ulps = 4.0;
-// A glide's end (Engine::leave_glide) puts the centre this many ulps of its coordinates
+// A glide's end (Glides::leave_glide) puts the centre this many ulps of its coordinates
 // past the edge it reached: beyond face_round_off_ulps, so that the face it left no longer
 // has it over it even so, and a coplanar neighbour sharing the edge has it over its face
 // (Triangle::over, a segment's `along`); far below any length of the physics (1e-14 of a
@@ -73,7 +73,7 @@ inline constexpr double default_contact_gap = 1e-9;
 // the particle below) does not hold a smooth particle, and neither does the model.
 inline constexpr double rest_balance_tolerance = 1e-9;
 
-// Rest model (Engine::rests_together): the most slow awake particles gathered to be put to
+// Rest model (RestModel::rests_together): the most slow awake particles gathered to be put to
 // rest together, holding one another (a count). A pile's clusters of mutual support seen
 // were of a few to 25 discs; the bound keeps the gathering's cost (each member looks at
 // its neighbourhood) small when it fails, at every collision of a slow particle.

@@ -13,7 +13,7 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::collide_pair(std::uint32_t i, std::uint32_t j) {
     if constexpr (Motion::has_field)
         if (particles_.state[j].resting()) [[unlikely]]
-            return meet_resting(i, j);
+            return rest_.meet_resting(kernel(), i, j);
     // j's schedule and both cell entries are read only after i's scan: ask now
     __builtin_prefetch(&schedule_[j]);
     grids_.cells().prefetch_place(i);
@@ -104,13 +104,14 @@ inline void Engine<D, Cal, Motion>::apply_pair(std::uint32_t i, std::uint32_t j,
     const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
     if (image != 0) [[unlikely]]
         pj.v -= sliding_.geometry().image_velocity(image);
-    if (fluxes_) flux_.collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
+    if (accounts_.fluxes_kept())
+        accounts_.flux().collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
     collided(i);
     collided(j);
     kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
     kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
-    tally_.virial += impulse.virial;
-    tally_.pair_collision(pi.species, pj.species);
+    accounts_.tally().virial += impulse.virial;
+    accounts_.tally().pair_collision(pi.species, pj.species);
     log_pair(i, j);
     last_partner_[i] = j;
     last_partner_[j] = i;
@@ -170,22 +171,23 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
     const double k = kinetic_energy(m, p.v);
     const Vec<D> v = p.v;
     wall.restitution = wall_restitution(i, w);
-    if (fluxes_) flux_leave(i);
+    if (accounts_.fluxes_kept()) accounts_.flux_leave(now_, m, p.v);
     if (wall.thermal()) [[unlikely]] {
         // re-emitted, as reflection is, only when moving into the wall (collide.hpp)
         if (dot(p.v, wall.normal) < 0.0) p.v = emission_.emit(wall, m);
     } else {
         wall_collision(wall, p.v, m);
     }
-    if (fluxes_) flux_.add(m, p.v, 1.0); // an external force: no contact term
+    if (accounts_.fluxes_kept()) accounts_.flux().add(m, p.v, 1.0); // an external force
     collided(i);
     const double dk = kinetic_energy(m, p.v) - k;
     kinetic_change(p.species, dk);
-    if (w < tally_.wall_heat.size()) {
-        tally_.wall_heat[w] += dk;
-        for (int a = 0; a < D; ++a) tally_.wall_momentum[3 * w + a] += m * (p.v[a] - v[a]);
+    Tally& tally = accounts_.tally();
+    if (w < tally.wall_heat.size()) {
+        tally.wall_heat[w] += dk;
+        for (int a = 0; a < D; ++a) tally.wall_momentum[3 * w + a] += m * (p.v[a] - v[a]);
     }
-    ++tally_.wall_collisions;
+    ++tally.wall_collisions;
     log_wall(i, w);
     last_partner_[i] = none;
 }

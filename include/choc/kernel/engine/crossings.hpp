@@ -20,7 +20,7 @@ inline void Engine<D, Cal, Motion>::cross(std::uint32_t i) {
         return sliding_.reenter(kernel(), i, s.dir);
     if (wrapped) wrap(i, s.axis, s.dir);
     cells.move(i, to);
-    ++tally_.crossings;
+    ++accounts_.tally().crossings;
 
     // the layer depends on the crossing just made, so take it before the next one
     cells.layer(to, s.axis, s.dir, grids_.near());
@@ -31,7 +31,7 @@ inline void Engine<D, Cal, Motion>::cross(std::uint32_t i) {
     // in a row along the sliding face, the window across it moved or is new
     if (sliding_.on()) [[unlikely]]
         sliding_.scan(kernel(), i);
-    rescan_resting(i);
+    rest_.rescan_resting(kernel(), i);
     reschedule(i);
 }
 
@@ -42,7 +42,7 @@ inline void Engine<D, Cal, Motion>::wrap(std::uint32_t i, int axis, int dir) {
     particles_.state[i].x[axis] -= dir * box_.length[axis];
     // the potential -m g.x jumps by m g_a dir L: the ledger takes it back
     if constexpr (Motion::has_field)
-        wrapped_potential_ -=
+        accounts_.wrapped_potential() -=
             particles_.mass(i) * motion_.gravity()[axis] * dir * box_.length[axis];
 }
 
@@ -55,7 +55,7 @@ inline void Engine<D, Cal, Motion>::cross_levels(std::uint32_t i) {
     Schedule& s = schedule_[i];
     const std::size_t a = level_of(i), g = s.grid; // (set_next_crossing changes s)
     const auto step = grids_.cross(i, a, g, s.axis, s.dir);
-    ++tally_.crossings;
+    ++accounts_.tally().crossings;
     if (step == Grids<D>::Step::wrapped) wrap(i, s.axis, s.dir);
     set_next_crossing(i);
     predict_finite_walls(i);
@@ -67,7 +67,7 @@ inline void Engine<D, Cal, Motion>::cross_levels(std::uint32_t i) {
     } else {
         scan_pairs(i, grid(g), grids_.wide());
     }
-    rescan_resting(i);
+    rest_.rescan_resting(kernel(), i);
     reschedule(i);
 }
 

@@ -18,10 +18,9 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
     ar.section(archive_tag + 2, "cell lists");
     ar(schedule_, last_partner_, id_, last_collision_, tc_);
     ar.section(archive_tag + 3, "candidate events");
-    ar(group_.resting(), rest_cycle_, glide_on_);
-    if constexpr (Motion::has_field) ar(*glide_table_, glide_slot_of_);
+    ar(group_.resting(), rest_, glides_); // (the rest model's, then the glides' fields)
     ar.section(archive_tag + 4, "rest model");
-    ar(ledger_, wrapped_potential_, collision_energy_since_check_, tally_, flux_, emission_);
+    ar(accounts_, emission_); // (the ledger, the tally and the flux integrals first)
     ar.section(archive_tag + 5, "tallies");
     ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_, short_flights_);
     ar.section(archive_tag + 6, "clock");
@@ -31,7 +30,7 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
 
 template <int D, Calendar Cal, Motion<D> Motion>
 inline auto Engine<D, Cal, Motion>::shape() const -> Shape {
-    return {last_collision_.size(), glide_on_.size(), glide_slot_of_.size()};
+    return {last_collision_.size(), glides_.particles(), glides_.obstacles()};
 }
 
 // What `fields` read: whole and consistent with the particles, the box and `shape`, or
@@ -40,29 +39,18 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::check_restored(const Shape& shape) {
     const std::size_t n = particles_.size();
     grids_.check_restored(n, [&](std::uint32_t i) { return level_of(i); });
-    if constexpr (Motion::has_field) {
-        if (glide_table_->empty() || glide_table_->size() > glide_slots ||
-            glide_slot_of_.size() != shape.obstacles ||
-            std::any_of(glide_slot_of_.begin(), glide_slot_of_.end(), [&](std::uint8_t k) {
-                return k != unslotted && k >= glide_table_->size();
-            }))
-            throw ArchiveError("the state's glide table is damaged");
-        set_up_glide_motions();
-    }
+    glides_.check_restored(shape.obstacles, motion_);
     if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-        last_collision_.size() != shape.tc_clocks || glide_on_.size() != shape.glides)
+        last_collision_.size() != shape.tc_clocks || glides_.particles() != shape.glides)
         throw ArchiveError("the state's per-particle arrays do not match its particles");
-    check_restored_tally(tally_, particles_.table.size());
-    if (tally_.wall_heat.size() != box_.walls.size() ||
-        tally_.wall_momentum.size() != 3 * box_.walls.size())
-        throw ArchiveError("the state's wall heat and momentum do not match its walls");
+    accounts_.check_restored(particles_.table.size(), box_.walls.size());
     std::vector<std::uint8_t> seen(n, 0);
     for (std::uint32_t i = 0; i < n; ++i) {
         const auto& s = schedule_[i];
         if (id_[i] >= n || seen[id_[i]]++ || (s.pair.partner != none && s.pair.partner >= n) ||
             (s.runner_up.partner != none && s.runner_up.partner >= n) ||
             (last_partner_[i] != none && last_partner_[i] >= n) ||
-            (particles_.state[i].gliding() && !glide_faces_valid(i)))
+            (particles_.state[i].gliding() && !glides_.glide_faces_valid(particles_, i)))
             throw ArchiveError("the state's particle indices are damaged");
     }
     for (std::uint32_t i = 0; i < n; ++i) reschedule(i);

@@ -1,11 +1,31 @@
-// The rest model's glides (docs/ARCHITECTURE.md, "The engine's parts"; resting.hpp;
-// REFERENCE, "Particles at rest"): a particle that leaves a floor slowly slides along it
-// (or along a crease of two faces) under the pull along its supports, on a flight of its
-// glide slot, until it leaves their edge or meets something. Members of Engine, defined
-// apart from the class.
+// The rest model's glides, a part of the engine (docs/ARCHITECTURE.md, "The engine's
+// parts"; resting.hpp; REFERENCE, "Particles at rest"): a particle that leaves a floor
+// slowly slides along it (or along a crease of two faces) under the pull along its
+// supports, on a flight of its glide slot, until it leaves their edge or meets something.
+// It keeps its own state (the glide table, the flight of each slot, the faces each glider
+// is on) and reaches the rest of the engine through the engine's Kernel
+// (engine/kernel.hpp); the rest model (engine/rest_model.hpp) starts the glides.
 #pragma once
 
-#include "choc/kernel/engine.hpp"
+#include "choc/kernel/archive.hpp"
+#include "choc/kernel/box.hpp"
+#include "choc/kernel/huge_pages.hpp"
+#include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/motions.hpp"
+#include "choc/kernel/obstacle.hpp"
+#include "choc/kernel/particles.hpp"
+#include "choc/kernel/predict.hpp"
+#include "choc/kernel/segment_time.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/triangle_cells.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
 
 namespace choc {
 
@@ -29,22 +49,161 @@ namespace choc {
 // 9564059025244880716). Before glides followed slopes, spheres woken from rest on a
 // tilted plane with v = 0, under the rest model, met it at one instant for ever
 // (invariant `progress`, scan cases 14466090374848110308 and 11682011839193705786).
-//
-// Returns the glide's slot (glides_) if i, just reflected by obstacle w at now, glides
+template <int D, Motion<D> M>
+class Glides {
+  public:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    using Faces = std::array<std::uint32_t, 2>; // a face (and none), or a crease's two
+
+    // The glide table for `box` (empty but for slot 0), `motion` reading it, and no
+    // particle of `particles` on a face yet (set_up).
+    void set_up(const Box<D>& box, M& motion, const Particles<D>& particles);
+
+    // --- What the event loop reads (inlined in its hot paths) -----------------------------
+
+    // Particles gliding now.
+    std::uint32_t gliding() const { return gliding_; }
+    // The flight of glide slot `slot`; the flight p follows: a glide's, or the field's.
+    const M& motion(std::uint32_t slot) const { return motions_[slot]; }
+    const M& flight_motion(const ParticleState<D>& p, const M& field) const {
+        if constexpr (M::has_field)
+            if (p.gliding()) [[unlikely]]
+                return motions_[p.glide_slot()];
+        return field;
+    }
+    // The obstacles i glides on (none if it does not; the second none but in a crease):
+    // its predictions pass them by, its flight being along them to round-off.
+    Faces glide_support(const ParticleState<D>& p, std::uint32_t i) const {
+        if constexpr (M::has_field)
+            if (p.gliding()) [[unlikely]]
+                return on_[i];
+        return {none, none};
+    }
+
+    // --- A glide's start and end -------------------------------------------------------
+
+    // The glide slot i takes on obstacle w after a reflection (0: none); a triangle's rim
+    // met beside a coplanar face i lies on: that face (else w).
+    template <class Kernel>
+    std::uint32_t glide_slot_on(Kernel k, std::uint32_t i, std::uint32_t w);
+    template <class Kernel>
+    std::uint32_t face_beside_rim(Kernel k, std::uint32_t i, std::uint32_t w) requires M::has_field;
+    // Starts i's glide on w (slot), or a crease's it glides into; false: i is in a corner
+    // or loaded, to be put to rest there instead (the caller's, the rest model's).
+    template <class Kernel>
+    bool start_glide(Kernel k, std::uint32_t i, std::uint32_t w,
+                     std::uint32_t slot) requires M::has_field;
+    // A glide's end: at an event of i, at the edge of its faces (glide_end), and when.
+    template <class Kernel>
+    void end_glide(Kernel k, std::uint32_t i) {
+        if constexpr (M::has_field)
+            if (k.particles().state[i].gliding()) [[unlikely]] {
+                k.particles().state[i].set_glide(0);
+                --gliding_;
+            }
+    }
+    template <class Kernel>
+    void leave_glide(Kernel k, std::uint32_t i);
+    template <class Kernel>
+    double glide_end_time(Kernel k, std::uint32_t i,
+                          const ParticleState<D>& q) const requires M::has_field;
+
+    // When i, flying as q, meets glider j (a curved relative flight) under `field`, no
+    // later than `window` (Engine::meeting_window).
+    static double time_to_glider(const M& field, ParticleState<D> q, const Vec<D>& x_j,
+                                 const Vec<D>& v_j, std::uint32_t j_slot, double sigma,
+                                 double window) requires M::has_field;
+
+    // --- The checkpoint and maintenance ------------------------------------------------
+
+    // The faces of the gliders, then (under a field) the table and each obstacle's slot:
+    // they depend on the run's history.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(on_);
+        if constexpr (M::has_field) ar(*table_, slot_of_);
+    }
+    // The sizes a restored state must keep: per particle, and per obstacle number.
+    std::size_t particles() const { return on_.size(); }
+    std::size_t obstacles() const { return slot_of_.size(); }
+    // The restored table whole (else ArchiveError), its flights set up for `motion`; a
+    // restored glider's faces: a face's own slot, or a crease's slot in the table.
+    void check_restored(std::size_t obstacles, M& motion);
+    bool glide_faces_valid(const Particles<D>& particles, std::uint32_t i) const;
+    // The particles renumbered: `permute` moves each glider's faces with it.
+    template <class P>
+    void renumbered(P&& permute) {
+        if (!on_.empty()) permute(on_);
+    }
+    std::size_t bytes() const { return held_bytes(on_); }
+
+  private:
+    struct Crease {
+        std::uint32_t w = none, slot = 0; // the second face; the crease's slot
+        Vec<D> v{};                       // the velocity along the crease
+    };
+    template <class Kernel>
+    Crease crease_of(Kernel k, std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
+                     std::uint32_t slot) requires M::has_field;
+    static bool along_axis(const Vec<D>& n) {
+        for (int a = 0; a < D; ++a)
+            if (std::abs(n[a]) == 1.0) return true;
+        return false;
+    }
+    // The faces i touches, and whether one falling onto i loads it off its glide.
+    template <class Kernel, class F>
+    void for_each_face_near(Kernel k, std::uint32_t i, F&& f) requires M::has_field;
+    template <class Kernel>
+    bool loaded(Kernel k, std::uint32_t i, const Vec<D>& a) requires M::has_field;
+    template <class F>
+    static void for_each_edge(const Box<D>& box, const Obstacle& o, F&& f);
+    // The glide table: its slots' pulls and flights, and the slot of each obstacle.
+    void set_up_glide_motions(M& motion) requires M::has_field;
+    void add_glide_motion(const M& field, const Vec<D>& a) requires M::has_field;
+    static constexpr std::uint8_t unslotted = 0xff; // (slot_of_: not looked at yet)
+    // v without its part along the unit normal n: on an axis exactly, that coordinate set to
+    // zero (a glide along a floor stays at its height to the bit, and its pull is 0).
+    static Vec<D> along_face(Vec<D> v, const Vec<D>& n) {
+        for (int a = 0; a < D; ++a)
+            if (std::abs(n[a]) == 1.0) {
+                v[a] = 0.0;
+                return v;
+            }
+        return v - n * dot(v, n);
+    }
+    template <class Kernel>
+    std::uint32_t glide_slot(Kernel k, std::uint32_t w) requires M::has_field;
+    template <class Kernel>
+    std::uint32_t glide_slot_for(Kernel k, const Vec<D>& a) requires M::has_field;
+
+    // The flight of each glide slot (the pull along its supports, the same drag), the
+    // table of their pulls, the slot of each obstacle number (0: none glides on it;
+    // unslotted: not looked at yet), and the obstacles each gliding particle glides on:
+    // one face (the second none), or the two of a crease.
+    std::vector<M> motions_;
+    std::shared_ptr<std::vector<Vec<D>>> table_; // the slots' pulls (Field reads it)
+    std::vector<std::uint8_t> slot_of_;
+    std::vector<Faces> on_;
+    std::uint32_t gliding_ = 0; // particles gliding along a floor now
+};
+
+// Returns the glide's slot (the table's) if i, just reflected by obstacle w at now, glides
 // on it, else 0.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline std::uint32_t Engine<D, Cal, Motion>::glide_slot_on(std::uint32_t i, std::uint32_t w) {
-    if constexpr (Motion::has_field) {
-        if (!rest_.on()) return 0;
-        const std::uint32_t slot = glide_slot(w);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline std::uint32_t Glides<D, M>::glide_slot_on(Kernel k, std::uint32_t i, std::uint32_t w) {
+    if constexpr (M::has_field) {
+        if (!k.rest().on()) return 0;
+        const std::uint32_t slot = glide_slot(k, w);
         if (slot == 0) return 0;
-        const auto& p = particles_.state[i];
-        const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-        if (o.triangle && !box_.triangles[o.index].over_face(p.x)) return 0; // a rim
-        const Wall<D> plane = obstacle_plane(box_, w, p.x);
-        const double pull = motion_.along(plane.normal), u = dot(p.v, plane.normal);
+        const auto& p = k.particles().state[i];
+        const Box<D>& box = k.box();
+        const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
+        if (o.triangle && !box.triangles[o.index].over_face(p.x)) return 0; // a rim
+        const Wall<D> plane = obstacle_plane(box, w, p.x);
+        const double pull = k.motion().along(plane.normal), u = dot(p.v, plane.normal);
         if (!(pull < 0.0)) return 0; // the field does not press it on
-        if (std::abs(u) < rest_.speed) return slot;
+        if (std::abs(u) < k.rest().speed) return slot;
     }
     return 0;
 }
@@ -66,55 +225,54 @@ inline std::uint32_t Engine<D, Cal, Motion>::glide_slot_on(std::uint32_t i, std:
 // the face's own contact it glides, and the glide passes by the triangles in its
 // plane (predict_triangles). The face is the plane's to round-off: parallel to w
 // (same_plane_tolerance) and touching within the contact tolerance.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline std::uint32_t
-Engine<D, Cal, Motion>::face_beside_rim(std::uint32_t i,
-                                        std::uint32_t w) requires Motion::has_field {
-    const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+template <int D, Motion<D> M>
+template <class Kernel>
+inline std::uint32_t Glides<D, M>::face_beside_rim(Kernel k, std::uint32_t i,
+                                                   std::uint32_t w) requires M::has_field {
+    const Box<D>& box = k.box();
+    const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
     if (!o.triangle) return w;
-    const Vec<D>& x = particles_.state[i].x;
-    const Triangle<D>& rim = box_.triangles[o.index];
+    const Vec<D>& x = k.particles().state[i].x;
+    const Triangle<D>& rim = box.triangles[o.index];
     if (rim.over_face(x)) return w;
-    const double a = particles_.radius(i);
+    const double a = k.particles().radius(i);
     std::uint32_t face = w;
-    for_each_face_near(i, [&](std::uint32_t k, const Vec<D>&) {
-        const Obstacle f = Obstacle::decode(k, box_.walls.size(), box_.segments.size());
+    for_each_face_near(k, i, [&](std::uint32_t f_w, const Vec<D>&) {
+        const Obstacle f = Obstacle::decode(f_w, box.walls.size(), box.segments.size());
         if (face != w || !f.triangle) return;
-        const Triangle<D>& tri = box_.triangles[f.index];
+        const Triangle<D>& tri = box.triangles[f.index];
         if (std::abs(dot(tri.normal, rim.normal)) > 1.0 - same_plane_tolerance &&
-            std::abs(std::abs(tri.height(x)) - a) <= contact_tolerance_ * a)
-            face = k;
+            std::abs(std::abs(tri.height(x)) - a) <= k.contact_tolerance() * a)
+            face = f_w;
     });
     return face;
 }
 
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::start_glide(std::uint32_t i, std::uint32_t w,
-                                                std::uint32_t slot) requires Motion::has_field {
-    auto& p = particles_.state[i];
-    const Vec<D> n = obstacle_plane(box_, w, p.x).normal;
-    const double k = kinetic_energy(particles_.mass(i), p.v);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool Glides<D, M>::start_glide(Kernel k, std::uint32_t i, std::uint32_t w,
+                                      std::uint32_t slot) requires M::has_field {
+    auto& p = k.particles().state[i];
+    const Vec<D> n = obstacle_plane(k.box(), w, p.x).normal;
+    const double e = kinetic_energy(k.particles().mass(i), p.v);
     p.v = along_face(p.v, n); // the velocity across the support taken
-    const Crease crease = crease_of(i, w, n, slot);
+    const Crease crease = crease_of(k, i, w, n, slot);
     if (crease.w != none) [[unlikely]]
         p.v = crease.v, slot = crease.slot;
-    const double lost = k - kinetic_energy(particles_.mass(i), p.v);
-    kinetic_change(p.species, -lost);
-    tally_.rest_energy += lost;
-    if (crease.w != none && D == 2) [[unlikely]] { // a corner: nowhere to glide (v = 0)
-        ++tally_.leans;
-        return put_to_rest(i);
-    }
-    if (rest_.on() && loaded(i, motion_.glide_acceleration(slot))) [[unlikely]] {
-        ++tally_.leans;
-        return put_to_rest(i);
-    }
-    ++tally_.glides;
+    const double lost = e - kinetic_energy(k.particles().mass(i), p.v);
+    k.kinetic_change(p.species, -lost);
+    k.tally().rest_energy += lost;
+    if (crease.w != none && D == 2) [[unlikely]] // a corner: nowhere to glide (v = 0)
+        return false;
+    if (k.rest().on() && loaded(k, i, k.motion().glide_acceleration(slot))) [[unlikely]]
+        return false;
+    ++k.tally().glides;
     ++gliding_;
     p.set_glide(slot);
-    glide_on_[i] = {w, crease.w};
+    on_[i] = {w, crease.w};
     p.bump();
-    predict_all(i);
+    k.predict_all(i);
+    return true;
 }
 
 // A crease: a glide on one face pressed onto a second face it touches, slower across it
@@ -131,17 +289,17 @@ inline void Engine<D, Cal, Motion>::start_glide(std::uint32_t i, std::uint32_t w
 // first's); in 2D the crease is a corner, a = 0, and it rests there. Two box walls (axis
 // normals): the two coordinates set to zero exactly, as along_face does. With f1 <= 0
 // the first face lets go: the glide on it hops onto the second, which glides alone.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline auto Engine<D, Cal, Motion>::crease_of(std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
-                                              std::uint32_t slot)
-    -> Crease requires Motion::has_field {
-    const auto& p = particles_.state[i];
-    const Vec<D>& g = motion_.gravity();
-    const Vec<D> a1 = motion_.glide_acceleration(slot);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline auto Glides<D, M>::crease_of(Kernel k, std::uint32_t i, std::uint32_t w, const Vec<D>& n1,
+                                    std::uint32_t slot) -> Crease requires M::has_field {
+    const auto& p = k.particles().state[i];
+    const Vec<D>& g = k.motion().gravity();
+    const Vec<D> a1 = k.motion().glide_acceleration(slot);
     Crease crease;
-    for_each_face_near(i, [&](std::uint32_t w2, const Vec<D>& n2) {
+    for_each_face_near(k, i, [&](std::uint32_t w2, const Vec<D>& n2) {
         if (crease.w != none || w2 == w) return;
-        if (!(dot(a1, n2) < 0.0) || !(std::abs(dot(p.v, n2)) < rest_.speed)) return;
+        if (!(dot(a1, n2) < 0.0) || !(std::abs(dot(p.v, n2)) < k.rest().speed)) return;
         const double c = dot(n1, n2), det = 1.0 - c * c;
         if (!(det > crease_parallel)) return;             // (one plane: the glide is along both)
         if (!(c * dot(g, n2) - dot(g, n1) > 0.0)) return; // f1 <= 0
@@ -157,9 +315,9 @@ inline auto Engine<D, Cal, Motion>::crease_of(std::uint32_t i, std::uint32_t w, 
                 a = t * dot(g, t);
                 v = t * dot(p.v, t);
             }
-            const std::uint32_t k = glide_slot_for(a);
-            if (k == 0) return; // the table is full: it glides on w as before glides in creases
-            crease.w = w2, crease.slot = k, crease.v = v;
+            const std::uint32_t s = glide_slot_for(k, a);
+            if (s == 0) return; // the table is full: it glides on w as before glides in creases
+            crease.w = w2, crease.slot = s, crease.v = v;
         }
     });
     return crease;
@@ -169,33 +327,34 @@ inline auto Engine<D, Cal, Motion>::crease_of(std::uint32_t i, std::uint32_t w, 
 // number w, its unit normal n towards i. The faces that reflect (a thermal wall re-emits)
 // of plane walls, segments (where i is over the segment) and triangles (over the face,
 // not a rim; a one-sided triangle from the front).
-template <int D, Calendar Cal, Motion<D> Motion>
-template <class F>
-inline void Engine<D, Cal, Motion>::for_each_face_near(std::uint32_t i,
-                                                       F&& f) requires Motion::has_field {
-    const Vec<D>& x = particles_.state[i].x;
-    const double a = particles_.radius(i), reach = rest_.reach;
-    for (std::uint32_t k = 0; k < box_.walls.size(); ++k) {
-        const auto& wall = box_.walls[k];
-        if (!wall.thermal() && wall.distance(x) - a <= reach) f(k, wall.normal);
+template <int D, Motion<D> M>
+template <class Kernel, class F>
+inline void Glides<D, M>::for_each_face_near(Kernel k, std::uint32_t i,
+                                             F&& f) requires M::has_field {
+    const Box<D>& box = k.box();
+    const Vec<D>& x = k.particles().state[i].x;
+    const double a = k.particles().radius(i), reach = k.rest().reach;
+    for (std::uint32_t n = 0; n < box.walls.size(); ++n) {
+        const auto& wall = box.walls[n];
+        if (!wall.thermal() && wall.distance(x) - a <= reach) f(n, wall.normal);
     }
-    for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
-        const auto& seg = box_.segments[k];
+    for (std::uint32_t n = 0; n < box.segments.size(); ++n) {
+        const auto& seg = box.segments[n];
         const double along = seg.along(x);
         if (along < 0.0 || along > seg.length || std::abs(seg.height(x)) - a > reach) continue;
-        const std::uint32_t w = Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face);
-        f(w, obstacle_plane(box_, w, x).normal);
+        const std::uint32_t w = Obstacle::encode_segment(box.walls.size(), n, Segment<D>::face);
+        f(w, obstacle_plane(box, w, x).normal);
     }
-    const TriangleCells<D>& triangles = obstacles_.triangles().cells();
+    const TriangleCells<D>& triangles = k.triangle_cells();
     if (triangles.empty()) return;
-    const std::uint32_t cell = grids_.cells().cell_of(i);
+    const std::uint32_t cell = k.cells().cell_of(i);
     for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
-        const Triangle<D>& tri = box_.triangles[e->index];
+        const Triangle<D>& tri = box.triangles[e->index];
         if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
         if (tri.one_sided && tri.height(x) <= 0.0) continue;
         const std::uint32_t w =
-            Obstacle::encode_triangle(box_.walls.size(), box_.segments.size(), e->index);
-        f(w, obstacle_plane(box_, w, x).normal);
+            Obstacle::encode_triangle(box.walls.size(), box.segments.size(), e->index);
+        f(w, obstacle_plane(box, w, x).normal);
     }
 }
 
@@ -209,43 +368,33 @@ inline void Engine<D, Cal, Motion>::for_each_face_near(std::uint32_t i,
 // event describes. A loaded particle is therefore put to rest on its support instead,
 // as by friction, and the one on it comes to rest on it or leans on it
 // (docs/PHYSICS.md, "Particles at rest").
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::loaded(std::uint32_t i,
-                                           const Vec<D>& a) requires Motion::has_field {
-    const auto& p = particles_.state[i];
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool Glides<D, M>::loaded(Kernel k, std::uint32_t i, const Vec<D>& a) requires M::has_field {
+    const auto& p = k.particles().state[i];
     bool found = false;
-    for_each_near(i, [&](std::uint32_t k, const Vec<D>& shift) {
-        const auto& pk = particles_.state[k];
-        if (found || k == i || pk.resting()) return;
-        const ParticleState<D> q = flight_from_now(k);
-        const Vec<D> r = q.x + shift - p.x; // from i to k's image beside it
-        const double sigma = particles_.table.pair_sigma(p.species, pk.species);
-        if (norm(r) - sigma > contact_tolerance_ * sigma) return; // not touching
-        // k's motion relative to i's glide: velocity v, the pull a_k − a (a_k: g, or
-        // k's own glide's pull: a glider sliding down onto one gliding slower, in a
+    k.for_each_near(i, [&](std::uint32_t n, const Vec<D>& shift) {
+        const auto& pk = k.particles().state[n];
+        if (found || n == i || pk.resting()) return;
+        const ParticleState<D> q = k.flight_from_now(n);
+        const Vec<D> r = q.x + shift - p.x; // from i to n's image beside it
+        const double sigma = k.particles().table.pair_sigma(p.species, pk.species);
+        if (norm(r) - sigma > k.contact_tolerance() * sigma) return; // not touching
+        // n's motion relative to i's glide: velocity v, the pull a_k − a (a_k: g, or
+        // n's own glide's pull: a glider sliding down onto one gliding slower, in a
         // crease, pushes it along as one lying on it does; seen: two spheres on a slope,
         // the lower one in its crease with a box wall, met at one instant for ever,
         // scan case 11682011839193705786)
-        const Vec<D> v = q.v - p.v, n = r * (1.0 / norm(r));
+        const Vec<D> v = q.v - p.v, nn = r * (1.0 / norm(r));
         const Vec<D> a_k =
-            pk.gliding() ? motion_.glide_acceleration(pk.glide_slot()) : motion_.gravity();
+            pk.gliding() ? k.motion().glide_acceleration(pk.glide_slot()) : k.motion().gravity();
         // slow across the contact either way (an approach as slow lands as lightly; one
         // by round-off, seen, met the glider again and again at one instant)
-        const double u = dot(v, n);
-        const double pull = dot(a_k - a, n) + norm2(v - n * u) / norm(r);
-        found = std::abs(u) < rest_.speed && pull < 0.0;
+        const double u = dot(v, nn);
+        const double pull = dot(a_k - a, nn) + norm2(v - nn * u) / norm(r);
+        found = std::abs(u) < k.rest().speed && pull < 0.0;
     });
     return found;
-}
-
-// i (advanced to now) has an event: its glide, if it glided, ends here.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::end_glide(std::uint32_t i) {
-    if constexpr (Motion::has_field)
-        if (particles_.state[i].gliding()) [[unlikely]] {
-            particles_.state[i].set_glide(0);
-            --gliding_;
-        }
 }
 
 // Glider i's contact leaves the face it glided on: it flies on from there. Its centre
@@ -254,28 +403,30 @@ inline void Engine<D, Cal, Motion>::end_glide(std::uint32_t i) {
 // onto the face with no speed across it, met the face at once, glided on it and left it
 // at once, for ever (seen: a disc leaving a segment's end). The step is of the order of
 // the rounding of the coordinates: the glide's end to round-off.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::leave_glide(std::uint32_t i) {
-    advance(i);
-    if constexpr (Motion::has_field) {
-        auto& x = particles_.state[i].x;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void Glides<D, M>::leave_glide(Kernel k, std::uint32_t i) {
+    k.advance(i);
+    if constexpr (M::has_field) {
+        const Box<D>& box = k.box();
+        auto& x = k.particles().state[i].x;
         // the edge it reached (inward normal n through e, of face o): the one it is
         // nearest inside, of either face of a crease; stepped past until that face's own
         // test (face_time's) no longer has it over it
         Vec<D> e{}, n{};
         Obstacle o{};
         double inside = never;
-        for (const std::uint32_t w : glide_on_[i]) {
+        for (const std::uint32_t w : on_[i]) {
             if (w == none) continue;
-            const Obstacle face = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
-            for_each_edge(face, [&](const Vec<D>& through, const Vec<D>& normal) {
+            const Obstacle face = Obstacle::decode(w, box.walls.size(), box.segments.size());
+            for_each_edge(box, face, [&](const Vec<D>& through, const Vec<D>& normal) {
                 if (const double h = dot(x - through, normal); h < inside)
                     inside = h, e = through, n = normal, o = face;
             });
         }
         auto over = [&](const Vec<D>& y) {
-            if (o.triangle) return box_.triangles[o.index].over(y);
-            const auto& seg = box_.segments[o.index];
+            if (o.triangle) return box.triangles[o.index].over(y);
+            const auto& seg = box.segments[o.index];
             const double along = seg.along(y);
             return along >= 0.0 && along <= seg.length;
         };
@@ -283,7 +434,7 @@ inline void Engine<D, Cal, Motion>::leave_glide(std::uint32_t i) {
             double size = 0.0;
             for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
             double step = std::numeric_limits<double>::epsilon() * size;
-            for (int k = 0; k < 16 && over(x); ++k, step *= 2.0)
+            for (int s = 0; s < 16 && over(x); ++s, step *= 2.0)
                 x -= n * (std::max(dot(x - e, n), 0.0) + step);
             // ... and clear of the edge by a few roundings of that test, so that a
             // coplanar neighbour sharing the edge (a mesh's, a toothed floor's) has the
@@ -302,12 +453,12 @@ inline void Engine<D, Cal, Motion>::leave_glide(std::uint32_t i) {
         // beside the obstacle): put back on the contact, as after a bounce
         // (back_to_contact; the same case, 1.6e-3 of the radius deep at t = 4.07, its
         // gap -4.4e-16 and its speed from the face 2.4e-15 when it left the face)
-        for (const std::uint32_t w : glide_on_[i])
-            if (w != none) back_to_contact(i, w);
+        for (const std::uint32_t w : on_[i])
+            if (w != none) k.back_to_contact(i, w);
     }
-    end_glide(i);
-    particles_.state[i].bump();
-    predict_all(i);
+    end_glide(k, i);
+    k.particles().state[i].bump();
+    k.predict_all(i);
 }
 
 // When the contact of glider i, whose flight from now is q, leaves a face it glides
@@ -316,17 +467,18 @@ inline void Engine<D, Cal, Motion>::leave_glide(std::uint32_t i) {
 // glide's pull along the face, a, its acceleration there); never on a plane wall. In a
 // crease, the first of its two faces' (the edge the two share, along the glide, stays
 // at its gap).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline double
-Engine<D, Cal, Motion>::glide_end_time(std::uint32_t i,
-                                       const ParticleState<D>& q) const requires Motion::has_field {
-    const Motion& m = flight_motion(q);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline double Glides<D, M>::glide_end_time(Kernel k, std::uint32_t i,
+                                           const ParticleState<D>& q) const requires M::has_field {
+    const M& m = flight_motion(q, k.motion());
+    const Box<D>& box = k.box();
     double t = never;
-    for (const std::uint32_t w : glide_on_[i]) {
+    for (const std::uint32_t w : on_[i]) {
         if (w == none) continue;
-        const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+        const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
         // the gap inside the edge of inward normal n through point e
-        for_each_edge(o, [&](const Vec<D>& e, const Vec<D>& n) {
+        for_each_edge(box, o, [&](const Vec<D>& e, const Vec<D>& n) {
             t = std::min(t,
                          m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
         });
@@ -337,39 +489,28 @@ Engine<D, Cal, Motion>::glide_end_time(std::uint32_t i,
 // Calls f(e, n) for each edge of obstacle o's face, through point e with unit normal n
 // in the face's plane towards its inside: a segment's two ends, a triangle's three
 // edges, nothing for a plane wall.
-template <int D, Calendar Cal, Motion<D> Motion>
+template <int D, Motion<D> M>
 template <class F>
-inline void Engine<D, Cal, Motion>::for_each_edge(const Obstacle& o, F&& f) const {
+inline void Glides<D, M>::for_each_edge(const Box<D>& box, const Obstacle& o, F&& f) {
     if (o.triangle) {
-        const auto& tri = box_.triangles[o.index];
+        const auto& tri = box.triangles[o.index];
         for (int k = 0; k < 3; ++k) f(tri.vertex[k], tri.inward[k]);
     } else if (!o.wall) {
-        const auto& seg = box_.segments[o.index];
+        const auto& seg = box.segments[o.index];
         f(seg.from, seg.tangent);
         f(seg.to, seg.tangent * -1.0);
     }
 }
 
-// The obstacles i glides on (none if it does not; the second none but in a crease): its
-// predictions pass them by, its flight being along them to round-off.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline auto Engine<D, Cal, Motion>::glide_support(const ParticleState<D>& p, std::uint32_t i) const
-    -> GlideFaces {
-    if constexpr (Motion::has_field)
-        if (p.gliding()) [[unlikely]]
-            return glide_on_[i];
-    return {none, none};
-}
-
 // A restored glider's faces: a face's own slot, or a crease's slot in the table.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::glide_faces_valid(std::uint32_t i) const {
-    if (glide_on_.empty()) return false;
-    const auto [w, w2] = glide_on_[i];
-    const std::uint32_t slot = particles_.state[i].glide_slot();
-    if (w >= glide_slot_of_.size()) return false;
-    if (w2 == none) return glide_slot_of_[w] == slot;
-    return w2 < glide_slot_of_.size() && w2 != w && slot < glide_table_->size();
+template <int D, Motion<D> M>
+inline bool Glides<D, M>::glide_faces_valid(const Particles<D>& particles, std::uint32_t i) const {
+    if (on_.empty()) return false;
+    const auto [w, w2] = on_[i];
+    const std::uint32_t slot = particles.state[i].glide_slot();
+    if (w >= slot_of_.size()) return false;
+    if (w2 == none) return slot_of_[w] == slot;
+    return w2 < slot_of_.size() && w2 != w && slot < table_->size();
 }
 
 // Time until i, whose flight from now is q (x seen beside j), first meets particle j,
@@ -380,24 +521,21 @@ inline bool Engine<D, Cal, Motion>::glide_faces_valid(std::uint32_t i) const {
 // velocity and the pull a_i − a_j, met by the fixed point: the search of a particle at
 // rest, and with it its window and rescans. (When i glides and j falls, j's flight is
 // taken relative to i's, so that a glide along a floor, a = 0, is searched as before.)
-template <int D, Calendar Cal, Motion<D> Motion>
-inline double
-Engine<D, Cal, Motion>::time_to_glider(std::uint32_t i, ParticleState<D> q, const Vec<D>& x_j,
-                                       const Vec<D>& v_j, std::uint32_t j_slot,
-                                       double sigma) const requires Motion::has_field {
-    const Vec<D>& g = motion_.gravity();
-    const Schedule& s = schedule_[i];
-    const double window = std::min(pair_horizon(s), s.crossing_time - now_);
+template <int D, Motion<D> M>
+inline double Glides<D, M>::time_to_glider(const M& field, ParticleState<D> q, const Vec<D>& x_j,
+                                           const Vec<D>& v_j, std::uint32_t j_slot, double sigma,
+                                           double window) requires M::has_field {
+    const Vec<D>& g = field.gravity();
     if (q.gliding() && j_slot == 0) { // i glides, j falls: j's flight relative to i's
         const Vec<D> x_i = q.x;
-        const Motion relative(g - motion_.glide_acceleration(q.glide_slot()), motion_.drag());
+        const M relative(g - field.glide_acceleration(q.glide_slot()), field.drag());
         q.x = x_j, q.v = v_j - q.v;
         q.set_glide(0);
         return end_time(relative, x_i, q, sigma, window);
     }
-    const Vec<D> a_i = q.gliding() ? motion_.glide_acceleration(q.glide_slot()) : g;
-    const Vec<D> a_j = j_slot > 0 ? motion_.glide_acceleration(j_slot) : g;
-    const Motion relative(a_i - a_j, motion_.drag());
+    const Vec<D> a_i = q.gliding() ? field.glide_acceleration(q.glide_slot()) : g;
+    const Vec<D> a_j = j_slot > 0 ? field.glide_acceleration(j_slot) : g;
+    const M relative(a_i - a_j, field.drag());
     q.v -= v_j;
     q.set_glide(0);
     return end_time(relative, x_j, q, sigma, window);
@@ -412,70 +550,84 @@ Engine<D, Cal, Motion>::time_to_glider(std::uint32_t i, ParticleState<D> q, cons
 // the engine. On an axis normal a is g with that coordinate zero, exactly (a floor
 // square to the field: a = 0). Thermal walls re-emit and hold nothing; segment ends and
 // triangle rims are not faces.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::set_up_glides() {
-    if constexpr (Motion::has_field) {
-        glide_table_ = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
-        glide_table_->reserve(glide_slots); // (Field reads it through the pointer)
-        glide_slot_of_.assign(box_.walls.size() + 3 * box_.segments.size() + box_.triangles.size(),
-                              unslotted);
-        set_up_glide_motions();
-        glide_on_.assign(particles_.size(), GlideFaces{none, none});
+template <int D, Motion<D> M>
+inline void Glides<D, M>::set_up(const Box<D>& box, M& motion, const Particles<D>& particles) {
+    if constexpr (M::has_field) {
+        table_ = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
+        table_->reserve(glide_slots);                      // (Field reads it through the pointer)
+        slot_of_.assign(box.walls.size() + 3 * box.segments.size() + box.triangles.size(),
+                        unslotted);
+        set_up_glide_motions(motion);
+        on_.assign(particles.size(), Faces{none, none});
         gliding_ = static_cast<std::uint32_t>(
-            std::count_if(particles_.state.begin(), particles_.state.end(),
+            std::count_if(particles.state.begin(), particles.state.end(),
                           [](const ParticleState<D>& p) { return p.gliding(); }));
+    }
+}
+
+// A restored table: whole and consistent with the obstacles, or ArchiveError; then the
+// flights of its slots.
+template <int D, Motion<D> M>
+inline void Glides<D, M>::check_restored(std::size_t obstacles, M& motion) {
+    if constexpr (M::has_field) {
+        if (table_->empty() || table_->size() > glide_slots || slot_of_.size() != obstacles ||
+            std::any_of(slot_of_.begin(), slot_of_.end(),
+                        [&](std::uint8_t k) { return k != unslotted && k >= table_->size(); }))
+            throw ArchiveError("the state's glide table is damaged");
+        set_up_glide_motions(motion);
     }
 }
 
 // The flight of each slot of the table (reserved whole: flight_motion's references
 // stay valid as slots are added).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::set_up_glide_motions() requires Motion::has_field {
-    motion_.set_glides(glide_table_);
-    glide_motions_.clear();
-    glide_motions_.reserve(glide_slots);
-    for (const Vec<D>& a : *glide_table_) add_glide_motion(a);
+template <int D, Motion<D> M>
+inline void Glides<D, M>::set_up_glide_motions(M& motion) requires M::has_field {
+    motion.set_glides(table_);
+    motions_.clear();
+    motions_.reserve(glide_slots);
+    for (const Vec<D>& a : *table_) add_glide_motion(motion, a);
 }
 
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::add_glide_motion(const Vec<D>& a) requires Motion::has_field {
-    glide_motions_.emplace_back(a, motion_.drag());
-    glide_motions_.back().set_glides(glide_table_);
+template <int D, Motion<D> M>
+inline void Glides<D, M>::add_glide_motion(const M& field, const Vec<D>& a) requires M::has_field {
+    motions_.emplace_back(a, field.drag());
+    motions_.back().set_glides(table_);
 }
 
 // The slot of obstacle w's face (0: none), given now if it has none yet.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline std::uint32_t
-Engine<D, Cal, Motion>::glide_slot(std::uint32_t w) requires Motion::has_field {
-    if (w >= glide_slot_of_.size()) return 0;
-    if (glide_slot_of_[w] != unslotted) return glide_slot_of_[w];
-    glide_slot_of_[w] = 0;
-    const Obstacle o = Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+template <int D, Motion<D> M>
+template <class Kernel>
+inline std::uint32_t Glides<D, M>::glide_slot(Kernel k, std::uint32_t w) requires M::has_field {
+    if (w >= slot_of_.size()) return 0;
+    if (slot_of_[w] != unslotted) return slot_of_[w];
+    slot_of_[w] = 0;
+    const Box<D>& box = k.box();
+    const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
     Vec<D> n{};
-    if (o.wall && !box_.walls[o.index].thermal())
-        n = box_.walls[o.index].normal;
+    if (o.wall && !box.walls[o.index].thermal())
+        n = box.walls[o.index].normal;
     else if (o.triangle)
-        n = box_.triangles[o.index].normal;
+        n = box.triangles[o.index].normal;
     else if (!o.wall && o.part == Segment<D>::face)
-        n = box_.segments[o.index].normal;
-    const Vec<D>& g = motion_.gravity();
+        n = box.segments[o.index].normal;
+    const Vec<D>& g = k.motion().gravity();
     if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
-    return glide_slot_of_[w] = static_cast<std::uint8_t>(glide_slot_for(along_face(g, n)));
+    return slot_of_[w] = static_cast<std::uint8_t>(glide_slot_for(k, along_face(g, n)));
 }
 
 // The slot of pull a (0: the table is full), given now if no slot has it yet.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline std::uint32_t
-Engine<D, Cal, Motion>::glide_slot_for(const Vec<D>& a) requires Motion::has_field {
-    auto& table = *glide_table_;
-    std::size_t k = 1;
-    while (k < table.size() && !(table[k] == a)) ++k;
-    if (k == table.size()) {
+template <int D, Motion<D> M>
+template <class Kernel>
+inline std::uint32_t Glides<D, M>::glide_slot_for(Kernel k, const Vec<D>& a) requires M::has_field {
+    auto& table = *table_;
+    std::size_t s = 1;
+    while (s < table.size() && !(table[s] == a)) ++s;
+    if (s == table.size()) {
         if (table.size() == glide_slots) return 0; // full: it bounces as before
         table.push_back(a);
-        add_glide_motion(a);
+        add_glide_motion(k.motion(), a);
     }
-    return static_cast<std::uint32_t>(k);
+    return static_cast<std::uint32_t>(s);
 }
 
 } // namespace choc

@@ -16,7 +16,7 @@ inline void Engine<D, Cal, Motion>::check_pair_contact(std::uint32_t i, std::uin
     const double sigma =
         particles_.table.pair_sigma(particles_.state[i].species, particles_.state[j].species);
     const double gap = (norm(r) - sigma) / sigma;
-    tally_.overlap(-gap);
+    accounts_.tally().overlap(-gap);
     if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
         invariant_violated(
             "contact distance", origin_ + now_,
@@ -30,7 +30,7 @@ inline void Engine<D, Cal, Motion>::check_wall_contact(std::uint32_t i, std::uin
                                                        const Wall<D>& wall, bool at_contact) {
     const double a = particles_.radius(i);
     const double gap = (wall.distance(particles_.state[i].x) - a) / a;
-    tally_.overlap(-gap);
+    accounts_.tally().overlap(-gap);
     if (gap < -contact_tolerance_ || (at_contact && gap > contact_tolerance_))
         invariant_violated("contact distance", origin_ + now_,
                            fmt::format("particle {} meets wall {} at centre distance {:.17g}, "
@@ -50,7 +50,7 @@ void Engine<D, Cal, Motion>::clock_stuck() const {
     invariant_violated("progress", origin_ + now_,
                        fmt::format("{} events in a row at this instant (the last of particle "
                                    "{}, {} simultaneous groups so far): the clock cannot move on",
-                                   events_at_now_, id_[i], tally_.groups));
+                                   events_at_now_, id_[i], accounts_.tally().groups));
 }
 
 // Without the rest model: the stuck instant's next event is a particle meeting an
@@ -141,19 +141,13 @@ void Engine<D, Cal, Motion>::overlap_across_face(std::uint32_t i, std::uint32_t 
 // scales; the tally's collision energy and the work of drag so far.
 template <int D, Calendar Cal, Motion<D> Motion>
 inline Ledger<D> Engine<D, Cal, Motion>::ledger() const {
-    Ledger<D> l = measure_ledger(particles_, motion_, now_, wrapped_potential_,
-                                 [this] { return kinetic_integral(); });
-    l.collision_energy = collision_energy_since_check_;
-    return l;
+    return accounts_.ledger(particles_, motion_, now_, [this] { return kinetic_integral(); });
 }
 
 // The ledger now against the last check's (audit.hpp: check_ledger).
 template <int D, Calendar Cal, Motion<D> Motion>
 void Engine<D, Cal, Motion>::check_conservation() {
-    const Ledger<D> now = ledger();
-    check_ledger(ledger_, now, momentum_conserved_, origin_ + now_);
-    ledger_ = now;
-    collision_energy_since_check_ = 0.0;
+    accounts_.check(ledger(), momentum_conserved_, origin_ + now_);
 }
 
 } // namespace choc

@@ -27,14 +27,14 @@ class Engine<D, Cal, M>::Kernel {
     std::uint32_t id(std::uint32_t i) const { return e_.id_[i]; } // the caller's index of i
     Schedule& schedule(std::uint32_t i) const { return e_.schedule_[i]; }
     Cal& calendar() const { return e_.calendar_; }
-    Tally& tally() const { return e_.tally_; }
-    const RestRule& rest() const { return e_.rest_; }
+    Tally& tally() const { return e_.accounts_.tally(); }
+    const RestRule& rest() const { return e_.rest_.rule(); }
     // The local clock, and moving it (the group step makes a crossing at its own time
     // inside the step's window, then comes back: GroupStep::look_past).
     double now() const { return e_.now_; }
     void set_now(double t) const { e_.now_ = t; }
     // The potential energy the ledger takes back for periodic wraps (Engine::wrap).
-    double& wrapped_potential() const { return e_.wrapped_potential_; }
+    double& wrapped_potential() const { return e_.accounts_.wrapped_potential(); }
     // The overlap a scan allows, in terms of c = r.r - sigma^2: c < -overlap_c() sigma^2.
     double overlap_c() const { return e_.overlap_c_; }
     // The contact check's tolerance, relative to the contact distance (audit.hpp).
@@ -64,6 +64,12 @@ class Engine<D, Cal, M>::Kernel {
     // --- Particles and their predictions ------------------------------------------------
     // i's state brought from its time stamp to now.
     void advance(std::uint32_t i) const { e_.advance(i); }
+    // i's flight restarted now: its position and velocity now, stamp 0 (flight_from_now).
+    ParticleState<D> flight_from_now(std::uint32_t i) const { return e_.flight_from_now(i); }
+    // The flight p follows: a glide's, or the field's (Engine::flight_motion).
+    const M& flight_motion(const ParticleState<D>& p) const { return e_.flight_motion(p); }
+    // How far ahead of now a curved meeting of i is searched (Engine::meeting_window).
+    double meeting_window(std::uint32_t i) const { return e_.meeting_window(i); }
     // i's calendar entry from its candidate events.
     void reschedule(std::uint32_t i) const { e_.reschedule(i); }
     // Every candidate event of i anew (its velocity changed), and its calendar entry.
@@ -97,6 +103,21 @@ class Engine<D, Cal, M>::Kernel {
     }
     // i's velocity was set by a group: no pair of it is excluded as just collided.
     void clear_last_partner(std::uint32_t i) const { e_.last_partner_[i] = none; }
+    // i's flight has changed in kind (put to rest, or woken): a pair it has just met is
+    // no longer two straight lines that cannot meet again at this instant, so the
+    // just-met exclusion (take_earliest) ends for it and its partner. Seen: a disc struck
+    // from above and put to rest at once (slow), still moving into the floor, was passed
+    // through by the disc above it, whose contact with it at this instant the exclusion
+    // skipped.
+    void forget_partner(std::uint32_t i) const {
+        const std::uint32_t j = e_.last_partner_[i];
+        if (j != none && e_.last_partner_[j] == i) e_.last_partner_[j] = none;
+        e_.last_partner_[i] = none;
+    }
+
+    // --- The rest model's glides (engine/glides.hpp) ------------------------------------
+    // The part itself: the rest model starts glides and meets gliders through it.
+    Glides<D, M>& glides() const { return e_.glides_; }
 
     // --- Collisions ---------------------------------------------------------------------
     // The binary rules on particles advanced to now, with their tallies; `at_contact`: the
@@ -114,8 +135,16 @@ class Engine<D, Cal, M>::Kernel {
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
         return e_.wall_restitution(i, w);
     }
-    // i collided now (its TC clock); the event log's records of a pair and a wall.
+    // The restitution configured for the species of i and j (no TC), and whether the
+    // collisions now are plastic (an instant of more than long_instant_ events).
+    double species_restitution(std::uint32_t i, std::uint32_t j) const {
+        return e_.species_restitution(i, j);
+    }
+    bool plastic_instant() const requires M::has_field { return e_.plastic_instant(); }
+    // i collided now (its TC clock), and when it last did (kept whenever TC or the rest
+    // model is configured); the event log's records of a pair and a wall.
     void collided(std::uint32_t i) const { e_.collided(i); }
+    double last_collision(std::uint32_t i) const { return e_.last_collision_[i]; }
     void log_pair(std::uint32_t i, std::uint32_t j) const { e_.log_pair(i, j); }
     void log_wall(std::uint32_t i, std::uint32_t w) const { e_.log_wall(i, w); }
 
@@ -123,16 +152,18 @@ class Engine<D, Cal, M>::Kernel {
     // i's velocity is about to change at now, and has just changed: the flux integrals,
     // when kept (fluxes()), take its old streaming share out and the new one in.
     void flux_leave(std::uint32_t i) const {
-        if (e_.fluxes_) e_.flux_leave(i);
+        if (e_.accounts_.fluxes_kept())
+            e_.accounts_.flux_leave(e_.now_, e_.particles_.mass(i), e_.particles_.state[i].v);
     }
     void flux_enter(std::uint32_t i) const {
-        if (e_.fluxes_) e_.flux_.add(e_.particles_.mass(i), e_.particles_.state[i].v, 1.0);
+        if (e_.accounts_.fluxes_kept())
+            e_.accounts_.flux().add(e_.particles_.mass(i), e_.particles_.state[i].v, 1.0);
     }
     // Species s's kinetic energy changed by dk (the tally and the energy ledger).
     void kinetic_change(std::uint32_t s, double dk) const { e_.kinetic_change(s, dk); }
     // The momentum and energy flux integrals, and whether they are kept (Engine::fluxes).
-    FluxTally<D>& flux() const { return e_.flux_; }
-    bool fluxes_kept() const { return e_.fluxes_; }
+    FluxTally<D>& flux() const { return e_.accounts_.flux(); }
+    bool fluxes_kept() const { return e_.accounts_.fluxes_kept(); }
 
     // --- Invariants ---------------------------------------------------------------------
     // A collision's contact distance (audit.hpp): never overlapping beyond round-off, and

@@ -60,7 +60,7 @@ inline void Engine<D, Cal, Motion>::renumber() {
     permute(schedule_);
     permute(last_partner_);
     if (!last_collision_.empty()) permute(last_collision_);
-    if (!glide_on_.empty()) permute(glide_on_);
+    glides_.renumbered(permute);
     permute(id_);
     for (auto& s : schedule_)
         for (PairCandidate* c : {&s.pair, &s.runner_up})
@@ -89,12 +89,10 @@ inline void Engine<D, Cal, Motion>::rebase() {
         s.wall_time -= shift;
         s.crossing_time -= shift;
     }
-    for (auto& t : tally_.since) t -= shift;
-    flux_.shift(shift);
+    accounts_.rebase(shift);
     for (auto& t : last_collision_) t -= shift;
     group_.resting().shift(shift);
-    rest_cycle_.shift(shift);
-    tally_.start -= shift;
+    rest_.rebase(shift);
     calendar_.shift(shift);
     if (sliding_.on()) sliding_.rebase(shift, grids_.cells().counts()[LeesEdwards<D>::flow]);
     origin_ += shift;

@@ -13,13 +13,13 @@ namespace choc {
 // (engine.hpp, at the top), else look again.
 template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::renew(std::uint32_t i) {
-    ++tally_.stale;
+    ++accounts_.tally().stale;
     Schedule& s = schedule_[i];
     if (s.runner_up.partner != none && valid(s.runner_up)) {
         s.pair = s.runner_up;
         s.runner_up.partner = none; // keeps its time: the horizon of the last scan
     } else {
-        ++tally_.rescans;
+        ++accounts_.tally().rescans;
         s.pair = {}, s.runner_up = {};
         scan_all_pairs(i);
     }
@@ -110,7 +110,7 @@ template <bool Shifted>
 inline void Engine<D, Cal, Motion>::predict_candidates(std::uint32_t i, const Vec<D>* shift,
                                                        const std::uint32_t* candidate,
                                                        const std::uint8_t* from, int k) {
-    tally_.pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
+    accounts_.tally().pair_predictions += static_cast<std::uint64_t>(k); // i itself among them
     for (int m = 0; m < k; ++m) __builtin_prefetch(&particles_.state[candidate[m]]);
     if constexpr (Motion::has_field)
         pair_times_one_by_one<Shifted>(i, shift, candidate, from, k);
@@ -202,11 +202,13 @@ template <bool Gliders>
     const Vec<D>& vj, const Vec<D>& r, const Vec<D>& v, double sigma2, double horizon) const {
     if constexpr (Motion::has_field) {
         if (pj.resting()) [[unlikely]] // a fixed sphere (engine/rest_model.hpp)
-            return time_to_resting(i, q, pj.x, std::sqrt(sigma2));
+            return RestModel<D, Motion>::time_to_resting(flight_motion(q), q, pj.x,
+                                                         std::sqrt(sigma2), meeting_window(i));
         if (Gliders && q.glide_slot() != pj.glide_slot()) // a curved meeting
-            return time_to_glider(i, q, xj, vj, pj.glide_slot(), std::sqrt(sigma2));
+            return Glides<D, Motion>::time_to_glider(motion_, q, xj, vj, pj.glide_slot(),
+                                                     std::sqrt(sigma2), meeting_window(i));
         if (Gliders && q.gliding()) // both glide alike: straight, as without gravity
-            return glide_motions_[q.glide_slot()].pair_time(r, v, sigma2, horizon);
+            return glides_.motion(q.glide_slot()).pair_time(r, v, sigma2, horizon);
     }
     return motion_.pair_time(r, v, sigma2, horizon);
 }
@@ -294,7 +296,7 @@ inline void Engine<D, Cal, Motion>::pair_times_one_by_one(std::uint32_t i, const
                                                           const std::uint32_t* candidate,
                                                           const std::uint8_t* from, int k) {
     if constexpr (!Gliders)
-        if (gliding_ > 0) [[unlikely]]
+        if (glides_.gliding() > 0) [[unlikely]]
             return pair_times_one_by_one<Shifted, true>(i, shift, candidate, from, k);
     const auto& pi = particles_.state[i];
     const Vec<D> xi = motion_.position(pi, now_);

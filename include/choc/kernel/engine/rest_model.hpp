@@ -1,7 +1,10 @@
-// The rest model (docs/ARCHITECTURE.md, "The engine's parts"; resting.hpp; REFERENCE and
-// PHYSICS, "Particles at rest"; settings.rest_speed > 0, under gravity): particles put to
-// rest on their supports, met as fixed spheres, woken by an impact, and a stall rescued.
-// Members of Engine, defined apart from the class; the glides are engine/glides.hpp's.
+// The rest model, a part of the engine (docs/ARCHITECTURE.md, "The engine's parts";
+// resting.hpp; REFERENCE and PHYSICS, "Particles at rest"; settings.rest_speed > 0,
+// under gravity): particles put to rest on their supports, met as fixed spheres, woken by
+// an impact, and a stall rescued. It keeps its own state (its rule, the count at rest,
+// the scratch lists of its searches, the cycles of one instant) and reaches the rest of
+// the engine through the engine's Kernel (engine/kernel.hpp); its glides are a part of
+// their own (engine/glides.hpp), which it starts.
 //
 // A particle at rest has the stamp rest_stamp (particles.hpp), velocity zero, no
 // candidate events and no calendar entry; Field's position and velocity know it. Its
@@ -15,9 +18,120 @@
 // awake particle around it (put_to_rest).
 #pragma once
 
-#include "choc/kernel/engine.hpp"
+#include "choc/kernel/collide.hpp"
+#include "choc/kernel/engine/glides.hpp"
+#include "choc/kernel/kinetic.hpp"
+#include "choc/kernel/motions.hpp"
+#include "choc/kernel/particles.hpp"
+#include "choc/kernel/predict.hpp"
+#include "choc/kernel/rest_cycle.hpp"
+#include "choc/kernel/rest_group.hpp"
+#include "choc/kernel/resting.hpp"
+#include "choc/kernel/segment_time.hpp"
+#include "choc/kernel/tolerances.hpp"
+#include "choc/kernel/triangle_cells.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
 
 namespace choc {
+
+// Under gravity with settings.rest_speed > 0: a particle at rest has no events of its
+// own and is met as a fixed sphere; a slow one on a floor glides along it (Glides).
+// Without a field nothing rests or glides.
+template <int D, Motion<D> M>
+class RestModel {
+  public:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+
+    // Switches it on (settings.rest_speed > 0): its rule, and the particles at rest now.
+    // Throws std::invalid_argument without gravity.
+    template <class Kernel>
+    void set_up(Kernel e);
+    // Its rule (off unless set up), and how many particles are at rest now.
+    const RestRule& rule() const { return rule_; }
+    bool on() const { return rule_.on(); }
+    std::uint32_t at_rest() const { return at_rest_; }
+
+    // After a collision at now (with obstacle w, if one): i put to rest, gliding, or
+    // predicted anew.
+    template <class Kernel>
+    void predict_or_rest(Kernel e, std::uint32_t i, std::uint32_t w = none);
+    // A moving particle meets one at rest (i, j): the fixed sphere's rule, or j woken.
+    template <class Kernel>
+    void meet_resting(Kernel e, std::uint32_t i, std::uint32_t j) requires M::has_field;
+    // When q (a flight from now on `flight`) meets a particle at rest at x, within `window`.
+    static double time_to_resting(const M& flight, const ParticleState<D>& q, const Vec<D>& x,
+                                  double sigma, double window);
+    // After a crossing: i's meetings with particles at rest and gliders searched again.
+    template <class Kernel>
+    void rescan_resting(Kernel e, std::uint32_t i);
+    // A stall over the last `span` of time stopped (Engine::rescue_stall).
+    template <class Kernel>
+    void rescue_stall(Kernel e, double span);
+
+    // The checkpoint: who was woken and put to rest again at this instant.
+    template <class Archive>
+    void fields(Archive& ar) {
+        ar(cycle_);
+    }
+    // The clock's origin moved by `shift` (Engine::rebase).
+    void rebase(double shift) { cycle_.shift(shift); }
+
+  private:
+    // Whether i, slow, is held where it is (by its supports, or resting together with
+    // others), and putting it to rest.
+    template <class Kernel>
+    bool held(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel>
+    bool rests_together(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel, class F>
+    void for_each_support(Kernel e, std::uint32_t i, double reach, F&& f) requires M::has_field;
+    template <class Kernel, class F>
+    void for_each_support(Kernel e, std::uint32_t i, const Vec<D>& x, double reach,
+                          F&& f) requires M::has_field;
+    template <class Kernel>
+    void put_to_rest(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel>
+    bool trapped(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel>
+    bool leans(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel>
+    bool returns_within(Kernel e, const Vec<D>& n, double d, const Vec<D>& v, double window,
+                        double height) const requires M::has_field;
+    template <class Kernel>
+    double round_off_height(Kernel e, const ParticleState<D>& p) const;
+    template <class Kernel>
+    double round_off_time(Kernel e, const ParticleState<D>& p) const requires M::has_field;
+    // The fixed sphere's restitution; the waking of j and of what rests on it.
+    template <class Kernel>
+    double rest_impact_restitution(Kernel e, std::uint32_t i,
+                                   std::uint32_t j) const requires M::has_field;
+    template <class Kernel>
+    void free_from_contacts(Kernel e, std::uint32_t i) requires M::has_field;
+    template <class Kernel>
+    void wake(Kernel e, std::uint32_t j) requires M::has_field;
+    template <class Kernel>
+    void wake_above(Kernel e, std::uint32_t j) requires M::has_field;
+
+    // Its rule, the particles at rest now, and the scratch lists of `held` and `wake_above`
+    RestRule rule_;
+    std::uint32_t at_rest_ = 0;
+    std::vector<Vec<D>> normals_;
+    // rests_together's memory: the group, its positions now, each particle's slot in it
+    // (none outside a call), and the judge of who holds whom
+    std::vector<std::uint32_t> group_;
+    std::vector<Vec<D>> group_x_;
+    std::vector<std::uint32_t> slot_;
+    RestGroup<D> judge_;
+    std::vector<std::uint32_t> woken_;
+    std::vector<std::uint32_t> above_; // (wake_above)
+    RestCycle cycle_;                  // woken and put to rest again at this instant
+};
 
 // A stall over the last `span` of time (the caller's collapse watch found it,
 // collapse_watch.hpp, or an instant the plastic collisions did not end): every particle
@@ -40,97 +154,104 @@ namespace choc {
 // the rest of the lattice, falling onto them, made a new stall at that instant that
 // ran into the stuck limit (scan case 12855189909378056514, t = 1.2495, TC: `collapse`).
 // (Without a field there is no rest model: nothing to do.)
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::rescue_stall(double span) {
-    if constexpr (Motion::has_field) {
-        if (!rest_.on()) return;
-        std::vector<std::uint32_t>& stopped = rest_woken_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::rescue_stall(Kernel e, double span) {
+    if constexpr (M::has_field) {
+        if (!rule_.on()) return;
+        std::vector<std::uint32_t>& stopped = woken_;
         stopped.clear();
         const auto stop = [&](std::uint32_t i) {
-            auto& p = particles_.state[i];
-            advance(i);
-            end_glide(i);
-            const double k = kinetic_energy(particles_.mass(i), p.v);
-            kinetic_change(p.species, -k);
-            tally_.rest_energy += k;
+            auto& p = e.particles().state[i];
+            e.advance(i);
+            e.end_glide(i);
+            const double k = kinetic_energy(e.particles().mass(i), p.v);
+            e.kinetic_change(p.species, -k);
+            e.tally().rest_energy += k;
             p.v = Vec<D>{};
             p.bump();
-            forget_partner(i);
-            rest_slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
+            e.forget_partner(i);
+            slot_[i] = 0; // (marks it stopped; the slots are none outside calls)
             stopped.push_back(i);
         };
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) {
-            const auto& p = particles_.state[i];
-            if (!p.resting() && now_ - last_collision_[i] <= span) stop(i);
+        for (std::uint32_t i = 0; i < e.particles().size(); ++i) {
+            const auto& p = e.particles().state[i];
+            if (!p.resting() && e.now() - e.last_collision(i) <= span) stop(i);
         }
         for (std::size_t n = 0; n < stopped.size(); ++n) {
             const std::uint32_t b = stopped[n];
-            const Vec<D> xb = particles_.state[b].x;
-            for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-                const auto& pk = particles_.state[k];
-                if (k == b || pk.resting() || rest_slot_[k] != none) return;
-                const ParticleState<D> qk = flight_from_now(k);
+            const Vec<D> xb = e.particles().state[b].x;
+            e.for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+                const auto& pk = e.particles().state[k];
+                if (k == b || pk.resting() || slot_[k] != none) return;
+                const ParticleState<D> qk = e.flight_from_now(k);
                 const Vec<D> r = xb - (qk.x + shift); // from k to b
                 const double sigma =
-                    particles_.table.pair_sigma(particles_.state[b].species, pk.species);
-                if (norm(r) - sigma > contact_tolerance_ * sigma || dot(qk.v, r) <= 0.0) return;
+                    e.particles().table.pair_sigma(e.particles().state[b].species, pk.species);
+                if (norm(r) - sigma > e.contact_tolerance() * sigma || dot(qk.v, r) <= 0.0) return;
                 stop(k);
             });
         }
-        for (const std::uint32_t i : stopped) rest_slot_[i] = none;
-        ++tally_.rescues;
+        for (const std::uint32_t i : stopped) slot_[i] = none;
+        ++e.tally().rescues;
         // (predict_or_rest may put others of them to rest together with one)
         for (const std::uint32_t i : stopped)
-            if (!particles_.state[i].resting()) predict_or_rest(i);
+            if (!e.particles().state[i].resting()) predict_or_rest(e, i);
     }
 }
 
 // After a collision at now (with wall w, if one): i is put to rest if slow and held, or
 // glides along w if w is a floor it left slowly, else is predicted anew.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::predict_or_rest(std::uint32_t i, std::uint32_t w) {
-    if constexpr (Motion::has_field) {
-        if (rest_.on() && rest_.slow(particles_.state[i].v)) [[unlikely]] {
-            if (particles_.state[i].resting()) return; // (put to rest with i's partner)
-            if (held(i)) return put_to_rest(i);
-            if (rests_together(i)) return;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::predict_or_rest(Kernel e, std::uint32_t i, std::uint32_t w) {
+    if constexpr (M::has_field) {
+        if (rule_.on() && rule_.slow(e.particles().state[i].v)) [[unlikely]] {
+            if (e.particles().state[i].resting()) return; // (put to rest with i's partner)
+            if (held(e, i)) return put_to_rest(e, i);
+            if (rests_together(e, i)) return;
         }
-        if (w != none && rest_.on()) {
-            w = face_beside_rim(i, w);
-            if (const std::uint32_t slot = glide_slot_on(i, w); slot > 0) [[unlikely]]
-                return start_glide(i, w, slot);
+        if (w != none && rule_.on()) {
+            w = e.glides().face_beside_rim(e, i, w);
+            if (const std::uint32_t slot = e.glides().glide_slot_on(e, i, w); slot > 0)
+                [[unlikely]] {
+                if (!e.glides().start_glide(e, i, w, slot)) { // a corner, or loaded: a lean
+                    ++e.tally().leans;
+                    put_to_rest(e, i);
+                }
+                return;
+            }
             // Slow off an obstacle it does not glide on (a segment's end, a triangle's
             // edge or vertex) and pressed back onto one within round-off: leaning, as
             // off a particle at rest (meet_resting). Seen: a sphere come to a ridge of
             // a corrugated mesh at no speed, met by the ridge at one instant for ever
             // (scan case 16504033785178342395, t = 11.17, once glides led it there).
-            if (rest_.slow(particles_.state[i].v) && leans(i)) [[unlikely]]
+            if (rule_.slow(e.particles().state[i].v) && leans(e, i)) [[unlikely]]
                 return;
         }
     }
-    predict_all(i);
+    e.predict_all(i);
 }
 
-// Time until particle q (a flight from now, stamp 0) first touches the point x at
-// distance sigma: a particle at rest, looked at by i, within i's horizon and its cell.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline double
-Engine<D, Cal, Motion>::time_to_resting(std::uint32_t i, const ParticleState<D>& q, const Vec<D>& x,
-                                        double sigma) const requires Motion::has_field {
-    const Schedule& s = schedule_[i];
-    const double window = std::min(pair_horizon(s), s.crossing_time - now_);
-    return end_time(flight_motion(q), x, q, sigma, window);
+// Time until particle q (a flight from now, stamp 0, on `flight`) first touches the point
+// x at distance sigma: a particle at rest, looked at by i, within i's `window`
+// (Engine::meeting_window: its pair horizon or its cell crossing).
+template <int D, Motion<D> M>
+inline double RestModel<D, M>::time_to_resting(const M& flight, const ParticleState<D>& q,
+                                               const Vec<D>& x, double sigma, double window) {
+    return end_time(flight, x, q, sigma, window);
 }
 
 // Particle i (awake, advanced to now, just collided) is held against gravity by its
 // supports within reach: the box walls and [[walls]] planes that reflect (a thermal
 // wall re-emits: it holds nothing), segments, triangles and particles at rest.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::held(std::uint32_t i) requires Motion::has_field {
-    std::vector<Vec<D>>& normals = rest_normals_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool RestModel<D, M>::held(Kernel e, std::uint32_t i) requires M::has_field {
+    std::vector<Vec<D>>& normals = normals_;
     normals.clear();
-    for_each_support(i, rest_.reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
-    return holds_against_gravity<D>(normals, motion_.gravity());
+    for_each_support(e, i, rule_.reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
+    return holds_against_gravity<D>(normals, e.motion().gravity());
 }
 
 // Particle i (awake, advanced to now, slow) is not held by supports at rest alone; it
@@ -145,56 +266,58 @@ inline bool Engine<D, Cal, Motion>::held(std::uint32_t i) requires Motion::has_f
 // group held so is held against gravity as a whole: its lowest particle is held by
 // supports at rest, since every contact with another of the group pushes it down or
 // sideways. The energy booked is at most m v_rest² / 2 a particle.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::rests_together(std::uint32_t i) requires Motion::has_field {
-    std::vector<std::uint32_t>& group = rest_group_;
-    std::vector<Vec<D>>& where = rest_group_x_;
-    RestGroup<D>& judge = rest_judge_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool RestModel<D, M>::rests_together(Kernel e, std::uint32_t i) requires M::has_field {
+    std::vector<std::uint32_t>& group = group_;
+    std::vector<Vec<D>>& where = group_x_;
+    RestGroup<D>& judge = judge_;
     judge.clear();
     group.assign(1, i);
-    where.assign(1, particles_.state[i].x);
-    rest_slot_[i] = 0;
-    const double reach = rest_.reach;
+    where.assign(1, e.particles().state[i].x);
+    slot_[i] = 0;
+    const double reach = rule_.reach;
     for (std::size_t n = 0; n < group.size(); ++n) {
         const std::uint32_t b = group[n];
         const Vec<D> xb = where[n];
-        for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-            const auto& pk = particles_.state[k];
+        e.for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+            const auto& pk = e.particles().state[k];
             if (k == b || pk.resting()) return;
-            const ParticleState<D> qk = flight_from_now(k);
+            const ParticleState<D> qk = e.flight_from_now(k);
             const Vec<D> r = xb - (qk.x + shift);
             const double d = norm(r);
-            if (d - particles_.table.pair_sigma(particles_.state[b].species, pk.species) > reach)
+            if (d - e.particles().table.pair_sigma(e.particles().state[b].species, pk.species) >
+                reach)
                 return;
-            if (!rest_.slow(qk.v)) return; // a fast one is no support
-            std::uint32_t m = rest_slot_[k];
+            if (!rule_.slow(qk.v)) return; // a fast one is no support
+            std::uint32_t m = slot_[k];
             if (m == none) {
                 if (group.size() >= rest_cluster_limit) return;
-                m = rest_slot_[k] = static_cast<std::uint32_t>(group.size());
+                m = slot_[k] = static_cast<std::uint32_t>(group.size());
                 group.push_back(k);
                 where.push_back(qk.x);
             }
             judge.add_contact(static_cast<std::uint32_t>(n), m, r * (1.0 / d));
         });
     }
-    for (const std::uint32_t b : group) rest_slot_[b] = none; // (the slots are scratch)
+    for (const std::uint32_t b : group) slot_[b] = none; // (the slots are scratch)
     if (group.size() < 2) return false;
     for (std::size_t n = 0; n < group.size(); ++n) {
-        for_each_support(group[n], where[n], rest_.reach,
+        for_each_support(e, group[n], where[n], rule_.reach,
                          [&](const Vec<D>& nn, double) { judge.add_support(nn); });
         judge.end_supports();
     }
-    const std::vector<char>& in = judge.solve(motion_.gravity());
+    const std::vector<char>& in = judge.solve(e.motion().gravity());
     bool any = false;
     for (std::size_t n = 0; n < group.size(); ++n) {
         if (!in[n]) continue;
         const std::uint32_t b = group[n];
         if (b != i) {
-            advance(b);
-            end_glide(b);
+            e.advance(b);
+            e.end_glide(b);
         }
-        ++tally_.leans;
-        put_to_rest(b);
+        ++e.tally().leans;
+        put_to_rest(e, b);
         any = any || b == i;
     }
     return any;
@@ -206,71 +329,73 @@ inline bool Engine<D, Cal, Motion>::rests_together(std::uint32_t i) requires Mot
 // radius of curvature of the contact seen from i's centre (the distance of the centres
 // for a particle at rest; planes, segments and triangles count as flat, `never`, which
 // can only make a slide on a segment's end look more pressed in than it is).
-template <int D, Calendar Cal, Motion<D> Motion>
-template <class F>
-inline void Engine<D, Cal, Motion>::for_each_support(std::uint32_t i, double reach,
-                                                     F&& f) requires Motion::has_field {
-    for_each_support(i, particles_.state[i].x, reach, f);
+template <int D, Motion<D> M>
+template <class Kernel, class F>
+inline void RestModel<D, M>::for_each_support(Kernel e, std::uint32_t i, double reach,
+                                              F&& f) requires M::has_field {
+    for_each_support(e, i, e.particles().state[i].x, reach, f);
 }
 
 // The same with i's centre at x (i's position now, i not advanced; in i's cell).
-template <int D, Calendar Cal, Motion<D> Motion>
-template <class F>
-inline void Engine<D, Cal, Motion>::for_each_support(std::uint32_t i, const Vec<D>& x, double reach,
-                                                     F&& f) requires Motion::has_field {
-    const std::uint32_t species = particles_.state[i].species;
-    const double a = particles_.radius(i);
-    for (const auto& wall : box_.walls)
+template <int D, Motion<D> M>
+template <class Kernel, class F>
+inline void RestModel<D, M>::for_each_support(Kernel e, std::uint32_t i, const Vec<D>& x,
+                                              double reach, F&& f) requires M::has_field {
+    const std::uint32_t species = e.particles().state[i].species;
+    const double a = e.particles().radius(i);
+    for (const auto& wall : e.box().walls)
         if (!wall.thermal() && wall.distance(x) - a <= reach) f(wall.normal, never);
-    for (const auto& seg : box_.segments)
+    for (const auto& seg : e.box().segments)
         if (seg.distance(x) - a <= reach)
             f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
-    if (const TriangleCells<D>& triangles = obstacles_.triangles().cells(); !triangles.empty()) {
-        const std::uint32_t cell = grids_.cells().cell_of(i);
-        for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
-            const Triangle<D>& tri = box_.triangles[e->index];
+    if (const TriangleCells<D>& triangles = e.triangle_cells(); !triangles.empty()) {
+        const std::uint32_t cell = e.cells().cell_of(i);
+        for (const auto* t = triangles.begin(cell); t != triangles.end(cell); ++t) {
+            const Triangle<D>& tri = e.box().triangles[t->index];
             if (tri.distance(x) - a > reach) continue;
             if (tri.one_sided && tri.height(x) <= 0.0) continue; // from the front only
             f(tri.contact_plane(x).normal, never);
         }
     }
-    for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-        const auto& pj = particles_.state[j];
+    e.for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+        const auto& pj = e.particles().state[j];
         if (j == i || !pj.resting()) return;
         const Vec<D> r = x - (pj.x + shift);
         const double d = norm(r);
-        if (d - particles_.table.pair_sigma(species, pj.species) <= reach) f(r * (1.0 / d), d);
+        if (d - e.particles().table.pair_sigma(species, pj.species) <= reach) f(r * (1.0 / d), d);
     });
 }
 
 // Puts particle i (awake, at now) to rest where it is: its kinetic energy is booked as
 // lost, its counter moves (every prediction naming it is stale), and every awake
 // particle around it predicts its contact with it, since i will predict nothing.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::put_to_rest(std::uint32_t i) requires Motion::has_field {
-    if (rest_cycle_.holds(now_, id_[i], RestCycle::woken)) [[unlikely]]
-        rest_cycle_.record(now_, id_[i], RestCycle::again);
-    auto& p = particles_.state[i];
-    const double k = kinetic_energy(particles_.mass(i), p.v);
-    kinetic_change(p.species, -k);
-    tally_.rest_energy += k;
-    ++tally_.rests;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::put_to_rest(Kernel e, std::uint32_t i) requires M::has_field {
+    if (cycle_.holds(e.now(), e.id(i), RestCycle::woken)) [[unlikely]]
+        cycle_.record(e.now(), e.id(i), RestCycle::again);
+    auto& p = e.particles().state[i];
+    const double k = kinetic_energy(e.particles().mass(i), p.v);
+    e.kinetic_change(p.species, -k);
+    e.tally().rest_energy += k;
+    ++e.tally().rests;
     ++at_rest_;
     p.v = Vec<D>{};
     p.t = rest_stamp;
     p.bump();
-    forget_partner(i);
-    schedule_[i] = Schedule{};
-    reschedule(i); // nothing: out of the calendar's reach
-    for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-        const auto& pj = particles_.state[j];
+    e.forget_partner(i);
+    e.schedule(i) = typename Kernel::Schedule{};
+    e.reschedule(i); // nothing: out of the calendar's reach
+    e.for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+        const auto& pj = e.particles().state[j];
         if (j == i || pj.resting()) return;
-        ParticleState<D> q = flight_from_now(j);
+        ParticleState<D> q = e.flight_from_now(j);
         q.x += shift;
-        const double dt =
-            time_to_resting(j, q, p.x, particles_.table.pair_sigma(p.species, pj.species));
-        take_earliest(j, &i, &dt, 1);
-        reschedule(j);
+        const double dt = time_to_resting(e.flight_motion(q), q, p.x,
+                                          e.particles().table.pair_sigma(p.species, pj.species),
+                                          e.meeting_window(j));
+        e.take_earliest(j, &i, &dt, 1);
+        e.reschedule(j);
     });
 }
 
@@ -280,44 +405,45 @@ inline void Engine<D, Cal, Motion>::put_to_rest(std::uint32_t i) requires Motion
 // (restitution of the pair, TC included), and j, held by its supports, does not move.
 // That, and the impulse the supports then take, is the model's departure from
 // hard-sphere dynamics (docs/PHYSICS.md).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::meet_resting(std::uint32_t i,
-                                                 std::uint32_t j) requires Motion::has_field {
-    advance(i);
-    end_glide(i);
-    auto& pi = particles_.state[i];
-    auto& pj = particles_.state[j];
-    const Vec<D> r = box_.minimum_image(pi.x - pj.x);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::meet_resting(Kernel e, std::uint32_t i,
+                                          std::uint32_t j) requires M::has_field {
+    e.advance(i);
+    e.end_glide(i);
+    auto& pi = e.particles().state[i];
+    auto& pj = e.particles().state[j];
+    const Vec<D> r = e.box().minimum_image(pi.x - pj.x);
     const double u = -dot(pi.v, r) / norm(r); // approach speed (j does not move)
-    if (rest_.wakes(u) && !rest_cycle_.holds(now_, id_[j], RestCycle::again)) {
-        wake(j);
-        apply_pair(i, j, true);
+    if (rule_.wakes(u) && !cycle_.holds(e.now(), e.id(j), RestCycle::again)) {
+        wake(e, j);
+        e.apply_pair(i, j, true);
         pi.bump();
         pj.bump();
-        wake_above(j);
-        predict_or_rest(i);
-        predict_or_rest(j);
+        wake_above(e, j);
+        predict_or_rest(e, i);
+        predict_or_rest(e, j);
         return;
     }
-    check_pair_contact(i, j, r, true);
-    const double m = particles_.mass(i), k = kinetic_energy(m, pi.v);
+    e.check_pair_contact(i, j, r, true);
+    const double m = e.particles().mass(i), k = kinetic_energy(m, pi.v);
     Wall<D> plane;
     plane.normal = r * (1.0 / norm(r));
     plane.restitution =
-        rest_.settling(pi.v) ? rest_impact_restitution(i, j) : pair_restitution(i, j);
+        rule_.settling(pi.v) ? rest_impact_restitution(e, i, j) : e.pair_restitution(i, j);
     wall_collision(plane, pi.v, m);
-    collided(i);
-    kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
-    tally_.pair_collision(pi.species, pj.species);
-    ++tally_.rest_impacts;
-    log_pair(i, j);
+    e.collided(i);
+    e.kinetic_change(pi.species, kinetic_energy(m, pi.v) - k);
+    e.tally().pair_collision(pi.species, pj.species);
+    ++e.tally().rest_impacts;
+    e.log_pair(i, j);
     // a curved flight may meet the fixed sphere again at once (a contact in a pocket):
     // no just-met exclusion, as with a wall
-    last_partner_[i] = none;
+    e.clear_last_partner(i);
     pi.bump();
-    if (leans(i)) [[unlikely]]
+    if (leans(e, i)) [[unlikely]]
         return;
-    predict_or_rest(i);
+    predict_or_rest(e, i);
 }
 
 // The restitution of a slow impact on a particle at rest by a particle slower than
@@ -331,13 +457,14 @@ inline void Engine<D, Cal, Motion>::meet_resting(std::uint32_t i,
 // restitution for every slow impact, the flowing grains of the hourglass stuck to its
 // pile, to be put to rest and woken again, 3.6 million times in 2 time units (t = 22
 // to 24: 59 s instead of 2).
-template <int D, Calendar Cal, Motion<D> Motion>
+template <int D, Motion<D> M>
+template <class Kernel>
 inline double
-Engine<D, Cal, Motion>::rest_impact_restitution(std::uint32_t i,
-                                                std::uint32_t j) const requires Motion::has_field {
-    if (plastic_instant()) [[unlikely]]
+RestModel<D, M>::rest_impact_restitution(Kernel e, std::uint32_t i,
+                                         std::uint32_t j) const requires M::has_field {
+    if (e.plastic_instant()) [[unlikely]]
         return 0.0;
-    return species_restitution(i, j);
+    return e.species_restitution(i, j);
 }
 
 // Whether particle i (advanced to now, just reflected from a particle at rest) meets a
@@ -356,27 +483,29 @@ Engine<D, Cal, Motion>::rest_impact_restitution(std::uint32_t i,
 // them and is put to rest against them (held as by friction; docs/PHYSICS.md,
 // "Particles at rest"), else it moves on from there (the disc in the slot falls through
 // it; a slow one was put to rest at once before, in the air between wall and disc).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::trapped(std::uint32_t i) requires Motion::has_field {
-    const ParticleState<D> q = flight_from_now(i);
-    const double resolution = round_off_time(q), height = round_off_height(q);
-    const double reach = contact_tolerance_ * particles_.table.largest_diameter();
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool RestModel<D, M>::trapped(Kernel e, std::uint32_t i) requires M::has_field {
+    const ParticleState<D> q = e.flight_from_now(i);
+    const double resolution = round_off_time(e, q), height = round_off_height(e, q);
+    const double reach = e.contact_tolerance() * e.particles().table.largest_diameter();
     bool found = false;
-    for_each_support(i, reach, [&](const Vec<D>& n, double d) {
-        found = found || returns_within(n, d, q.v, resolution, height);
+    for_each_support(e, i, reach, [&](const Vec<D>& n, double d) {
+        found = found || returns_within(e, n, d, q.v, resolution, height);
     });
     return found;
 }
 
 // i trapped (above) and still trapped once its velocity went into its contacts: put to
 // rest, leaning on them, and counted; else free to move on from there.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::leans(std::uint32_t i) requires Motion::has_field {
-    if (!trapped(i)) return false;
-    free_from_contacts(i);
-    if (!trapped(i)) return false;
-    ++tally_.leans;
-    put_to_rest(i);
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool RestModel<D, M>::leans(Kernel e, std::uint32_t i) requires M::has_field {
+    if (!trapped(e, i)) return false;
+    free_from_contacts(e, i);
+    if (!trapped(e, i)) return false;
+    ++e.tally().leans;
+    put_to_rest(e, i);
     return true;
 }
 
@@ -394,26 +523,28 @@ inline bool Engine<D, Cal, Motion>::leans(std::uint32_t i) requires Motion::has_
 // separating at 1.5e-15, so that it would come back after 1.1e-13 (a hundred ulps of
 // the clock) at a height of 4e-29; the search met it at the same instant, 472,919 times
 // (the 60-disc box, e = 0.3, seed 11, TC: exit 3).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline bool Engine<D, Cal, Motion>::returns_within(const Vec<D>& n, double d, const Vec<D>& v,
-                                                   double window,
-                                                   double height) const requires Motion::has_field {
+template <int D, Motion<D> M>
+template <class Kernel>
+inline bool RestModel<D, M>::returns_within(Kernel e, const Vec<D>& n, double d, const Vec<D>& v,
+                                            double window,
+                                            double height) const requires M::has_field {
     const double u = dot(v, n);
     // An approach meets now, at any speed: a disc in a slot between a wall and a disc
     // held at rest (RestCycle), narrower than itself by round-off, went from one to the
     // other at 0.082 for ever (the 60-disc box, e = 0.3, seed 6, TC).
     if (u < 0.0) return true;
-    const double pull = dot(motion_.gravity(), n) + norm2(v - n * u) / d;
+    const double pull = dot(e.motion().gravity(), n) + norm2(v - n * u) / d;
     return pull < 0.0 && (2.0 * u < window * -pull || u * u < 2.0 * height * -pull);
 }
 
 // The round-off of particle p's position: gaps at its contacts below it are noise.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline double Engine<D, Cal, Motion>::round_off_height(const ParticleState<D>& p) const {
+template <int D, Motion<D> M>
+template <class Kernel>
+inline double RestModel<D, M>::round_off_height(Kernel e, const ParticleState<D>& p) const {
     constexpr double eps = std::numeric_limits<double>::epsilon();
     double x = 0.0;
     for (int a = 0; a < D; ++a) x = std::max(x, std::abs(p.x[a]));
-    return 4.0 * eps * std::max(x, particles_.table.largest_diameter());
+    return 4.0 * eps * std::max(x, e.particles().table.largest_diameter());
 }
 
 // How soon a contact that comes back is the same contact: within a few ulps of the
@@ -421,63 +552,54 @@ inline double Engine<D, Cal, Motion>::round_off_height(const ParticleState<D>& p
 // coordinates, |v| τ + |g| τ²/2 < eps |x| (too_short, which the collapse watch counts:
 // a run of such flights has stalled however its clock creeps). Seen: a disc sliding
 // down a sphere at rest in micro-bounces one ulp of the clock long.
-template <int D, Calendar Cal, Motion<D> Motion>
+template <int D, Motion<D> M>
+template <class Kernel>
 inline double
-Engine<D, Cal, Motion>::round_off_time(const ParticleState<D>& p) const requires Motion::has_field {
+RestModel<D, M>::round_off_time(Kernel e, const ParticleState<D>& p) const requires M::has_field {
     constexpr double eps = std::numeric_limits<double>::epsilon();
     double x = 0.0;
     for (int a = 0; a < D; ++a) x = std::max(x, std::abs(p.x[a]));
-    const double move = eps * x, speed = norm(p.v), pull = norm(motion_.gravity());
+    const double move = eps * x, speed = norm(p.v), pull = norm(e.motion().gravity());
     const double still = std::min(speed > 0.0 ? move / speed : never, std::sqrt(2.0 * move / pull));
-    return 4.0 * std::max(std::nextafter(now_, never) - now_, still);
+    return 4.0 * std::max(std::nextafter(e.now(), never) - e.now(), still);
 }
 
 // Takes from i's velocity its approach to every support it touches (plastic contacts,
 // by repeated projection: the velocity nearest to i's that approaches none of them),
 // the lost energy booked as the rest model's.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::free_from_contacts(std::uint32_t i) requires Motion::has_field {
-    auto& p = particles_.state[i];
-    const double k = kinetic_energy(particles_.mass(i), p.v);
-    const double reach = contact_tolerance_ * particles_.table.largest_diameter();
-    std::vector<Vec<D>>& normals = rest_normals_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::free_from_contacts(Kernel e, std::uint32_t i) requires M::has_field {
+    auto& p = e.particles().state[i];
+    const double k = kinetic_energy(e.particles().mass(i), p.v);
+    const double reach = e.contact_tolerance() * e.particles().table.largest_diameter();
+    std::vector<Vec<D>>& normals = normals_;
     normals.clear();
-    for_each_support(i, reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
+    for_each_support(e, i, reach, [&](const Vec<D>& n, double) { normals.push_back(n); });
     for (int sweep = 0; sweep < 16; ++sweep) {
         bool changed = false;
         for (const Vec<D>& n : normals)
             if (const double u = dot(p.v, n); u < 0.0) p.v -= n * u, changed = true;
         if (!changed) break;
     }
-    const double lost = k - kinetic_energy(particles_.mass(i), p.v);
-    kinetic_change(p.species, -lost);
-    tally_.rest_energy += lost;
+    const double lost = k - kinetic_energy(e.particles().mass(i), p.v);
+    e.kinetic_change(p.species, -lost);
+    e.tally().rest_energy += lost;
 }
 
 // Particle j, at rest, moves again from now, at rest velocity zero (its caller gives it
 // one, or gravity does); predicted by its caller (meet_resting) or by wake_above.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::wake(std::uint32_t j) requires Motion::has_field {
-    rest_cycle_.record(now_, id_[j], RestCycle::woken);
-    auto& p = particles_.state[j];
-    p.t = now_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::wake(Kernel e, std::uint32_t j) requires M::has_field {
+    cycle_.record(e.now(), e.id(j), RestCycle::woken);
+    auto& p = e.particles().state[j];
+    p.t = e.now();
     p.v = Vec<D>{};
     p.bump();
-    forget_partner(j);
-    ++tally_.wakes;
+    e.forget_partner(j);
+    ++e.tally().wakes;
     --at_rest_;
-}
-
-// i's flight has changed in kind (put to rest, or woken): a pair it has just met is
-// no longer two straight lines that cannot meet again at this instant, so the
-// just-met exclusion (take_earliest) ends for it. Seen: a disc struck from above and
-// put to rest at once (slow), still moving into the floor, was passed through by the
-// disc above it, whose contact with it at this instant the exclusion skipped.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::forget_partner(std::uint32_t i) {
-    const std::uint32_t j = last_partner_[i];
-    if (j != none && last_partner_[j] == i) last_partner_[j] = none;
-    last_partner_[i] = none;
 }
 
 // j has just been woken: every particle at rest within reach of it and above it (the
@@ -494,75 +616,81 @@ inline void Engine<D, Cal, Motion>::forget_partner(std::uint32_t i) {
 // to 39,000 in 0.05 time units, and the time by 18 %; but in the 60-disc box (e = 0.3,
 // seed 17, no TC) six slow discs above one so left then met one another at one
 // instant, which no rescue ended: exit 3 at t = 6.1. Not kept.)
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::wake_above(std::uint32_t j) requires Motion::has_field {
-    std::vector<std::uint32_t>& woken = rest_woken_;
-    std::vector<std::uint32_t>& above = rest_above_;
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::wake_above(Kernel e, std::uint32_t j) requires M::has_field {
+    std::vector<std::uint32_t>& woken = woken_;
+    std::vector<std::uint32_t>& above = above_;
     woken.assign(1, j);
     for (std::size_t n = 0; n < woken.size(); ++n) {
         const std::uint32_t b = woken[n];
-        const auto& pb = particles_.state[b];
+        const auto& pb = e.particles().state[b];
         above.clear();
-        for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
-            const auto& pk = particles_.state[k];
+        e.for_each_near(b, [&](std::uint32_t k, const Vec<D>& shift) {
+            const auto& pk = e.particles().state[k];
             if (!pk.resting()) return;
             const Vec<D> r = (pk.x + shift) - pb.x;
-            if (norm(r) - particles_.table.pair_sigma(pb.species, pk.species) > rest_.reach) return;
-            if (dot(r, motion_.gravity()) >= 0.0) return; // not above b
+            if (norm(r) - e.particles().table.pair_sigma(pb.species, pk.species) > rule_.reach)
+                return;
+            if (dot(r, e.motion().gravity()) >= 0.0) return; // not above b
             above.push_back(k);
         });
         // (held walks the cells too: after the walk above, not inside it)
         for (const std::uint32_t k : above)
-            if (particles_.state[k].resting() && !held(k)) {
-                wake(k);
+            if (e.particles().state[k].resting() && !held(e, k)) {
+                wake(e, k);
                 woken.push_back(k);
             }
     }
-    for (std::size_t n = 1; n < woken.size(); ++n) predict_all(woken[n]);
+    for (std::size_t n = 1; n < woken.size(); ++n) e.predict_all(woken[n]);
 }
 
 // After a cell crossing: i's contacts with the particles at rest around it, searched
 // before only as far as the crossing, are searched again as far as the next one.
 // So are its curved meetings with gliders (when i falls) or with falling particles
 // (when i glides), searched no further than the crossing either.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::rescan_resting(std::uint32_t i) {
-    if constexpr (Motion::has_field) {
-        if (at_rest_ == 0 && gliding_ == 0) return;
-        const ParticleState<D> q0 = flight_from_now(i);
-        for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
-            const auto& pj = particles_.state[j];
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::rescan_resting(Kernel e, std::uint32_t i) {
+    if constexpr (M::has_field) {
+        if (at_rest_ == 0 && e.glides().gliding() == 0) return;
+        const ParticleState<D> q0 = e.flight_from_now(i);
+        e.for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
+            const auto& pj = e.particles().state[j];
             if (j == i || !(pj.resting() || pj.glide_slot() != q0.glide_slot())) return;
             ParticleState<D> q = q0;
             q.x -= shift; // i as j's image sees it
-            const double sigma = particles_.table.pair_sigma(q0.species, pj.species);
+            const double sigma = e.particles().table.pair_sigma(q0.species, pj.species);
             const double dt =
-                pj.resting() ? time_to_resting(i, q, pj.x, sigma)
-                             : time_to_glider(i, q, motion_.position(pj, now_),
-                                              motion_.velocity(pj, now_), pj.glide_slot(), sigma);
-            take_earliest(i, &j, &dt, 1);
+                pj.resting()
+                    ? time_to_resting(e.flight_motion(q), q, pj.x, sigma, e.meeting_window(i))
+                    : Glides<D, M>::time_to_glider(e.motion(), q, e.motion().position(pj, e.now()),
+                                                   e.motion().velocity(pj, e.now()),
+                                                   pj.glide_slot(), sigma, e.meeting_window(i));
+            e.take_earliest(i, &j, &dt, 1);
         });
     }
 }
 
 // The rest model needs gravity to rest against (config.cpp says so by key first). With
 // epsilon > 0 its particles at rest stay out of groups (outside_groups).
-template <int D, Calendar Cal, Motion<D> Motion>
-inline void Engine<D, Cal, Motion>::set_up_rest() {
-    if constexpr (!Motion::has_field) {
+template <int D, Motion<D> M>
+template <class Kernel>
+inline void RestModel<D, M>::set_up(Kernel e) {
+    if constexpr (!M::has_field) {
         throw std::invalid_argument("Engine: the rest model needs gravity");
     } else {
-        if (norm(motion_.gravity()) == 0.0)
+        if (norm(e.motion().gravity()) == 0.0)
             throw std::invalid_argument("Engine: the rest model needs gravity");
         // reach: never below the round-off of a contact of the smallest particles
         double smallest = never;
-        for (const auto& sp : particles_.table.species)
+        for (const auto& sp : e.particles().table.species)
             smallest = std::min(smallest, 2.0 * sp.radius);
-        rest_ =
-            RestRule(settings_.rest_speed, norm(motion_.gravity()), contact_tolerance_ * smallest);
-        rest_slot_.assign(particles_.size(), none);
+        rule_ = RestRule(e.settings().rest_speed, norm(e.motion().gravity()),
+                         e.contact_tolerance() * smallest);
+        slot_.assign(e.particles().size(), none);
         at_rest_ = static_cast<std::uint32_t>(
-            std::count_if(particles_.state.begin(), particles_.state.end(),
+            std::count_if(e.particles().state.begin(), e.particles().state.end(),
                           [](const ParticleState<D>& p) { return p.resting(); }));
     }
 }

@@ -20,9 +20,8 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
     for (std::uint32_t i = 0; i < n; ++i) grids_.place(i, particles_.state[i].x, level_of(i));
     renumber();
     for (std::uint32_t i = 0; i < n; ++i) predict_all(i);
-    reset_counts(0.0);
-    reset_fluxes();
-    ledger_ = ledger();
+    reset_accounts();
+    accounts_.restart_ledger(ledger());
 }
 
 // What follows from the box, the particles and the settings alone (Unscheduled).
@@ -57,19 +56,36 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
         !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
         box_.triangles.empty() &&
         std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-    fluxes_ = momentum_conserved_; // (the streaming sums need straight flights)
+    accounts_.keep_fluxes(momentum_conserved_); // (the streaming sums need straight flights)
     if (box_.sheared()) {
         sliding_.set_up(box_, grids_.cells(), grids_.size(), !Motion::has_field, settings_, now_);
         momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
-        fluxes_ = true;              // for shear_moment (straight flights, no walls)
+        accounts_.keep_fluxes(true); // for shear_moment (straight flights, no walls)
     }
-    set_up_glides();
-    if (settings_.rest_speed > 0.0) set_up_rest();
+    glides_.set_up(box_, motion_, particles_);
+    if (settings_.rest_speed > 0.0) rest_.set_up(kernel());
     maintain_every_ =
         settings_.maintain_every > 0
             ? settings_.maintain_every
             : std::max(maintenance_events_per_particle * std::uint64_t{particles_.size()},
                        maintenance_events_min);
+}
+
+// The tallies, the flux integrals and the ledger from zero now: the measured phase starts.
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::reset_tally() {
+    sliding_.restart_thermostat(); // (the collision count restarts)
+    reset_accounts();
+    accounts_.restart_ledger(ledger()); // the drag integral starts again from zero
+}
+
+// The tally from zero now, with a heat and a momentum account per plane wall, and the
+// flux integrals, their streaming sums from the particles (the sliding boundaries' too).
+template <int D, Calendar Cal, Motion<D> Motion>
+inline void Engine<D, Cal, Motion>::reset_accounts() {
+    accounts_.reset_counts(now_, kinetic_per_species(particles_, motion_, now_), box_.walls.size());
+    accounts_.reset_fluxes(particles_, now_);
+    if (accounts_.fluxes_kept() && sliding_.on()) sliding_.reset_accounts(particles_, now_);
 }
 
 template <int D, Calendar Cal, Motion<D> Motion>
