@@ -43,6 +43,7 @@
 #include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine/rest_model.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
+#include "choc/kernel/engine/tc_clocks.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
@@ -191,7 +192,7 @@ class Engine {
     std::size_t memory_bytes() const {
         if (retired_) return retired_bytes_;
         std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + grids_.bytes() +
-                        held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
+                        held_bytes(last_partner_) + held_bytes(id_) + clocks_.bytes() +
                         glides_.bytes();
         if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
         return b;
@@ -211,7 +212,7 @@ class Engine {
 
     // Switches the TC model on (settings.tc, armed but not from the start): the answer to
     // an inelastic collapse that the caller detected.
-    void enable_tc() { tc_ = settings_.tc; }
+    void enable_tc() { clocks_.enable(settings_.tc); }
 
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
@@ -364,41 +365,10 @@ class Engine {
         return false;
     }
 
-    // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
-    // when either particle collided less than tc ago.
-    // With the rest model, an instant of more than long_instant_ events makes its
-    // collisions plastic (e = 0, TC or not). Seen: two discs in a row between a wall and a
-    // disc held at rest, with no gap between them, passing their speed of 0.12 to and fro
-    // at one instant for ever, elastic under TC (the 60-disc box, e = 0.3, seed 7, TC:
-    // exit 3). Plastic collisions there halve the speeds at each round, to zero in a few
-    // thousand events; a jam that has no room cannot keep its energy, and the loss is
-    // booked as the collisions' (docs/PHYSICS.md, "Particles at rest").
-    double pair_restitution(std::uint32_t i, std::uint32_t j) const {
-        if constexpr (Motion::has_field)
-            if (plastic_instant()) [[unlikely]]
-                return 0.0;
-        if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
-        return species_restitution(i, j);
-    }
-    // The restitution configured for the species of i and j (collisions.pair or the default).
-    double species_restitution(std::uint32_t i, std::uint32_t j) const {
-        return restitution_(particles_.state[i].species, particles_.state[j].species);
-    }
-    double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        if constexpr (Motion::has_field)
-            if (plastic_instant()) [[unlikely]]
-                return 0.0;
-        if (tc_ > 0.0 && recent(i)) return 1.0;
-        return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
-    }
-    bool recent(std::uint32_t i) const { return within_tc(tc_, now_, last_collision_[i]); }
+    // The restitution of a collision now, and the TC clocks: a part (clocks_).
     // Whether collisions now are plastic: an instant of more than long_instant_ events.
     bool plastic_instant() const requires Motion::has_field {
         return events_at_now_ > long_instant_ && rest_.on();
-    }
-    // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
-    void collided(std::uint32_t i) {
-        if (!last_collision_.empty()) last_collision_[i] = now_;
     }
     // The event log's record of a pair or wall collision (by engine index), if one listens.
     void log_pair(std::uint32_t i, std::uint32_t j) {
@@ -722,9 +692,7 @@ class Engine {
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
-    RestitutionTable restitution_;            // e per pair of species (restitution.hpp)
-    std::vector<double> last_collision_;      // per particle, when TC is configured
-    double tc_ = 0.0;                         // TC time in force (0: off)
+    TcClocks<D, Motion> clocks_;              // restitution and TC clocks (engine/tc_clocks.hpp)
     // Invariants (audit.hpp): the contact tolerance, and the overlap it allows in terms of
     // c = r.r - sigma^2: c < -overlap_c_ sigma^2.
     double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;

@@ -101,13 +101,13 @@ inline void Engine<D, Cal, Motion>::apply_pair(std::uint32_t i, std::uint32_t j,
     const Vec<D> vi = pi.v, vj = pj.v;
     if (image != 0) [[unlikely]]
         pj.v += sliding_.geometry().image_velocity(image);
-    const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+    const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, clocks_.pair(kernel(), i, j));
     if (image != 0) [[unlikely]]
         pj.v -= sliding_.geometry().image_velocity(image);
     if (accounts_.fluxes_kept())
         accounts_.flux().collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
-    collided(i);
-    collided(j);
+    clocks_.collided(i, now_);
+    clocks_.collided(j, now_);
     kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
     kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
     accounts_.tally().virial += impulse.virial;
@@ -170,7 +170,7 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
     const double m = particles_.mass(i);
     const double k = kinetic_energy(m, p.v);
     const Vec<D> v = p.v;
-    wall.restitution = wall_restitution(i, w);
+    wall.restitution = clocks_.wall(kernel(), i, w);
     if (accounts_.fluxes_kept()) accounts_.flux_leave(now_, m, p.v);
     if (wall.thermal()) [[unlikely]] {
         // re-emitted, as reflection is, only when moving into the wall (collide.hpp)
@@ -179,7 +179,7 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
         wall_collision(wall, p.v, m);
     }
     if (accounts_.fluxes_kept()) accounts_.flux().add(m, p.v, 1.0); // an external force
-    collided(i);
+    clocks_.collided(i, now_);
     const double dk = kinetic_energy(m, p.v) - k;
     kinetic_change(p.species, dk);
     Tally& tally = accounts_.tally();

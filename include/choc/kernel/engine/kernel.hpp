@@ -130,21 +130,21 @@ class Engine<D, Cal, M>::Kernel {
     }
     // The restitution of a collision now (TC and the rest model's plastic instants in).
     double pair_restitution(std::uint32_t i, std::uint32_t j) const {
-        return e_.pair_restitution(i, j);
+        return e_.clocks_.pair(*this, i, j);
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        return e_.wall_restitution(i, w);
+        return e_.clocks_.wall(*this, i, w);
     }
     // The restitution configured for the species of i and j (no TC), and whether the
     // collisions now are plastic (an instant of more than long_instant_ events).
     double species_restitution(std::uint32_t i, std::uint32_t j) const {
-        return e_.species_restitution(i, j);
+        return e_.clocks_.species(*this, i, j);
     }
     bool plastic_instant() const requires M::has_field { return e_.plastic_instant(); }
     // i collided now (its TC clock), and when it last did (kept whenever TC or the rest
     // model is configured); the event log's records of a pair and a wall.
-    void collided(std::uint32_t i) const { e_.collided(i); }
-    double last_collision(std::uint32_t i) const { return e_.last_collision_[i]; }
+    void collided(std::uint32_t i) const { e_.clocks_.collided(i, e_.now_); }
+    double last_collision(std::uint32_t i) const { return e_.clocks_.last_collision(i); }
     void log_pair(std::uint32_t i, std::uint32_t j) const { e_.log_pair(i, j); }
     void log_wall(std::uint32_t i, std::uint32_t w) const { e_.log_wall(i, w); }
 

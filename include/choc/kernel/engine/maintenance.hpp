@@ -59,7 +59,7 @@ inline void Engine<D, Cal, Motion>::renumber() {
     permute(particles_.state);
     permute(schedule_);
     permute(last_partner_);
-    if (!last_collision_.empty()) permute(last_collision_);
+    clocks_.renumbered(permute);
     glides_.renumbered(permute);
     permute(id_);
     for (auto& s : schedule_)
@@ -90,7 +90,7 @@ inline void Engine<D, Cal, Motion>::rebase() {
         s.crossing_time -= shift;
     }
     accounts_.rebase(shift);
-    for (auto& t : last_collision_) t -= shift;
+    clocks_.rebase(shift);
     group_.resting().shift(shift);
     rest_.rebase(shift);
     calendar_.shift(shift);

@@ -43,11 +43,8 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
     // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
     overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
     // (the rest model's rescue of a stall reads the TC clock too)
-    if (settings_.tc > 0.0 || (Motion::has_field && settings_.rest_speed > 0.0)) {
-        last_collision_.assign(particles_.size(), -never);
-        if (settings_.tc_from_start) tc_ = settings_.tc;
-    }
-    restitution_ = RestitutionTable(settings_, particles_.table.size(), "Engine");
+    clocks_.set_up(settings_, particles_.size(), particles_.table.size(),
+                   Motion::has_field && settings_.rest_speed > 0.0);
     stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
     if constexpr (Motion::has_field)
         long_instant_ =
