@@ -22,7 +22,7 @@ inline void Engine<D, Cal, Motion>::collide_pair(std::uint32_t i, std::uint32_t 
     advance(i);
     advance(j);
     if constexpr (Motion::has_field)
-        if (events_at_now_ > long_instant_ && at_rest_contact(i, j)) [[unlikely]]
+        if (invariants_.long_instant() && at_rest_contact(i, j)) [[unlikely]]
             return leave_at_rest(i, j);
     end_glide(i);
     end_glide(j);
@@ -94,7 +94,7 @@ inline void Engine<D, Cal, Motion>::apply_pair(std::uint32_t i, std::uint32_t j,
     int image = 0; // across the sliding face: j's image moves at its sliding velocity
     const Vec<D> r = sliding_.on() ? sliding_.geometry().minimum_image(pi.x - pj.x, now_, image)
                                    : box_.minimum_image(pi.x - pj.x);
-    check_pair_contact(i, j, r, at_contact);
+    invariants_.pair_contact(kernel(), i, j, r, at_contact);
 
     const double mi = particles_.mass(i), mj = particles_.mass(j);
     const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
@@ -166,7 +166,7 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
     auto& p = particles_.state[i];
     Wall<D> wall = obstacle_plane(box_, w, p.x);
-    check_wall_contact(i, w, wall, at_contact);
+    invariants_.wall_contact(kernel(), i, w, wall, at_contact);
     const double m = particles_.mass(i);
     const double k = kinetic_energy(m, p.v);
     const Vec<D> v = p.v;
@@ -190,6 +190,17 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
     ++tally.wall_collisions;
     log_wall(i, w);
     last_partner_[i] = none;
+}
+
+// Whether i's next event is one the group step leaves to the binary rules (engine.hpp).
+template <int D, Calendar Cal, Motion<D> Motion>
+inline bool Engine<D, Cal, Motion>::outside_groups(std::uint32_t i) const {
+    if constexpr (Motion::has_field) {
+        const Schedule& s = schedule_[i];
+        if (s.kind == Kind::pair) return particles_.state[s.pair.partner].resting();
+        if (s.kind == Kind::wall) return s.wall == glide_end;
+    }
+    return false;
 }
 
 } // namespace choc

@@ -22,7 +22,8 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
     ar.section(archive_tag + 4, "rest model");
     ar(accounts_, emission_); // (the ledger, the tally and the flux integrals first)
     ar.section(archive_tag + 5, "tallies");
-    ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_, short_flights_);
+    ar(now_, stopped_at_, origin_, invariants_.events_at_now(), since_maintenance_, processed_,
+       short_flights_);
     ar.section(archive_tag + 6, "clock");
     ar(sliding_);
     ar.section(archive_tag + 7, "sliding boundaries");
