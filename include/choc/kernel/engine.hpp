@@ -40,9 +40,12 @@
 #include "choc/kernel/engine/accounts.hpp"
 #include "choc/kernel/engine/glides.hpp"
 #include "choc/kernel/engine/grids.hpp"
+#include "choc/kernel/engine/invariants.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine/rest_model.hpp"
+#include "choc/kernel/engine/schedule.hpp"
 #include "choc/kernel/engine/sliding_boundaries.hpp"
+#include "choc/kernel/engine/tc_clocks.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/event_log.hpp"
@@ -108,7 +111,7 @@ class Engine {
     void check_conservation();
 
     // Largest relative gap (or overlap) a contact may show from round-off (audit.hpp).
-    double contact_tolerance() const { return contact_tolerance_; }
+    double contact_tolerance() const { return invariants_.contact_tolerance(); }
 
     // Absolute time: exactly the target after a stop at one, so that callers can
     // compare it with the targets they asked for.
@@ -126,13 +129,7 @@ class Engine {
     // A copy of the particles in the caller's original order, advanced along free flight
     // to absolute time `t` and stamped with it (for output; the engine's states are not
     // touched).
-    Particles<D> snapshot(double t) const {
-        Particles<D> out;
-        out.table = particles_.table;
-        out.state.resize(particles_.size());
-        visit(t, [&](std::uint32_t id, const ParticleState<D>& p) { out.state[id] = p; });
-        return out;
-    }
+    Particles<D> snapshot(double t) const;
     // Engine particle i's position at absolute time `t` (the value `snapshot` gives it).
     Vec<D> position(std::uint32_t i, double t) const {
         return motion_.position(particles_.state[i], local(t));
@@ -141,26 +138,14 @@ class Engine {
     // absolute time `t` and stamped with it (the element `snapshot` gives), in the
     // engine's order. An observer that needs no more reads it without a copy of them all.
     template <class F>
-    void visit(double t, F&& f) const {
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) f(id_[i], state_at(i, t));
-    }
+    void visit(double t, F&& f) const;
     // The same in the caller's order (id 0, 1, ...), for sums whose round-off that order
     // fixes; it costs 4 bytes per particle while it runs, against a snapshot's 64.
     template <class F>
-    void visit_in_order(double t, F&& f) const {
-        std::vector<std::uint32_t> where(particles_.size());
-        for (std::uint32_t i = 0; i < particles_.size(); ++i) where[id_[i]] = i;
-        for (std::uint32_t k = 0; k < where.size(); ++k) f(k, state_at(where[k], t));
-    }
+    void visit_in_order(double t, F&& f) const;
     // Engine particle i's state advanced along its flight to absolute time `t` and
     // stamped with it.
-    ParticleState<D> state_at(std::uint32_t i, double t) const {
-        ParticleState<D> p = particles_.state[i];
-        p.x = motion_.position(p, local(t));
-        p.v = motion_.velocity(p, local(t));
-        p.t = t;
-        return p;
-    }
+    ParticleState<D> state_at(std::uint32_t i, double t) const;
     const Tally& tally() const { return accounts_.tally(); }
     // The momentum and energy fluxes integrated over the measured phase (flux_tally.hpp),
     // kept in a box periodic on every axis without walls, segments or a field; otherwise
@@ -171,31 +156,17 @@ class Engine {
     // Under sliding boundaries (box().sheared()): the xy moment of the momentum flux in the
     // frame of the shear flow, from the last reset_fluxes to now
     // (SlidingBoundaries::shear_moment). None without sliding boundaries.
-    std::optional<double> shear_moment() const {
-        if (!sliding_.on() || !fluxes()) return std::nullopt;
-        constexpr int xy = D; // FluxTally's xy component (after the D diagonal ones)
-        return sliding_.shear_moment(flux_moments()->momentum[xy], particles_, now_);
-    }
+    std::optional<double> shear_moment() const;
     // Under sliding boundaries: the time integral of the kinetic energy of the fluid's
     // drift from the last reset_fluxes to now (SlidingBoundaries::drift_integral). None
     // without sliding boundaries.
-    std::optional<double> drift_integral() const {
-        if (!sliding_.on()) return std::nullopt;
-        return sliding_.drift_integral(now_);
-    }
+    std::optional<double> drift_integral() const;
     // The number of cell grids: one per level of sizes (cell_levels.hpp).
     std::size_t grids() const { return grids_.size(); }
     // The bytes of the engine's arrays that grow with N (particles, candidate events, cells,
     // calendar, indices): what the benchmarks divide by N.
     // A retired engine reports what it held while it ran.
-    std::size_t memory_bytes() const {
-        if (retired_) return retired_bytes_;
-        std::size_t b = held_bytes(particles_.state) + held_bytes(schedule_) + grids_.bytes() +
-                        held_bytes(last_partner_) + held_bytes(id_) + held_bytes(last_collision_) +
-                        glides_.bytes();
-        if constexpr (requires(const Cal& c) { c.bytes(); }) b += calendar_.bytes();
-        return b;
-    }
+    std::size_t memory_bytes() const;
     // The run is over: frees what only the event loop needs (the calendar, the candidate
     // events, the cells: about two thirds of the engine's memory) before the caller's
     // final outputs take theirs, so that the end of a run does not set its peak memory.
@@ -211,7 +182,7 @@ class Engine {
 
     // Switches the TC model on (settings.tc, armed but not from the start): the answer to
     // an inelastic collapse that the caller detected.
-    void enable_tc() { tc_ = settings_.tc; }
+    void enable_tc() { clocks_.enable(settings_.tc); }
 
     // The rest model (resting.hpp; settings.rest_speed): its rule, and how many particles
     // are at rest now.
@@ -267,35 +238,13 @@ class Engine {
     struct Unscheduled {};
     Engine(Box<D> box, Particles<D> particles, Settings settings, Motion motion, Unscheduled);
 
-    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    // A particle's candidate events (engine/schedule.hpp), and the kind of its next one.
+    using Schedule = CandidateEvents;
+    using Kind = EventKind;
+    static constexpr std::uint32_t none = no_partner;
     // A glider's wall candidate that is not an obstacle: its contact leaves the face it
     // glides on (glide_end_time). Glides need epsilon = 0: a group never meets one.
     static constexpr std::uint32_t glide_end = none - 1;
-    enum class Kind : std::uint8_t { pair, wall, crossing, nothing };
-
-    // A predicted pair collision of a particle with `partner`.
-    struct PairCandidate {
-        double time = never;
-        std::uint32_t partner = none; // none: no candidate (see Schedule::runner_up)
-        std::uint32_t count = 0;      // partner's counter when predicted: stale if changed
-    };
-    // A particle's candidate events; the calendar holds the earliest.
-    struct Schedule {
-        PairCandidate pair; // the earliest pair candidate
-        // The next one (another partner). Its time is also the horizon of i's last scans:
-        // every pair they discarded comes no earlier. Once the runner-up has been promoted
-        // to `pair`, the slot keeps that time with partner `none`, since the pairs
-        // discarded behind it are still out there.
-        PairCandidate runner_up;
-        double wall_time = never;
-        double crossing_time = never;
-        // (after the doubles: between them, padding made the record 64 bytes, not 56)
-        std::uint32_t wall = 0;
-        std::int8_t axis = 0, dir = 0;
-        Kind kind = Kind::nothing;
-        std::uint8_t grid = 0; // the level whose grid the crossing is in (cell_levels.hpp)
-    };
-    static_assert(sizeof(Schedule) == 56, "a particle's candidate events: 56 bytes");
 
     static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
     static constexpr int fixed_slots = Cells<D>::usual_slots; // lists copied whole
@@ -354,52 +303,12 @@ class Engine {
     // a glide's end (leave_glide). A particle at rest is held by its supports: it is met
     // as a fixed sphere, or woken, by the rest model's rule, and, like a wall, joins no
     // group (GroupStep::add_touching passes it by), so it transmits nothing between the
-    // particles that meet it at one instant. (Only the rest model rests and glides.)
-    bool outside_groups(std::uint32_t i) const {
-        if constexpr (Motion::has_field) {
-            const Schedule& s = schedule_[i];
-            if (s.kind == Kind::pair) return particles_.state[s.pair.partner].resting();
-            if (s.kind == Kind::wall) return s.wall == glide_end;
-        }
-        return false;
-    }
+    // particles that meet it at one instant. (Only the rest model rests and glides; the
+    // code is in engine/collisions.hpp.)
+    bool outside_groups(std::uint32_t i) const;
 
-    // Restitution of a collision now: the pair's (or the wall's), or 1 under the TC model
-    // when either particle collided less than tc ago.
-    // With the rest model, an instant of more than long_instant_ events makes its
-    // collisions plastic (e = 0, TC or not). Seen: two discs in a row between a wall and a
-    // disc held at rest, with no gap between them, passing their speed of 0.12 to and fro
-    // at one instant for ever, elastic under TC (the 60-disc box, e = 0.3, seed 7, TC:
-    // exit 3). Plastic collisions there halve the speeds at each round, to zero in a few
-    // thousand events; a jam that has no room cannot keep its energy, and the loss is
-    // booked as the collisions' (docs/PHYSICS.md, "Particles at rest").
-    double pair_restitution(std::uint32_t i, std::uint32_t j) const {
-        if constexpr (Motion::has_field)
-            if (plastic_instant()) [[unlikely]]
-                return 0.0;
-        if (tc_ > 0.0 && (recent(i) || recent(j))) return 1.0;
-        return species_restitution(i, j);
-    }
-    // The restitution configured for the species of i and j (collisions.pair or the default).
-    double species_restitution(std::uint32_t i, std::uint32_t j) const {
-        return restitution_(particles_.state[i].species, particles_.state[j].species);
-    }
-    double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        if constexpr (Motion::has_field)
-            if (plastic_instant()) [[unlikely]]
-                return 0.0;
-        if (tc_ > 0.0 && recent(i)) return 1.0;
-        return obstacle_restitution(box_, w); // w: an obstacle number (obstacle.hpp)
-    }
-    bool recent(std::uint32_t i) const { return within_tc(tc_, now_, last_collision_[i]); }
-    // Whether collisions now are plastic: an instant of more than long_instant_ events.
-    bool plastic_instant() const requires Motion::has_field {
-        return events_at_now_ > long_instant_ && rest_.on();
-    }
-    // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
-    void collided(std::uint32_t i) {
-        if (!last_collision_.empty()) last_collision_[i] = now_;
-    }
+    // The restitution of a collision now, and the TC clocks: a part (engine/tc_clocks.hpp).
+
     // The event log's record of a pair or wall collision (by engine index), if one listens.
     void log_pair(std::uint32_t i, std::uint32_t j) {
         if (log_) [[unlikely]]
@@ -421,31 +330,15 @@ class Engine {
 
     // Simultaneous collisions (epsilon > 0): GroupStep (group_step.hpp), given the Kernel.
 
-    // --- Invariants (engine/invariants.hpp, audit.hpp) --------------------------------------
+    // --- Invariants (engine/invariants.hpp, audit.hpp): a part (invariants_) -------------
 
-    // A collision's contact distance: never overlapping beyond round-off, and at contact
-    // when it is the pair's (wall's) own predicted event.
-    void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r, bool at_contact);
-    void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall, bool at_contact);
-    // The clock cannot move on: an inelastic collapse the model cannot resolve (exit 3:
-    // stall_not_ended, slide_without_rest_model), else a broken engine ("progress").
-    [[gnu::cold, gnu::noinline]] void clock_stuck() const;
-    void slide_without_rest_model() const requires Motion::has_field;
-    [[gnu::cold, gnu::noinline]] void stall_not_ended() const;
-    [[gnu::cold, gnu::noinline]] void event_out_of_order(double t) const;
-    // A scan found i overlapping a candidate (or, across the sliding face, j).
+    // A scan found i overlapping a candidate (engine/pair_prediction.hpp); energy and
+    // momentum now, with their round-off scales (engine/maintenance.hpp).
     template <bool Shifted>
     [[gnu::cold, gnu::noinline]] void overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
                                                    const Vec<D>* shift, const std::uint8_t* from,
                                                    int k) const;
-
-    [[noreturn, gnu::cold, gnu::noinline]] void
-    overlap_across_face(std::uint32_t i, std::uint32_t j, double r, double sigma) const;
-    // Energy and momentum now, with their round-off scales (audit.hpp).
     Ledger<D> ledger() const;
-
-    // The invariants' contact tolerance for this box and these sizes (engine/set_up.hpp).
-    static double contact_tolerance_for(const Box<D>& box, const SpeciesTable& table);
 
     // --- Binary collisions (engine/collisions.hpp) ----------------------------------------
 
@@ -490,126 +383,27 @@ class Engine {
     std::size_t level_of(std::uint32_t i) const {
         return grids_.level(particles_.state[i].species);
     }
-    Cells<D>& grid(std::size_t l) { return grids_.grid(l); }
-
-    // A crossing of one of i's grids, with more than one level (engine/crossings.hpp).
-    void cross_levels(std::uint32_t i);
-
-    // Calls f(grid, stencil) for every stencil a full scan of i looks at over the levels
-    // (Grids::for_each_stencil).
-    template <class F>
-    void for_each_stencil(std::uint32_t i, F&& f) {
-        grids_.for_each_stencil(i, level_of(i), position_now(i), f);
-    }
-    void scan_levels(std::uint32_t i) {
-        for_each_stencil(i, [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
-    }
-    void scan_coarser(std::uint32_t i, std::size_t a) {
-        grids_.for_each_coarser(a, position_now(i), [&](const Cells<D>& g, const auto& near) {
-            scan_pairs(i, g, near);
-        });
-    }
-    // i's position now, when asked for.
+    // i's position now, when asked for (the stencils of coarser grids are around it).
     auto position_now(std::uint32_t i) const {
         return [this, i] { return motion_.position(particles_.state[i], now_); };
     }
+    // A crossing of one of i's grids, with more than one level (engine/crossings.hpp); i's
+    // pairs in every stencil a full scan looks at over the levels (Grids::for_each_stencil),
+    // and in the coarser grids' than level a (engine/pair_prediction.hpp).
+    void cross_levels(std::uint32_t i);
+    void scan_levels(std::uint32_t i);
+    void scan_coarser(std::uint32_t i, std::size_t a);
 
-    // Calls f(j, shift) for every particle j that a full scan of i looks at (i itself
-    // among them), with the shift that brings j's image next to i: x_j + shift.
-    template <class F>
-    void for_each_near(std::uint32_t i, F&& f) {
-        for_each_stencil(i, [&](const Cells<D>& cells, const auto& near) {
-            for (int c = 0; c < near.size; ++c)
-                for (const std::uint32_t* j = cells.begin(near.cell[c]);
-                     j != cells.end(near.cell[c]); ++j)
-                    f(*j, near.edge ? near.shift()[c] : Vec<D>{});
-        });
-    }
+    // --- A particle's flight and its candidate events (engine/flights.hpp) -----------------
 
-    // After a velocity change: every candidate event of i anew.
-    void predict_all(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        const auto& p = particles_.state[i];
-        if (p.resting()) [[unlikely]] { // no events of its own (the rest model)
-            s = Schedule{};
-            return reschedule(i);
-        }
-        const Motion& m = flight_motion(p);
-        const Vec<D> x = m.position(p, now_);
-        const Vec<D> v = m.velocity(p, now_);
-        const double a = particles_.radius(i);
-        const auto support = glides_.glide_support(p, i);
-        s.wall_time = never;
-        if constexpr (Motion::has_field)
-            if (support[0] != none) [[unlikely]]
-                s.wall_time = now_ + glides_.glide_end_time(kernel(), i, flight_from_now(i)),
-                s.wall = glide_end;
-        for (std::uint32_t w = 0; w < box_.walls.size(); ++w) {
-            if (w == support[0] || w == support[1]) [[unlikely]]
-                continue;
-            const auto& wall = box_.walls[w];
-            const double t = now_ + m.first_contact(wall.distance(x) - a, dot(v, wall.normal),
-                                                    m.along(wall.normal));
-            if (t < s.wall_time) s.wall_time = t, s.wall = w;
-        }
-        set_next_crossing(i);
-        predict_finite_walls(i);
-        s.pair = {}, s.runner_up = {};
-        scan_all_pairs(i);
-        reschedule(i);
-    }
-
-    // Improves i's wall candidate with the obstacles other than plane walls (segments in
-    // 2D, triangles in 3D: engine/obstacles.hpp).
-    void predict_finite_walls(std::uint32_t i) {
-        if (!obstacles_.any(box_)) return;
-        Schedule& s = schedule_[i];
-        const ParticleState<D> q = flight_from_now(i);
-        const ObstacleFlight<D, Motion> f{
-            q,    flight_motion(q), particles_.radius(i),       grids_.cells().cell_of(i),
-            now_, s.crossing_time,  glides_.glide_support(q, i)};
-        obstacles_.predict(box_, grids_.cells(), f, {s.wall_time, s.wall});
-    }
-
-    // Particle i's flight restarted now: its position and velocity now, time stamp 0 (the
-    // form segment_time.hpp and triangle_time.hpp take).
-    ParticleState<D> flight_from_now(std::uint32_t i) const {
-        ParticleState<D> q = particles_.state[i];
-        q.x = motion_.position(particles_.state[i], now_);
-        q.v = motion_.velocity(particles_.state[i], now_);
-        q.t = 0.0;
-        return q;
-    }
-
-    // Brings particle i to now along its flight. Under a field its kinetic energy changed
-    // along the way: the flight's share of the measured phase goes to the time integral.
-    void advance(std::uint32_t i) {
-        auto& p = particles_.state[i];
-        if constexpr (Motion::has_field) {
-            accounts_.tally().kinetic_time[p.species] +=
-                accounts_.open_flight_kinetic(particles_, i, flight_motion(p), now_);
-            if (p.t < now_ && too_short(p)) [[unlikely]]
-                ++short_flights_;
-        }
-        motion_.advance(p, now_);
-    }
-
-    // A flight from p's stamp to now too short for p to move by one unit in the last place
-    // of its largest coordinate: |v| (now - t) below ulp(|x|). Its motion is then lost to
-    // the rounding of x + v tau: a particle sliding along a floor in micro-bounces of
-    // 1e-13 (normal speed 5e-14, tangential 3e-3, x near 7) stood still while its
-    // predictions had it move, and was overtaken by its neighbour (issue 40). Now and then
-    // such a flight is harmless (two collisions of one particle nearly at once); a run made
-    // of them has stalled, however fast its clock still creeps: the collapse watch counts
-    // them (short_flights).
-    // (ulp(x) >= eps x / 2, so a flight shorter than that is short for certain.)
-    bool too_short(const ParticleState<D>& p) const {
-        if (p.resting()) return false;
-        double x = 0.0, v = 0.0;
-        for (int a = 0; a < D; ++a)
-            x = std::max(x, std::abs(p.x[a])), v = std::max(v, std::abs(p.v[a]));
-        return v * (now_ - p.t) < 0.5 * std::numeric_limits<double>::epsilon() * x;
-    }
+    // After a velocity change: every candidate event of i anew; its obstacles besides the
+    // plane walls.
+    void predict_all(std::uint32_t i);
+    void predict_finite_walls(std::uint32_t i);
+    // i's flight restarted now, and brought to now; a flight too short to move i.
+    ParticleState<D> flight_from_now(std::uint32_t i) const;
+    void advance(std::uint32_t i);
+    bool too_short(const ParticleState<D>& p) const;
 
     // --- Accounts (engine/accounts.hpp): a part of their own (accounts_) -----------------
 
@@ -640,12 +434,7 @@ class Engine {
     // i's position xi as candidate m sees it: xi - shift[from[m]], or xi when no shift.
     template <bool Shifted>
     static Vec<D> xi_seen_by(const Vec<D>& xi, const Vec<D>* shift, const std::uint8_t* from,
-                             int m) {
-        if constexpr (Shifted)
-            return xi - shift[from[m]];
-        else
-            return xi;
-    }
+                             int m);
 
     // When a pair that met now is to be met again (never, or deeper: a contact at rest),
     // and when two flights of any kind meet.
@@ -657,15 +446,10 @@ class Engine {
 
     // The earliest time a new pair candidate of i must beat to be kept: the runner-up's,
     // or the wall event's (after which i's velocity changes anyway). Relative to now.
-    double pair_horizon(const Schedule& s) const {
-        return std::min(s.runner_up.time, s.wall_time) - now_;
-    }
+    double pair_horizon(const Schedule& s) const;
     // How far ahead (relative to now) a curved meeting of i is searched (a particle at rest,
     // a glider): its pair horizon or its cell crossing, whichever is first.
-    double meeting_window(std::uint32_t i) const {
-        const Schedule& s = schedule_[i];
-        return std::min(pair_horizon(s), s.crossing_time - now_);
-    }
+    double meeting_window(std::uint32_t i) const;
 
     // Merges pair times into i's best and runner-up, and the two ways of computing them:
     // batched for straight flights, one by one for curved ones (and gliders, at rest).
@@ -677,14 +461,8 @@ class Engine {
     void pair_times_one_by_one(std::uint32_t i, const Vec<D>* shift, const std::uint32_t* candidate,
                                const std::uint8_t* from, int k);
 
-    void reschedule(std::uint32_t i) {
-        Schedule& s = schedule_[i];
-        double t = s.pair.time;
-        s.kind = t < never ? Kind::pair : Kind::nothing;
-        if (s.wall_time < t) t = s.wall_time, s.kind = Kind::wall;
-        if (s.crossing_time < t) t = s.crossing_time, s.kind = Kind::crossing;
-        calendar_.set(i, t);
-    }
+    // i's calendar entry: the earliest of its candidate events.
+    void reschedule(std::uint32_t i);
 
     // --- Maintenance (engine/maintenance.hpp) ----------------------------------------------
 
@@ -722,21 +500,9 @@ class Engine {
     FastVector<Schedule> schedule_;
     std::vector<std::uint32_t> last_partner_; // cold: read only for a zero-time pair
     std::vector<std::uint32_t> id_;           // caller's index of each particle
-    RestitutionTable restitution_;            // e per pair of species (restitution.hpp)
-    std::vector<double> last_collision_;      // per particle, when TC is configured
-    double tc_ = 0.0;                         // TC time in force (0: off)
-    // Invariants (audit.hpp): the contact tolerance, and the overlap it allows in terms of
-    // c = r.r - sigma^2: c < -overlap_c_ sigma^2.
-    double contact_tolerance_ = invariant_tolerance, overlap_c_ = 0.0;
-    bool momentum_conserved_ = false;
-    // Events at one instant so far, and how many mean the clock is stuck: a lattice start
-    // has every particle colliding at once, with stale renewals and groups, a few events per
-    // particle; 64 per particle and a million more is far beyond any real instant.
-    std::uint64_t events_at_now_ = 0, stuck_limit_ = 0;
-    // Under a field: an instant of more events than this has its pairs approaching by
-    // round-off left as they are (at_rest_contact), and with the rest model its collisions
-    // plastic (plastic_instant) and, at twice as many, its stall rescued (rescue_stall).
-    std::uint64_t long_instant_ = std::numeric_limits<std::uint64_t>::max();
+    TcClocks<D, Motion> clocks_;              // restitution and TC clocks (engine/tc_clocks.hpp)
+    // The runtime invariants: their tolerances, the instant (engine/invariants.hpp).
+    Invariants<D, Motion> invariants_;
     Accounts<D, Motion> accounts_;     // tallies, fluxes, ledger (engine/accounts.hpp)
     ThermalEmission<D> emission_;      // the thermal walls' draws
     EventLog* log_ = nullptr;          // log_events_to
@@ -758,7 +524,7 @@ class Engine {
 // Not inline, so that a program using one of the engines compiled in the library (below)
 // does not compile the event loop again: everything else is reached only through these.
 // The event loop is here; the others are with their parts: the constructors, retire() and
-// reset_tally() in engine/set_up.hpp, check_conservation() in engine/invariants.hpp, save()
+// reset_tally() in engine/set_up.hpp, check_conservation() in engine/maintenance.hpp, save()
 // and restore() in engine/engine_state.hpp.
 
 template <int D, Calendar Cal, Motion<D> Motion>
@@ -789,15 +555,9 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
             stopped_at_ = until; // origin_ + now_ may differ from it in the last bit
             return Stop::time;
         }
-        if (t < now_) event_out_of_order(t); // every prediction is now + dt, dt >= 0
-        // a run whose clock stands still for ever is stuck, not slow (audit.hpp)
-        if (t > now_)
-            events_at_now_ = 0;
-        else if (++events_at_now_ > stuck_limit_) [[unlikely]]
-            clock_stuck();
+        invariants_.next_event(kernel(), t); // not before now; a clock that moves on
         if constexpr (Motion::has_field) {
-            if (events_at_now_ == rescue_instant_factor * long_instant_ && rest_.on())
-                [[unlikely]] {
+            if (invariants_.rescue_due() && rest_.on()) [[unlikely]] {
                 rescue_stall(0.0); // the plastic collisions of the instant did not end it
                 continue;          // (the calendar's top has changed)
             }
@@ -816,11 +576,12 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 #include "choc/kernel/engine/collisions.hpp"
 #include "choc/kernel/engine/crossings.hpp"
 #include "choc/kernel/engine/engine_state.hpp"
-#include "choc/kernel/engine/invariants.hpp"
+#include "choc/kernel/engine/flights.hpp"
 #include "choc/kernel/engine/kernel.hpp"
 #include "choc/kernel/engine/maintenance.hpp"
 #include "choc/kernel/engine/pair_prediction.hpp"
 #include "choc/kernel/engine/set_up.hpp"
+#include "choc/kernel/engine/views.hpp"
 
 namespace choc {
 

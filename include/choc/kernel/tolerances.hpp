@@ -244,7 +244,7 @@ inline constexpr int plane_cover_halvings = 4096;
 inline constexpr std::uint64_t stuck_events_per_particle = 64;
 // Under a field, an instant of more than this many events per particle, plus the base,
 // leaves its pairs that approach by round-off as they are (Engine::at_rest_contact), and
-// with the rest model has its collisions made plastic (Engine::pair_restitution): far
+// with the rest model has its collisions made plastic (TcClocks::pair): far
 // above any real instant, far below the stuck limit above, so that a jam at one instant
 // ends first.
 inline constexpr std::uint64_t plastic_events_per_particle = 16;

@@ -22,7 +22,7 @@ inline void Engine<D, Cal, Motion>::collide_pair(std::uint32_t i, std::uint32_t 
     advance(i);
     advance(j);
     if constexpr (Motion::has_field)
-        if (events_at_now_ > long_instant_ && at_rest_contact(i, j)) [[unlikely]]
+        if (invariants_.long_instant() && at_rest_contact(i, j)) [[unlikely]]
             return leave_at_rest(i, j);
     end_glide(i);
     end_glide(j);
@@ -94,20 +94,20 @@ inline void Engine<D, Cal, Motion>::apply_pair(std::uint32_t i, std::uint32_t j,
     int image = 0; // across the sliding face: j's image moves at its sliding velocity
     const Vec<D> r = sliding_.on() ? sliding_.geometry().minimum_image(pi.x - pj.x, now_, image)
                                    : box_.minimum_image(pi.x - pj.x);
-    check_pair_contact(i, j, r, at_contact);
+    invariants_.pair_contact(kernel(), i, j, r, at_contact);
 
     const double mi = particles_.mass(i), mj = particles_.mass(j);
     const double ki = kinetic_energy(mi, pi.v), kj = kinetic_energy(mj, pj.v);
     const Vec<D> vi = pi.v, vj = pj.v;
     if (image != 0) [[unlikely]]
         pj.v += sliding_.geometry().image_velocity(image);
-    const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, pair_restitution(i, j));
+    const auto impulse = binary_collision(r, pi.v, pj.v, mi, mj, clocks_.pair(kernel(), i, j));
     if (image != 0) [[unlikely]]
         pj.v -= sliding_.geometry().image_velocity(image);
     if (accounts_.fluxes_kept())
         accounts_.flux().collision(now_, r, impulse.dp, mi, vi, pi.v, mj, vj, pj.v);
-    collided(i);
-    collided(j);
+    clocks_.collided(i, now_);
+    clocks_.collided(j, now_);
     kinetic_change(pi.species, kinetic_energy(mi, pi.v) - ki);
     kinetic_change(pj.species, kinetic_energy(mj, pj.v) - kj);
     accounts_.tally().virial += impulse.virial;
@@ -166,11 +166,11 @@ template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w, bool at_contact) {
     auto& p = particles_.state[i];
     Wall<D> wall = obstacle_plane(box_, w, p.x);
-    check_wall_contact(i, w, wall, at_contact);
+    invariants_.wall_contact(kernel(), i, w, wall, at_contact);
     const double m = particles_.mass(i);
     const double k = kinetic_energy(m, p.v);
     const Vec<D> v = p.v;
-    wall.restitution = wall_restitution(i, w);
+    wall.restitution = clocks_.wall(kernel(), i, w);
     if (accounts_.fluxes_kept()) accounts_.flux_leave(now_, m, p.v);
     if (wall.thermal()) [[unlikely]] {
         // re-emitted, as reflection is, only when moving into the wall (collide.hpp)
@@ -179,7 +179,7 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
         wall_collision(wall, p.v, m);
     }
     if (accounts_.fluxes_kept()) accounts_.flux().add(m, p.v, 1.0); // an external force
-    collided(i);
+    clocks_.collided(i, now_);
     const double dk = kinetic_energy(m, p.v) - k;
     kinetic_change(p.species, dk);
     Tally& tally = accounts_.tally();
@@ -190,6 +190,17 @@ inline void Engine<D, Cal, Motion>::apply_wall(std::uint32_t i, std::uint32_t w,
     ++tally.wall_collisions;
     log_wall(i, w);
     last_partner_[i] = none;
+}
+
+// Whether i's next event is one the group step leaves to the binary rules (engine.hpp).
+template <int D, Calendar Cal, Motion<D> Motion>
+inline bool Engine<D, Cal, Motion>::outside_groups(std::uint32_t i) const {
+    if constexpr (Motion::has_field) {
+        const Schedule& s = schedule_[i];
+        if (s.kind == Kind::pair) return particles_.state[s.pair.partner].resting();
+        if (s.kind == Kind::wall) return s.wall == glide_end;
+    }
+    return false;
 }
 
 } // namespace choc

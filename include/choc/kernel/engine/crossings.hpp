@@ -62,10 +62,10 @@ inline void Engine<D, Cal, Motion>::cross_levels(std::uint32_t i) {
     if (step == Grids<D>::Step::wrapped) {
         scan_levels(i);
     } else if (step == Grids<D>::Step::own) {
-        scan_pairs(i, grid(a), grids_.near());
+        scan_pairs(i, grids_.grid(a), grids_.near());
         scan_coarser(i, a);
     } else {
-        scan_pairs(i, grid(g), grids_.wide());
+        scan_pairs(i, grids_.grid(g), grids_.wide());
     }
     rest_.rescan_resting(kernel(), i);
     reschedule(i);

@@ -16,13 +16,14 @@ template <class Archive>
 inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
     ar(grids_);
     ar.section(archive_tag + 2, "cell lists");
-    ar(schedule_, last_partner_, id_, last_collision_, tc_);
+    ar(schedule_, last_partner_, id_, clocks_); // (the TC clocks: their times, then tc)
     ar.section(archive_tag + 3, "candidate events");
     ar(group_.resting(), rest_, glides_); // (the rest model's, then the glides' fields)
     ar.section(archive_tag + 4, "rest model");
     ar(accounts_, emission_); // (the ledger, the tally and the flux integrals first)
     ar.section(archive_tag + 5, "tallies");
-    ar(now_, stopped_at_, origin_, events_at_now_, since_maintenance_, processed_, short_flights_);
+    ar(now_, stopped_at_, origin_, invariants_.events_at_now(), since_maintenance_, processed_,
+       short_flights_);
     ar.section(archive_tag + 6, "clock");
     ar(sliding_);
     ar.section(archive_tag + 7, "sliding boundaries");
@@ -30,7 +31,7 @@ inline void Engine<D, Cal, Motion>::fields(Archive& ar) {
 
 template <int D, Calendar Cal, Motion<D> Motion>
 inline auto Engine<D, Cal, Motion>::shape() const -> Shape {
-    return {last_collision_.size(), glides_.particles(), glides_.obstacles()};
+    return {clocks_.clocks(), glides_.particles(), glides_.obstacles()};
 }
 
 // What `fields` read: whole and consistent with the particles, the box and `shape`, or
@@ -41,7 +42,7 @@ inline void Engine<D, Cal, Motion>::check_restored(const Shape& shape) {
     grids_.check_restored(n, [&](std::uint32_t i) { return level_of(i); });
     glides_.check_restored(shape.obstacles, motion_);
     if (schedule_.size() != n || last_partner_.size() != n || id_.size() != n ||
-        last_collision_.size() != shape.tc_clocks || glides_.particles() != shape.glides)
+        clocks_.clocks() != shape.tc_clocks || glides_.particles() != shape.glides)
         throw ArchiveError("the state's per-particle arrays do not match its particles");
     accounts_.check_restored(particles_.table.size(), box_.walls.size());
     std::vector<std::uint8_t> seen(n, 0);

@@ -74,6 +74,18 @@ class Grids {
         f(grid(a), near_);
         for_each_coarser(a, x, f);
     }
+    // Calls f(j, shift) for every particle j that a full scan of i (of level a, at x())
+    // looks at, i itself among them, with the shift that brings j's image next to i:
+    // x_j + shift.
+    template <class X, class F>
+    void for_each_near(std::uint32_t i, std::size_t a, X&& x, F&& f) {
+        for_each_stencil(i, a, x, [&](const Cells<D>& cells, const auto& near) {
+            for (int c = 0; c < near.size; ++c)
+                for (const std::uint32_t* j = cells.begin(near.cell[c]);
+                     j != cells.end(near.cell[c]); ++j)
+                    f(*j, near.edge ? near.shift()[c] : Vec<D>{});
+        });
+    }
     // Each coarser grid's 3^D cells around the position x() of a particle of level a.
     template <class X, class F>
     void for_each_coarser(std::size_t a, X&& x, F&& f) {

@@ -32,17 +32,20 @@ class Engine<D, Cal, M>::Kernel {
     // The local clock, and moving it (the group step makes a crossing at its own time
     // inside the step's window, then comes back: GroupStep::look_past).
     double now() const { return e_.now_; }
+    // The absolute time of local zero, and of now (what the invariants' messages say).
+    double origin() const { return e_.origin_; }
+    double time() const { return e_.origin_ + e_.now_; }
     void set_now(double t) const { e_.now_ = t; }
     // The potential energy the ledger takes back for periodic wraps (Engine::wrap).
     double& wrapped_potential() const { return e_.accounts_.wrapped_potential(); }
     // The overlap a scan allows, in terms of c = r.r - sigma^2: c < -overlap_c() sigma^2.
-    double overlap_c() const { return e_.overlap_c_; }
+    double overlap_c() const { return e_.invariants_.overlap_c(); }
     // The contact check's tolerance, relative to the contact distance (audit.hpp).
-    double contact_tolerance() const { return e_.contact_tolerance_; }
+    double contact_tolerance() const { return e_.invariants_.contact_tolerance(); }
 
     // --- Cells --------------------------------------------------------------------------
     Cells<D>& cells() const { return e_.grids_.cells(); } // the grid of level 0
-    Cells<D>& grid(std::size_t l) const { return e_.grid(l); }
+    Cells<D>& grid(std::size_t l) const { return e_.grids_.grid(l); }
     std::size_t level_of(std::uint32_t i) const { return e_.level_of(i); }
     const TriangleCells<D>& triangle_cells() const { return e_.obstacles_.triangles().cells(); }
     // For one-sided triangles: whether a centre at x (of radius a, in `cell`) is passing
@@ -56,7 +59,7 @@ class Engine<D, Cal, M>::Kernel {
     // them), with the shift that brings j's image next to i: x_j + shift.
     template <class F>
     void for_each_near(std::uint32_t i, F&& f) const {
-        e_.for_each_near(i, std::forward<F>(f));
+        e_.grids_.for_each_near(i, e_.level_of(i), e_.position_now(i), std::forward<F>(f));
     }
     // i crosses into its next cell, as the event loop makes the crossing (Engine::cross).
     void cross(std::uint32_t i) const { e_.cross(i); }
@@ -130,21 +133,23 @@ class Engine<D, Cal, M>::Kernel {
     }
     // The restitution of a collision now (TC and the rest model's plastic instants in).
     double pair_restitution(std::uint32_t i, std::uint32_t j) const {
-        return e_.pair_restitution(i, j);
+        return e_.clocks_.pair(*this, i, j);
     }
     double wall_restitution(std::uint32_t i, std::uint32_t w) const {
-        return e_.wall_restitution(i, w);
+        return e_.clocks_.wall(*this, i, w);
     }
     // The restitution configured for the species of i and j (no TC), and whether the
-    // collisions now are plastic (an instant of more than long_instant_ events).
+    // collisions now are plastic (a long instant with the rest model: Invariants).
     double species_restitution(std::uint32_t i, std::uint32_t j) const {
-        return e_.species_restitution(i, j);
+        return e_.clocks_.species(*this, i, j);
     }
-    bool plastic_instant() const requires M::has_field { return e_.plastic_instant(); }
+    bool plastic_instant() const requires M::has_field {
+        return e_.invariants_.long_instant() && e_.rest_.on();
+    }
     // i collided now (its TC clock), and when it last did (kept whenever TC or the rest
     // model is configured); the event log's records of a pair and a wall.
-    void collided(std::uint32_t i) const { e_.collided(i); }
-    double last_collision(std::uint32_t i) const { return e_.last_collision_[i]; }
+    void collided(std::uint32_t i) const { e_.clocks_.collided(i, e_.now_); }
+    double last_collision(std::uint32_t i) const { return e_.clocks_.last_collision(i); }
     void log_pair(std::uint32_t i, std::uint32_t j) const { e_.log_pair(i, j); }
     void log_wall(std::uint32_t i, std::uint32_t w) const { e_.log_wall(i, w); }
 
@@ -170,16 +175,16 @@ class Engine<D, Cal, M>::Kernel {
     // at contact when it is the pair's (wall's) own predicted event.
     void check_pair_contact(std::uint32_t i, std::uint32_t j, const Vec<D>& r,
                             bool at_contact) const {
-        e_.check_pair_contact(i, j, r, at_contact);
+        e_.invariants_.pair_contact(*this, i, j, r, at_contact);
     }
     void check_wall_contact(std::uint32_t i, std::uint32_t w, const Wall<D>& wall,
                             bool at_contact) const {
-        e_.check_wall_contact(i, w, wall, at_contact);
+        e_.invariants_.wall_contact(*this, i, w, wall, at_contact);
     }
     // A scan across the sliding face found i and j overlapping (audit.hpp).
     [[noreturn]] void overlap_across_face(std::uint32_t i, std::uint32_t j, double r,
                                           double sigma) const {
-        e_.overlap_across_face(i, j, r, sigma);
+        e_.invariants_.overlap_across_face(*this, i, j, r, sigma);
     }
 
   private:

@@ -1,7 +1,7 @@
 // The engine's maintenance (docs/ARCHITECTURE.md, "The engine's parts"), every
-// maintain_every_ events: the invariants checked, the clock's origin moved to now
-// (rebase) and the particles renumbered in cell order (renumber). Members of Engine,
-// defined apart from the class.
+// maintain_every_ events: the invariants checked (the ledger's conservation:
+// check_conservation), the clock's origin moved to now (rebase) and the particles
+// renumbered in cell order (renumber). Members of Engine, defined apart from the class.
 #pragma once
 
 #include "choc/kernel/engine.hpp"
@@ -17,7 +17,7 @@ inline void Engine<D, Cal, Motion>::maintain() {
     Particles<D> at_now = particles_; // max_overlap extrapolates straight lines
     for (auto& p : at_now.state) p.x = motion_.position(p, now_), p.t = now_;
     const double worst = max_overlap(box_, at_now, now_);
-    if (worst > contact_tolerance_)
+    if (worst > invariants_.contact_tolerance())
         invariant_violated("overlap", origin_ + now_,
                            fmt::format("a pair or wall overlaps by {:.3g}", worst));
 #endif
@@ -59,7 +59,7 @@ inline void Engine<D, Cal, Motion>::renumber() {
     permute(particles_.state);
     permute(schedule_);
     permute(last_partner_);
-    if (!last_collision_.empty()) permute(last_collision_);
+    clocks_.renumbered(permute);
     glides_.renumbered(permute);
     permute(id_);
     for (auto& s : schedule_)
@@ -90,13 +90,26 @@ inline void Engine<D, Cal, Motion>::rebase() {
         s.crossing_time -= shift;
     }
     accounts_.rebase(shift);
-    for (auto& t : last_collision_) t -= shift;
+    clocks_.rebase(shift);
     group_.resting().shift(shift);
     rest_.rebase(shift);
     calendar_.shift(shift);
     if (sliding_.on()) sliding_.rebase(shift, grids_.cells().counts()[LeesEdwards<D>::flow]);
     origin_ += shift;
     now_ = 0.0;
+}
+
+// Energy (kinetic + potential in the field) and momentum now, with their round-off
+// scales; the tally's collision energy and the work of drag so far.
+template <int D, Calendar Cal, Motion<D> Motion>
+inline Ledger<D> Engine<D, Cal, Motion>::ledger() const {
+    return accounts_.ledger(particles_, motion_, now_, [this] { return kinetic_integral(); });
+}
+
+// The ledger now against the last check's (audit.hpp: check_ledger).
+template <int D, Calendar Cal, Motion<D> Motion>
+void Engine<D, Cal, Motion>::check_conservation() {
+    accounts_.check(ledger(), invariants_.momentum_conserved(), origin_ + now_);
 }
 
 } // namespace choc

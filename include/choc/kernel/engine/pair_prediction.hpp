@@ -1,8 +1,9 @@
 // How the engine predicts a particle's pair collisions (docs/ARCHITECTURE.md, "The event
 // loop" and "The engine's parts"): the scan of its cells, the batched pair times of
 // straight flights and the one-by-one times of curved ones, the best and runner-up kept
-// with the horizon, and a stale candidate renewed. Members of Engine, defined apart from
-// the class: the hot loop, every call inlined as before.
+// with the horizon, a stale candidate renewed, and an overlap a scan sees (the invariant,
+// against the invariants' tolerance: engine/invariants.hpp). Members of Engine, defined
+// apart from the class: the hot loop, every call inlined as before.
 #pragma once
 
 #include "choc/kernel/engine.hpp"
@@ -35,6 +36,20 @@ inline void Engine<D, Cal, Motion>::scan_all_pairs(std::uint32_t i) {
     scan_pairs(i, cells, grids_.near());
     if (sliding_.on()) [[unlikely]]
         sliding_.scan(kernel(), i);
+}
+
+// i's pairs in every stencil a full scan of it looks at over the levels of grids, and in
+// the coarser grids' than level a (around i's position now).
+template <int D, Calendar Cal, Motion<D> Motion>
+inline void Engine<D, Cal, Motion>::scan_levels(std::uint32_t i) {
+    grids_.for_each_stencil(i, level_of(i), position_now(i),
+                            [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
+}
+
+template <int D, Calendar Cal, Motion<D> Motion>
+inline void Engine<D, Cal, Motion>::scan_coarser(std::uint32_t i, std::size_t a) {
+    grids_.for_each_coarser(a, position_now(i),
+                            [&](const Cells<D>& g, const auto& near) { scan_pairs(i, g, near); });
 }
 
 // Improves i's pair candidates with the particles of the given cells.
@@ -158,7 +173,8 @@ double Engine<D, Cal, Motion>::held_contact_delay(std::uint32_t i, std::uint32_t
     // a quarter of the tolerance deeper than it is now: never now again, and a pair
     // held so twice, plastic (e = 0 leaves it where it met), still within the check
     const double sigma = particles_.table.pair_sigma(qi.species, qj.species);
-    const double deep = std::min(norm(r), sigma) - held_contact_depth * contact_tolerance_ * sigma;
+    const double deep =
+        std::min(norm(r), sigma) - held_contact_depth * invariants_.contact_tolerance() * sigma;
     // Flights that differ in kind (the rest model: one glides and the other falls, or
     // they glide on different supports) are not straight relative to each other: their
     // relative flight is pulled by a_i − a_j, (g.n) n for a faller and one gliding on a
@@ -276,7 +292,7 @@ inline void Engine<D, Cal, Motion>::pair_times_batched(std::uint32_t i, const Ve
         const Vec<D> rm = xi_seen_by<Shifted>(xi, shift, from, m) - pj.position_at(now_);
         for (int a = 0; a < D; ++a) r[a][m] = rm[a], v[a][m] = pi.v[a] - pj.v[a];
         c[m] = norm2(rm) - sigma2[pj.species];
-        overlap |= (c[m] < -overlap_c_ * sigma2[pj.species]) & (candidate[m] != i);
+        overlap |= (c[m] < -invariants_.overlap_c() * sigma2[pj.species]) & (candidate[m] != i);
     }
     if (overlap) [[unlikely]]
         overlap_seen<Shifted>(i, candidate, shift, from, k);
@@ -313,11 +329,67 @@ inline void Engine<D, Cal, Motion>::pair_times_one_by_one(std::uint32_t i, const
         const Vec<D> v = vi - vj;
         const ParticleState<D> q{xs, vi, 0.0, pi.count, pi.species}; // i's flight from now
         dt[m] = meeting_time<Gliders>(i, q, pj, xj, vj, r, v, sigma2[pj.species], horizon);
-        if (norm2(r) - sigma2[pj.species] < -overlap_c_ * sigma2[pj.species] && candidate[m] != i)
-            [[unlikely]]
+        if (norm2(r) - sigma2[pj.species] < -invariants_.overlap_c() * sigma2[pj.species] &&
+            candidate[m] != i) [[unlikely]]
             overlap_seen<Shifted>(i, candidate, shift, from, k);
     }
     take_earliest(i, candidate, dt.data(), k);
+}
+
+// A scan found i overlapping candidate j beyond the tolerance (c = r.r - sigma^2 < 0).
+template <int D, Calendar Cal, Motion<D> Motion>
+template <bool Shifted>
+void Engine<D, Cal, Motion>::overlap_seen(std::uint32_t i, const std::uint32_t* candidate,
+                                          const Vec<D>* shift, const std::uint8_t* from,
+                                          int k) const {
+    const Vec<D> xi = motion_.position(particles_.state[i], now_);
+    for (int m = 0; m < k; ++m) {
+        const std::uint32_t j = candidate[m];
+        if (j == i || group_.overlap_expected(i, j)) continue; // (group_step.hpp)
+        const auto& pj = particles_.state[j];
+        const double r = norm(xi_seen_by<Shifted>(xi, shift, from, m) - motion_.position(pj, now_));
+        const double sigma = particles_.table.pair_sigma(particles_.state[i].species, pj.species);
+        if ((sigma - r) / sigma > invariants_.contact_tolerance())
+            invariant_violated("overlap", origin_ + now_,
+                               fmt::format("particles {} and {} overlap: distance {:.17g}, "
+                                           "contact distance {:.17g}",
+                                           id_[i], id_[j], r, sigma));
+    }
+}
+
+// i's position xi as candidate m sees it: xi - shift[from[m]], or xi when no shift.
+template <int D, Calendar Cal, Motion<D> Motion>
+template <bool Shifted>
+inline Vec<D> Engine<D, Cal, Motion>::xi_seen_by(const Vec<D>& xi, const Vec<D>* shift,
+                                                 const std::uint8_t* from, int m) {
+    if constexpr (Shifted)
+        return xi - shift[from[m]];
+    else
+        return xi;
+}
+
+// The earliest time a new pair candidate must beat to be kept (relative to now).
+template <int D, Calendar Cal, Motion<D> Motion>
+inline double Engine<D, Cal, Motion>::pair_horizon(const Schedule& s) const {
+    return std::min(s.runner_up.time, s.wall_time) - now_;
+}
+
+// How far ahead of now a curved meeting of i is searched.
+template <int D, Calendar Cal, Motion<D> Motion>
+inline double Engine<D, Cal, Motion>::meeting_window(std::uint32_t i) const {
+    const Schedule& s = schedule_[i];
+    return std::min(pair_horizon(s), s.crossing_time - now_);
+}
+
+// i's calendar entry: the earliest of its candidate events, and their kind.
+template <int D, Calendar Cal, Motion<D> Motion>
+inline void Engine<D, Cal, Motion>::reschedule(std::uint32_t i) {
+    Schedule& s = schedule_[i];
+    double t = s.pair.time;
+    s.kind = t < never ? Kind::pair : Kind::nothing;
+    if (s.wall_time < t) t = s.wall_time, s.kind = Kind::wall;
+    if (s.crossing_time < t) t = s.crossing_time, s.kind = Kind::crossing;
+    calendar_.set(i, t);
 }
 
 } // namespace choc

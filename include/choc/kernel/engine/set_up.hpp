@@ -34,32 +34,21 @@ Engine<D, Cal, Motion>::Engine(Box<D> box, Particles<D> particles, Settings sett
       calendar_(particles_.size()), schedule_(particles_.size()),
       last_partner_(particles_.size(), none), id_(particles_.size()) {
     obstacles_.set_up(box_, grids_.cells(), particles_.table);
-    contact_tolerance_ = contact_tolerance_for(box_, particles_.table);
+    invariants_.set_up(box_, particles_);
     emission_ = ThermalEmission<D>(settings_.thermal_seed);
     // a group's linear system knows restitution, not re-emission
     if (settings_.epsilon > 0.0 && std::any_of(box_.walls.begin(), box_.walls.end(),
                                                [](const Wall<D>& w) { return w.thermal(); }))
         throw std::invalid_argument("Engine: thermal walls need epsilon = 0");
-    // r < sigma (1 - tol)  <=>  c < -sigma^2 (1 - (1 - tol)^2)
-    overlap_c_ = 1.0 - (1.0 - contact_tolerance_) * (1.0 - contact_tolerance_);
     // (the rest model's rescue of a stall reads the TC clock too)
-    if (settings_.tc > 0.0 || (Motion::has_field && settings_.rest_speed > 0.0)) {
-        last_collision_.assign(particles_.size(), -never);
-        if (settings_.tc_from_start) tc_ = settings_.tc;
-    }
-    restitution_ = RestitutionTable(settings_, particles_.table.size(), "Engine");
-    stuck_limit_ = stuck_events_per_particle * std::uint64_t{particles_.size()} + stuck_events_base;
-    if constexpr (Motion::has_field)
-        long_instant_ =
-            plastic_events_per_particle * std::uint64_t{particles_.size()} + plastic_events_base;
-    momentum_conserved_ =
-        !Motion::has_field && box_.walls.empty() && box_.segments.empty() &&
-        box_.triangles.empty() &&
-        std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });
-    accounts_.keep_fluxes(momentum_conserved_); // (the streaming sums need straight flights)
+    clocks_.set_up(settings_, particles_.size(), particles_.table.size(),
+                   Motion::has_field && settings_.rest_speed > 0.0);
+    // (the streaming sums need straight flights)
+    accounts_.keep_fluxes(invariants_.momentum_conserved());
     if (box_.sheared()) {
         sliding_.set_up(box_, grids_.cells(), grids_.size(), !Motion::has_field, settings_, now_);
-        momentum_conserved_ = false; // the sliding boundary pushes the fluid along x
+        // the sliding boundary pushes the fluid along x
+        invariants_.momentum_not_conserved();
         accounts_.keep_fluxes(true); // for shear_moment (straight flights, no walls)
     }
     glides_.set_up(box_, motion_, particles_);
@@ -98,22 +87,6 @@ void Engine<D, Cal, Motion>::retire() {
     grids_.release();
     obstacles_.triangles().release();
     last_partner_ = std::vector<std::uint32_t>();
-}
-
-// The contact tolerance of the invariants: invariant_tolerance, or the round-off of
-// coordinates as large as the box's, relative to the smallest contact distance.
-template <int D, Calendar Cal, Motion<D> Motion>
-inline double Engine<D, Cal, Motion>::contact_tolerance_for(const Box<D>& box,
-                                                            const SpeciesTable& table) {
-    double longest = 0.0, shortest = never;
-    for (int a = 0; a < D; ++a) longest = std::max(longest, box.length[a]);
-    for (std::size_t a = 0; a < table.size(); ++a)
-        shortest = std::min(shortest, 2.0 * table.species[a].radius);
-    // a coordinate carries round-off of about eps * L; a contact is a few operations on
-    // coordinates, so 64 of those, relative to the smallest contact distance
-    const double round_off =
-        contact_round_off_ulps * std::numeric_limits<double>::epsilon() * longest / shortest;
-    return std::max(invariant_tolerance, round_off);
 }
 
 } // namespace choc
