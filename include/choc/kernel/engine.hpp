@@ -249,26 +249,15 @@ class Engine {
     static constexpr int batch = 256; // candidates gathered per pass of scan_pairs
     static constexpr int fixed_slots = Cells<D>::usual_slots; // lists copied whole
 
-    // The event after this one is almost always one the calendar already has next in
-    // line (the top's successors; the top itself is about to move later): ask for their
-    // records now, so that they are in cache when their turn comes.
-    // Always inlined: GCC finds a function of nothing but prefetches free of side effects
-    // and deletes the call to it.
-    [[gnu::always_inline]] void prefetch_upcoming() const {
-        if constexpr (requires(const Cal& c, std::uint32_t* out) { c.upcoming(out); }) {
-            std::array<std::uint32_t, 4> next;
-            const std::size_t n = calendar_.upcoming(next.data());
-            for (std::size_t k = 0; k < n; ++k) {
-                __builtin_prefetch(&schedule_[next[k]]);
-                __builtin_prefetch(&particles_.state[next[k]]);
-                grids_.cells().prefetch_place(next[k]);
-                prefetch_calendar(next[k]);
-            }
-        }
-    }
+    // The calendar's next few particles' records asked for now (engine/prefetch.hpp).
+    [[gnu::always_inline]] void prefetch_upcoming() const;
+    [[gnu::always_inline]] void prefetch_calendar(std::uint32_t i) const;
 
-    [[gnu::always_inline]] void prefetch_calendar(std::uint32_t i) const {
-        if constexpr (requires(const Cal& c) { c.prefetch(i); }) calendar_.prefetch(i);
+    // The rest model's wakes that wait for the end of the instant (RestModel::end_instant).
+    bool instant_open() const { return Motion::has_field && rest_.instant_open(); }
+    void end_instant() {
+        if (instant_open()) [[unlikely]]
+            rest_.end_instant(kernel());
     }
 
     void process(std::uint32_t i) {
@@ -532,10 +521,18 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
     -> Stop {
     if (retired_) throw std::logic_error("Engine::run after retire()");
     stopped_at_.reset();
-    for (std::uint64_t k = 0; k < budget; ++k) {
+    // (a spent budget waits for the instant's end: a stop between calls changes nothing)
+    for (std::uint64_t k = 0; k < budget || instant_open(); ++k) {
         const double local_until = until - origin_; // the origin moves at maintenance
-        if (accounts_.tally().collisions >= collision_limit) return Stop::collisions;
-        const double t = calendar_.top_time();
+        if (accounts_.tally().collisions >= collision_limit) {
+            end_instant();
+            return Stop::collisions;
+        }
+        double t = calendar_.top_time();
+        if (t > now_ && instant_open()) [[unlikely]] {
+            end_instant(); // (those it wakes may meet something now)
+            t = calendar_.top_time();
+        }
         if (sliding_.on()) [[unlikely]] {
             // the sliding images pass a column width first: widen the windows
             const double tick = sliding_.next_tick();
@@ -580,6 +577,7 @@ auto Engine<D, Cal, Motion>::run(double until, std::uint64_t collision_limit, st
 #include "choc/kernel/engine/kernel.hpp"
 #include "choc/kernel/engine/maintenance.hpp"
 #include "choc/kernel/engine/pair_prediction.hpp"
+#include "choc/kernel/engine/prefetch.hpp"
 #include "choc/kernel/engine/set_up.hpp"
 #include "choc/kernel/engine/views.hpp"
 

@@ -11,6 +11,7 @@ namespace choc {
 template <int D, Calendar Cal, Motion<D> Motion>
 inline void Engine<D, Cal, Motion>::maintain() {
     since_maintenance_ = 0;
+    end_instant(); // (the rest model's wakes waiting for it hold indices: renumber moves them)
     check_conservation();
 #ifndef NDEBUG
     // debug builds: every pair, O(N) with a cell grid
