@@ -557,6 +557,45 @@ TEST_CASE("two slow discs that hold each other up are put to rest together") {
     CHECK(engine.tally().leans >= 2);
 }
 
+TEST_CASE("an impact passed through a row at rest at one instant wakes nothing the row holds") {
+    // Discs 0, 1, 2 at rest on the floor in a touching row, disc 3 at rest in the pocket of
+    // 0 and 1. A disc thrown almost level strikes disc 0 from the left (e = 0.8): disc 0
+    // passes its velocity on to 1 and 1 to 2 at the same instant (elastic under TC, each
+    // having collided at it), 0 and 1 are left still and put to rest again where they
+    // were, 2 rolls away. Disc 3 lost no support: it stays at rest. What a struck disc
+    // held wakes at the end of the instant, if it is still awake then
+    // (RestModel::end_instant); woken at once, disc 3 would have been woken with 0 and
+    // put back to rest (the 2D hourglass's pile: 20 wakes a link of such a cradle).
+    const Vec<2> d3{{4.5, 0.5 + std::sqrt(0.75)}};
+    // the striker reaches x = 3 at height 0.51 (g = 1) at t = 0.1, moving at (1, -0.1)
+    Engine2 engine = rest_case({Vec<2>{{4.0, 0.5}}, Vec<2>{{5.0, 0.5}}, Vec<2>{{6.0, 0.5}}, d3},
+                               {Vec<2>{{2.9, 0.515}}}, Vec<2>{{1.0, 0.0}});
+    REQUIRE(engine.at_rest() == 4);
+    const double e0 = energy(engine, down);
+    REQUIRE(engine.run(0.2, ~0ull, 100'000) == Engine2::Stop::time);
+    CHECK(engine.tally().wakes == 3); // discs 0, 1, 2: not 3
+    CHECK(engine.at_rest() == 3);     // discs 0, 1 and 3
+    const auto s = engine.snapshot(engine.time());
+    CHECK(s.state[3].x == d3); // to the bit
+    CHECK(s.state[0].x == Vec<2>{{4.0, 0.5}});
+    CHECK(s.state[1].x == Vec<2>{{5.0, 0.5}});
+    CHECK(s.state[2].x[0] > 6.05); // rolling away at about 0.9 from t = 0.1
+    CHECK(engine.tally().max_overlap <= 1e-12);
+    CHECK(energy(engine, down) - e0 == doctest::Approx(engine.tally().collision_energy));
+    engine.check_conservation();
+    // Run one event per call, the instant's end waits for the next call or not: the same
+    // run to the bit (a spent budget waits for the instant's end).
+    Engine2 stepped = rest_case({Vec<2>{{4.0, 0.5}}, Vec<2>{{5.0, 0.5}}, Vec<2>{{6.0, 0.5}}, d3},
+                                {Vec<2>{{2.9, 0.515}}}, Vec<2>{{1.0, 0.0}});
+    for (int k = 0; k < 100'000 && stepped.run(0.2, ~0ull, 1) == Engine2::Stop::budget; ++k) {
+    }
+    REQUIRE(stepped.time() == 0.2);
+    CHECK(stepped.tally().wakes == 3);
+    CHECK(stepped.processed() == engine.processed());
+    const auto t = stepped.snapshot(stepped.time());
+    for (std::uint32_t i = 0; i < 5; ++i) CHECK(t.state[i].x == s.state[i].x);
+}
+
 TEST_CASE("a stall's rescue stops the particles that collided within its span, booked") {
     // Disc 0 falls from the top of the box at 0.3 across and has met nothing by t = 1; disc
     // 1 bounces on the floor from a height of 0.1 (e = 0.8, rest speed 0.05) and is in its
