@@ -114,16 +114,21 @@ class Obstacles {
     }
 
     // Improves c with every kind's first contact on flight f, kind by kind in the order
-    // listed (among equal times the first found is kept).
+    // listed (among equal times the first found is kept). A kind the box has none of is
+    // passed by before its first number is counted: the count is a few instructions per
+    // prediction, a kind absent (the triangles of a 2D run) would pay them for nothing
+    // (0.06 % of the 2D hourglass's instructions, when counted first).
     template <class M>
     void predict(const Box<D>& box, const Cells<D>& cells, const ObstacleFlight<D, M>& f,
                  ObstacleCandidate c) const {
-        std::uint32_t first = walls(box);
-        std::apply(
-            [&](const auto&... kind) {
-                ((kind.predict(box, cells, f, c, first), first += kind.numbers(box)), ...);
-            },
-            kinds_);
+        const auto each = [&]<std::size_t... k>(std::index_sequence<k...>) {
+            ((std::get<k>(kinds_).any(box)
+                  ? std::get<k>(kinds_).predict(box, cells, f, c,
+                                                walls(box) + numbers_before<k>(box))
+                  : void()),
+             ...);
+        };
+        each(std::make_index_sequence<kinds>{});
     }
 
     // --- Contacts at an instant (the rest model, the group step) ----------------------
@@ -210,21 +215,21 @@ class Obstacles {
     }
     template <class T>
     static constexpr std::size_t index_of() {
-        return []<std::size_t... k>(std::index_sequence<k...>) {
+        const auto find = []<std::size_t... k>(std::index_sequence<k...>) {
             const bool same[] = {std::is_same_v<T, Kind<k>>...};
             std::size_t index = 0;
             while (!same[index]) ++index; // (T not listed: no constant, a compile error)
             return index;
-        }
-        (std::make_index_sequence<kinds>{});
+        };
+        return find(std::make_index_sequence<kinds>{});
     }
     // The numbers the kinds before the K-th take.
     template <std::size_t K>
     static std::uint32_t numbers_before(const Box<D>& box) {
-        return [&]<std::size_t... k>(std::index_sequence<k...>) {
+        const auto sum = [&]<std::size_t... k>(std::index_sequence<k...>) {
             return (std::uint32_t{0} + ... + Kind<k>::numbers(box));
-        }
-        (std::make_index_sequence<K>{});
+        };
+        return sum(std::make_index_sequence<K>{});
     }
     // f(kind, local) for the kind that numbers w (w past the plane walls): kind its
     // index as a std::integral_constant, local w less the kind's first number.
