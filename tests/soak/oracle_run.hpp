@@ -12,6 +12,7 @@
 // particles involved by O(1) and the events that follow, far beyond them.
 #pragma once
 
+#include "obstacle_numbers.hpp"
 #include "oracle_events.hpp"
 #include "oracle_systems.hpp"
 #include "reference_sim.hpp"
@@ -233,7 +234,7 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         // normal (the state check); a wrong segment or wall is still another obstacle.
         const std::size_t planes = sys.box.walls.size();
         auto obstacle = [planes, &sys](std::uint32_t w) { // a segment: its face
-            choc::Obstacle o = choc::Obstacle::decode(w, planes, sys.box.segments.size());
+            soak::Obstacle o = soak::Obstacle::decode(w, planes, sys.box.segments.size());
             o.part = choc::Segment<2>::face;
             return o.encode(planes, sys.box.segments.size());
         };
@@ -249,10 +250,10 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         // and 63 at one instant, the engine naming one and the reference the other).
         auto neighbours = [&sys](std::uint32_t e, std::uint32_t r) {
             if constexpr (D == 2) {
-                const choc::Obstacle oe =
-                    choc::Obstacle::decode(e, sys.box.walls.size(), sys.box.segments.size());
-                const choc::Obstacle orf =
-                    choc::Obstacle::decode(r, sys.box.walls.size(), sys.box.segments.size());
+                const soak::Obstacle oe =
+                    soak::Obstacle::decode(e, sys.box.walls.size(), sys.box.segments.size());
+                const soak::Obstacle orf =
+                    soak::Obstacle::decode(r, sys.box.walls.size(), sys.box.segments.size());
                 if (oe.wall || orf.wall) return false;
                 const auto& se = sys.box.segments[oe.index];
                 const auto& sr = sys.box.segments[orf.index];
@@ -261,10 +262,10 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
                 };
                 return on(se, sr.from) || on(se, sr.to) || on(sr, se.from) || on(sr, se.to);
             } else {
-                const choc::Obstacle oe =
-                    choc::Obstacle::decode(e, sys.box.walls.size(), sys.box.segments.size());
-                const choc::Obstacle orf =
-                    choc::Obstacle::decode(r, sys.box.walls.size(), sys.box.segments.size());
+                const soak::Obstacle oe =
+                    soak::Obstacle::decode(e, sys.box.walls.size(), sys.box.segments.size());
+                const soak::Obstacle orf =
+                    soak::Obstacle::decode(r, sys.box.walls.size(), sys.box.segments.size());
                 if (!oe.triangle || !orf.triangle) return false;
                 const auto& te = sys.box.triangles[oe.index];
                 const auto& tr = sys.box.triangles[orf.index];

@@ -65,6 +65,7 @@
 #include <choc/kernel/tolerances.hpp>
 #include <choc/kernel/triangle_time.hpp>
 
+#include "obstacle_numbers.hpp"
 #include "oracle_events.hpp"
 
 #include <algorithm>
@@ -300,7 +301,7 @@ class ReferenceSim {
                 auto consider = [&](double dt, int part) {
                     if (now_ + dt < wall.time)
                         wall = {now_ + dt, Kind::wall,
-                                choc::Obstacle::encode_segment(box_.walls.size(), k, part)};
+                                soak::Obstacle::encode_segment(box_.walls.size(), k, part)};
                 };
                 consider(choc::face_time(motion_, seg, q, a), choc::Segment<D>::face);
                 const double span = std::min(window, wall.time) - now_;
@@ -333,7 +334,7 @@ class ReferenceSim {
                             : choc::triangle_time(motion_, tri, q, a, span);
                     if (now_ + dt < wall.time)
                         wall = {now_ + dt, Kind::wall,
-                                choc::Obstacle::encode_triangle(box_.walls.size(),
+                                soak::Obstacle::encode_triangle(box_.walls.size(),
                                                                 box_.segments.size(), k)};
                 }
             }
@@ -542,7 +543,7 @@ class ReferenceSim {
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
             if (choc::separating_from(plane, pb.v, motion_)) continue;
-            add_contact(b, choc::Obstacle::encode_wall(w), true);
+            add_contact(b, soak::Obstacle::encode_wall(w), true);
         }
         for (std::uint32_t k = 0; k < box_.segments.size(); ++k) {
             const auto& seg = box_.segments[k];
@@ -552,7 +553,7 @@ class ReferenceSim {
             const double u = dot(pb.v, plane.normal);
             ambiguous(u);
             if (choc::separating_from(plane, pb.v, motion_)) continue;
-            add_contact(b, choc::Obstacle::encode_segment(box_.walls.size(), k, part), true);
+            add_contact(b, soak::Obstacle::encode_segment(box_.walls.size(), k, part), true);
         }
         add_touching_triangles(b);
         const Planned& w = wall_plan_[b];
@@ -563,12 +564,12 @@ class ReferenceSim {
     // surface of the same tangent plane at b (group_step.hpp on_surface_met).
     bool on_surface_met(std::uint32_t b, std::uint32_t w) const {
         const Vec<D>& x = p_[b].x;
-        const auto o = choc::Obstacle::decode(w, box_.walls.size(), box_.segments.size());
+        const auto o = soak::Obstacle::decode(w, box_.walls.size(), box_.segments.size());
         const Vec<D> normal = obstacle_plane(w, x).normal;
         for (const choc::ContactPair& c : contacts_) {
             if (!c.wall || c.a != b) continue;
             if (c.b == w) return true;
-            const auto m = choc::Obstacle::decode(c.b, box_.walls.size(), box_.segments.size());
+            const auto m = soak::Obstacle::decode(c.b, box_.walls.size(), box_.segments.size());
             if (!o.wall && !o.triangle && !m.wall && !m.triangle && m.index == o.index) return true;
             if (dot(obstacle_plane(c.b, x).normal, normal) > 1.0 - choc::same_plane_tolerance)
                 return true;
@@ -617,7 +618,7 @@ class ReferenceSim {
                 const choc::Wall<D> plane = box_.triangles[t.index].contact_plane(pb.x);
                 ambiguous(dot(pb.v, plane.normal));
                 if (choc::separating_from(plane, pb.v, motion_)) continue;
-                const std::uint32_t number = choc::Obstacle::encode_triangle(
+                const std::uint32_t number = soak::Obstacle::encode_triangle(
                     box_.walls.size(), box_.segments.size(), t.index);
                 bool repeated = false;
                 for (const auto& c : contacts_)

@@ -8,6 +8,8 @@
 #include <choc/kernel/obstacle.hpp>
 #include <choc/kernel/particles.hpp>
 
+#include "obstacle_numbers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -69,11 +71,11 @@ choc::Vec<D> nearest_image(const choc::Box<D>& box, choc::Vec<D> r, double t) {
 // three per segment: face, `from` end, `to` end; then one per triangle).
 template <int D>
 double obstacle_distance(const choc::Box<D>& box, std::uint32_t w, const choc::Vec<D>& x) {
-    const choc::Obstacle o = choc::Obstacle::decode(w, box.walls.size(), box.segments.size());
+    const soak::Obstacle o = soak::Obstacle::decode(w, box.walls.size(), box.segments.size());
     if (o.wall) return box.walls[o.index].distance(x);
     if (o.triangle) return box.triangles.at(o.index).distance(x);
     const auto& s = box.segments.at(o.index);
-    if (o.kind() == choc::Obstacle::Kind::segment_face) return std::abs(s.height(x));
+    if (o.kind() == soak::Obstacle::Kind::segment_face) return std::abs(s.height(x));
     return norm(x - s.end(o.part));
 }
 
@@ -202,9 +204,9 @@ double brute_force_overlap(const choc::Box<D>& box, const choc::Particles<D>& p,
             box.walls.size() + 3 * box.segments.size() + box.triangles.size());
         for (std::uint32_t w = 0; w < obstacles; ++w) {
             // a segment face counts only where the centre projects onto it
-            const choc::Obstacle o =
-                choc::Obstacle::decode(w, box.walls.size(), box.segments.size());
-            if (o.kind() == choc::Obstacle::Kind::segment_face) {
+            const soak::Obstacle o =
+                soak::Obstacle::decode(w, box.walls.size(), box.segments.size());
+            if (o.kind() == soak::Obstacle::Kind::segment_face) {
                 const auto& s = box.segments[o.index];
                 const double along = s.along(x);
                 if (along < 0.0 || along > s.length) continue;

@@ -63,8 +63,6 @@
 #include "choc/kernel/tally.hpp"
 #include "choc/kernel/thermal_wall.hpp"
 #include "choc/kernel/tolerances.hpp"
-#include "choc/kernel/triangle_cells.hpp"
-#include "choc/kernel/triangle_time.hpp"
 
 #include <algorithm>
 #include <array>

@@ -22,6 +22,7 @@
 
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/contact_graph.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/group_rule.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/obstacle.hpp"
@@ -334,18 +335,17 @@ class GroupStep {
             const auto& wall = box.walls[w];
             if (wall.distance(pb.x) > a * (1.0 + gap)) continue;
             if (separating_from(wall, pb.v, e.motion())) continue;
-            add_contact(b, Obstacle::encode_wall(w), true);
+            add_contact(b, w, true); // (a plane wall's number is its index)
         }
-        // segments: the part nearest to the centre, seen as its tangent plane
-        for (std::uint32_t k = 0; k < box.segments.size(); ++k) {
-            const auto& seg = box.segments[k];
-            if (seg.distance(pb.x) > a * (1.0 + gap)) continue;
-            const int part = seg.nearest_part(pb.x);
-            const Wall<D> plane = seg.contact_plane(part, pb.x);
-            if (separating_from(plane, pb.v, e.motion())) continue;
-            add_contact(b, Obstacle::encode_segment(box.walls.size(), k, part), true);
-        }
-        if (!e.triangle_cells().empty()) add_touching_triangles(e, b, a * (1.0 + gap));
+        // the other obstacles, by kind (engine/obstacles.hpp), each seen as its tangent
+        // plane; a contact of a kind whose surfaces meet as one (once: a mesh's triangles)
+        // is kept only if no contact of b in the step has that plane yet
+        const auto touching = [&](std::uint32_t w, const Wall<D>& plane, bool once) {
+            if (separating_from(plane, pb.v, e.motion())) return;
+            if (!once || !on_surface_met(e, b, w)) add_contact(b, w, true);
+        };
+        e.obstacles().for_each_touching(box, e.cells().cell_of(b), pb.x, a, a * (1.0 + gap),
+                                        touching);
         // b's earliest obstacle contact (Engine::predict_all, on the flight b has now), if
         // it falls in the window and b has no contact with that surface yet
         const auto& s = e.schedule(b);
@@ -361,69 +361,12 @@ class GroupStep {
     bool on_surface_met(const Kernel& e, std::uint32_t b, std::uint32_t w) const {
         const auto& box = e.box();
         const Vec<D>& x = e.particles().state[b].x;
-        const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
         const Vec<D> normal = obstacle_plane(box, w, x).normal;
         return std::any_of(contacts_.begin(), contacts_.end(), [&](const ContactPair& c) {
             if (!c.wall || c.a != b) return false;
-            if (c.b == w) return true;
-            const Obstacle m = Obstacle::decode(c.b, box.walls.size(), box.segments.size());
-            if (!o.wall && !o.triangle && !m.wall && !m.triangle && m.index == o.index)
-                return true; // the same segment
+            if (Obstacles<D>::same_obstacle(box, c.b, w)) return true; // (a segment's parts)
             return dot(obstacle_plane(box, c.b, x).normal, normal) > 1.0 - same_plane_tolerance;
         });
-    }
-
-    // b's contacts with the triangles near its cell, each seen as its tangent plane at the
-    // nearest point q. Where triangles meet (a mesh's shared edge or vertex) the touching
-    // set holds the same surface twice, and a gap of g contact distances lets a centre a
-    // distance δ beside a shared edge count as touching it with δ up to a √(2g) (2e-5 a at
-    // the default gap), its normal tilted by δ/a: a row that would push a sphere sideways
-    // off a flat floor. A triangle's contact is dropped when its q lies in another touching
-    // triangle that is nearer (or as near and listed first): the nearer one's constraint
-    // is the surface there. What remains and has the tangent plane of a contact already
-    // taken (the event's own, or a plane wall under a face) is one constraint, kept once,
-    // so that the group's system does not repeat a row.
-    template <class Kernel>
-    void add_touching_triangles(Kernel e, std::uint32_t b, double reach) {
-        const auto& pb = e.particles().state[b];
-        const auto& box = e.box();
-        const double a = e.particles().radius(b);
-        touching_.clear();
-        const std::uint32_t cell = e.cells().cell_of(b);
-        for (const auto* k = e.triangle_cells().begin(cell); k != e.triangle_cells().end(cell);
-             ++k) {
-            const Triangle<D>& tri = box.triangles[k->index];
-            const auto near = tri.nearest(pb.x);
-            const double d = norm(pb.x - near.point);
-            if (d > reach) continue;
-            // a one-sided triangle touches from the front only, and not a sphere passing
-            // through it or, at a shared edge or corner, through its neighbour
-            // (one_sided_triangle_time's rule)
-            if (k->one_sided && (tri.height(pb.x) <= 0.0 || passing_through(tri, pb.x, a) ||
-                                 e.passing_elsewhere(cell, k, a)(pb.x, near.point)))
-                continue;
-            touching_.push_back({k->index, d, near.point});
-        }
-        for (const TouchingTriangle& t : touching_) {
-            const double shared = shared_point_tolerance * (norm(t.point) + a);
-            // (a centre over t's face but for round-off touches the face, Triangle::over_face:
-            // in a crease, at the bisector, each face's q lies on the shared edge and so in
-            // the other, and neither may be dropped)
-            const bool covered =
-                !box.triangles[t.index].over_face(pb.x) &&
-                std::any_of(touching_.begin(), touching_.end(), [&](const auto& o) {
-                    return o.index != t.index &&
-                           (o.distance < t.distance ||
-                            (o.distance == t.distance && o.index < t.index)) &&
-                           box.triangles[o.index].distance(t.point) <= shared;
-                });
-            if (covered) continue;
-            const Wall<D> plane = box.triangles[t.index].contact_plane(pb.x);
-            if (separating_from(plane, pb.v, e.motion())) continue;
-            const std::uint32_t number =
-                Obstacle::encode_triangle(box.walls.size(), box.segments.size(), t.index);
-            if (!on_surface_met(e, b, number)) add_contact(b, number, true);
-        }
     }
 
     // One connected component at time now: one contact by the closed-form rules, more
@@ -616,12 +559,6 @@ class GroupStep {
     std::vector<std::uint32_t> deferred_; // events of the window left to the binary rules
     std::vector<std::uint32_t> again_;    // settle_and_predict's particles to predict again
     std::vector<std::pair<Vec<D>, Vec<D>>> solved_; // rested_'s velocities as solved
-    struct TouchingTriangle {
-        std::uint32_t index;
-        double distance;
-        Vec<D> point; // the triangle's point nearest to the centre
-    };
-    std::vector<TouchingTriangle> touching_; // add_touching_triangles' workspace
     // look_past: the crossed particles' cells, the engine's potential taken back at
     // periodic wraps before the first crossing, and whether a crossing is being made
     std::vector<std::uint32_t> cells_;

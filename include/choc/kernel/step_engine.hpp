@@ -41,6 +41,7 @@
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/kinetic.hpp"
@@ -283,9 +284,9 @@ class StepEngine {
                 if (first) note_overlap((a - h) / a);
                 const int part = seg.nearest_part(p.x);
                 if (dot(p.v, seg.contact_plane(part, p.x).normal) < 0.0)
-                    found_.push_back(
-                        {segment_contact(i, seg, t1), i, no_partner,
-                         Obstacle::encode_segment(box_.walls.size(), k, Segment<D>::face)});
+                    found_.push_back({segment_contact(i, seg, t1), i, no_partner,
+                                      Obstacles<D>::template first<SegmentObstacles<D>>(box_) +
+                                          SegmentObstacles<D>::number(k, Segment<D>::face)});
             }
         }
         std::sort(found_.begin(), found_.end());
@@ -372,7 +373,9 @@ class StepEngine {
         if (obstacle < box_.walls.size()) {
             plane = box_.walls[obstacle];
         } else { // the part of the segment nearest at the contact
-            const auto& seg = box_.segments[(obstacle - box_.walls.size()) / 3];
+            const auto& seg =
+                box_.segments[(obstacle - Obstacles<D>::template first<SegmentObstacles<D>>(box_)) /
+                              3];
             plane = seg.contact_plane(seg.nearest_part(p.x), p.x);
         }
         if (tc_ > 0.0 && recent(i, tc)) plane.restitution = 1.0;

@@ -9,6 +9,7 @@
 
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/box.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/huge_pages.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
@@ -17,7 +18,6 @@
 #include "choc/kernel/predict.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tolerances.hpp"
-#include "choc/kernel/triangle_cells.hpp"
 
 #include <algorithm>
 #include <array>
@@ -155,8 +155,6 @@ class Glides {
     void for_each_face_near(Kernel k, std::uint32_t i, F&& f) requires M::has_field;
     template <class Kernel>
     bool loaded(Kernel k, std::uint32_t i, const Vec<D>& a) requires M::has_field;
-    template <class F>
-    static void for_each_edge(const Box<D>& box, const Obstacle& o, F&& f);
     // The glide table: its slots' pulls and flights, and the slot of each obstacle.
     void set_up_glide_motions(M& motion) requires M::has_field;
     void add_glide_motion(const M& field, const Vec<D>& a) requires M::has_field;
@@ -198,8 +196,7 @@ inline std::uint32_t Glides<D, M>::glide_slot_on(Kernel k, std::uint32_t i, std:
         if (slot == 0) return 0;
         const auto& p = k.particles().state[i];
         const Box<D>& box = k.box();
-        const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
-        if (o.triangle && !box.triangles[o.index].over_face(p.x)) return 0; // a rim
+        if (!Obstacles<D>::met_on_face(box, w, p.x)) return 0; // a rim
         const Wall<D> plane = obstacle_plane(box, w, p.x);
         const double pull = k.motion().along(plane.normal), u = dot(p.v, plane.normal);
         if (!(pull < 0.0)) return 0; // the field does not press it on
@@ -208,44 +205,17 @@ inline std::uint32_t Glides<D, M>::glide_slot_on(Kernel k, std::uint32_t i, std:
     return 0;
 }
 
-// The face that holds i where obstacle w met it: w, or, where w is a triangle met at a
-// rim that lies in the plane of a face i's centre is over and touches (a coplanar
-// neighbour of a mesh, sharing that edge), that face. A sphere lying on the plane at
-// their shared edge touches both: the neighbour's edge is in the plane, at distance a
-// from the centre to round-off, and with the field pressing the sphere onto the plane
-// the edge's search (convex_time.hpp) meets it at once, its F'' = 2 (r.g + |v_t|²) < 0:
-// one constraint, the plane's (GroupStep::on_surface_met keeps it once). Met as a rim,
-// it glided on nothing (glide_slot_on refuses rims), was reflected by round-off and
-// met again an ulp of the clock later, for ever, its flights too short to move it, so
-// that a neighbour ran into it. Seen (scan case 13963152623220796937, a ramp of two
-// coplanar triangles): sphere 286 left by a glide's end 16 ulps over triangle 0
-// (leave_glide's clearance), put to rest there, woken at t = 2.2716 by sphere 647 and
-// sliding off at 1.05, 0.09 across the shared edge away from it: triangle 1's rim met
-// it 4.9 million times while the clock crept by ulps, and 647 came 1e-9 into it. As
-// the face's own contact it glides, and the glide passes by the triangles in its
-// plane (predict_triangles). The face is the plane's to round-off: parallel to w
-// (same_plane_tolerance) and touching within the contact tolerance.
+// The face that holds i where obstacle w met it: w, or, where w is a rim that lies in the
+// plane of a face i's centre is over and touches (a mesh's coplanar neighbour sharing
+// that edge), that face, so that i glides on it (the kind says why:
+// TriangleObstacles::face_beside_rim). The faces looked at are for_each_face_near's.
 template <int D, Motion<D> M>
 template <class Kernel>
 inline std::uint32_t Glides<D, M>::face_beside_rim(Kernel k, std::uint32_t i,
                                                    std::uint32_t w) requires M::has_field {
-    const Box<D>& box = k.box();
-    const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
-    if (!o.triangle) return w;
-    const Vec<D>& x = k.particles().state[i].x;
-    const Triangle<D>& rim = box.triangles[o.index];
-    if (rim.over_face(x)) return w;
-    const double a = k.particles().radius(i);
-    std::uint32_t face = w;
-    for_each_face_near(k, i, [&](std::uint32_t f_w, const Vec<D>&) {
-        const Obstacle f = Obstacle::decode(f_w, box.walls.size(), box.segments.size());
-        if (face != w || !f.triangle) return;
-        const Triangle<D>& tri = box.triangles[f.index];
-        if (std::abs(dot(tri.normal, rim.normal)) > 1.0 - same_plane_tolerance &&
-            std::abs(std::abs(tri.height(x)) - a) <= k.contact_tolerance() * a)
-            face = f_w;
-    });
-    return face;
+    return k.obstacles().face_beside_rim(k.box(), k.cells().cell_of(i), w, k.particles().state[i].x,
+                                         k.particles().radius(i), k.rest().reach,
+                                         k.contact_tolerance());
 }
 
 template <int D, Motion<D> M>
@@ -338,24 +308,7 @@ inline void Glides<D, M>::for_each_face_near(Kernel k, std::uint32_t i,
         const auto& wall = box.walls[n];
         if (!wall.thermal() && wall.distance(x) - a <= reach) f(n, wall.normal);
     }
-    for (std::uint32_t n = 0; n < box.segments.size(); ++n) {
-        const auto& seg = box.segments[n];
-        const double along = seg.along(x);
-        if (along < 0.0 || along > seg.length || std::abs(seg.height(x)) - a > reach) continue;
-        const std::uint32_t w = Obstacle::encode_segment(box.walls.size(), n, Segment<D>::face);
-        f(w, obstacle_plane(box, w, x).normal);
-    }
-    const TriangleCells<D>& triangles = k.triangle_cells();
-    if (triangles.empty()) return;
-    const std::uint32_t cell = k.cells().cell_of(i);
-    for (const auto* e = triangles.begin(cell); e != triangles.end(cell); ++e) {
-        const Triangle<D>& tri = box.triangles[e->index];
-        if (!tri.over_face(x) || std::abs(tri.height(x)) - a > reach) continue;
-        if (tri.one_sided && tri.height(x) <= 0.0) continue;
-        const std::uint32_t w =
-            Obstacle::encode_triangle(box.walls.size(), box.segments.size(), e->index);
-        f(w, obstacle_plane(box, w, x).normal);
-    }
+    k.obstacles().for_each_face_near(box, k.cells().cell_of(i), x, a, reach, f);
 }
 
 // Whether a falling particle touching i (about to glide at acceleration a, its velocity
@@ -414,22 +367,16 @@ inline void Glides<D, M>::leave_glide(Kernel k, std::uint32_t i) {
         // nearest inside, of either face of a crease; stepped past until that face's own
         // test (face_time's) no longer has it over it
         Vec<D> e{}, n{};
-        Obstacle o{};
+        std::uint32_t o = none;
         double inside = never;
         for (const std::uint32_t w : on_[i]) {
             if (w == none) continue;
-            const Obstacle face = Obstacle::decode(w, box.walls.size(), box.segments.size());
-            for_each_edge(box, face, [&](const Vec<D>& through, const Vec<D>& normal) {
+            Obstacles<D>::for_each_edge(box, w, [&](const Vec<D>& through, const Vec<D>& normal) {
                 if (const double h = dot(x - through, normal); h < inside)
-                    inside = h, e = through, n = normal, o = face;
+                    inside = h, e = through, n = normal, o = w;
             });
         }
-        auto over = [&](const Vec<D>& y) {
-            if (o.triangle) return box.triangles[o.index].over(y);
-            const auto& seg = box.segments[o.index];
-            const double along = seg.along(y);
-            return along >= 0.0 && along <= seg.length;
-        };
+        auto over = [&](const Vec<D>& y) { return Obstacles<D>::over(box, o, y); };
         if (inside < never) {
             double size = 0.0;
             for (int a = 0; a < D; ++a) size = std::max(size, std::abs(x[a]));
@@ -476,30 +423,13 @@ inline double Glides<D, M>::glide_end_time(Kernel k, std::uint32_t i,
     double t = never;
     for (const std::uint32_t w : on_[i]) {
         if (w == none) continue;
-        const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
         // the gap inside the edge of inward normal n through point e
-        for_each_edge(box, o, [&](const Vec<D>& e, const Vec<D>& n) {
+        Obstacles<D>::for_each_edge(box, w, [&](const Vec<D>& e, const Vec<D>& n) {
             t = std::min(t,
                          m.first_contact(std::max(dot(q.x - e, n), 0.0), dot(q.v, n), m.along(n)));
         });
     }
     return t;
-}
-
-// Calls f(e, n) for each edge of obstacle o's face, through point e with unit normal n
-// in the face's plane towards its inside: a segment's two ends, a triangle's three
-// edges, nothing for a plane wall.
-template <int D, Motion<D> M>
-template <class F>
-inline void Glides<D, M>::for_each_edge(const Box<D>& box, const Obstacle& o, F&& f) {
-    if (o.triangle) {
-        const auto& tri = box.triangles[o.index];
-        for (int k = 0; k < 3; ++k) f(tri.vertex[k], tri.inward[k]);
-    } else if (!o.wall) {
-        const auto& seg = box.segments[o.index];
-        f(seg.from, seg.tangent);
-        f(seg.to, seg.tangent * -1.0);
-    }
 }
 
 // A restored glider's faces: a face's own slot, or a crease's slot in the table.
@@ -555,8 +485,7 @@ inline void Glides<D, M>::set_up(const Box<D>& box, M& motion, const Particles<D
     if constexpr (M::has_field) {
         table_ = std::make_shared<std::vector<Vec<D>>>(1); // slot 0: no glide
         table_->reserve(glide_slots);                      // (Field reads it through the pointer)
-        slot_of_.assign(box.walls.size() + 3 * box.segments.size() + box.triangles.size(),
-                        unslotted);
+        slot_of_.assign(Obstacles<D>::count(box), unslotted);
         set_up_glide_motions(motion);
         on_.assign(particles.size(), Faces{none, none});
         gliding_ = static_cast<std::uint32_t>(
@@ -601,15 +530,7 @@ inline std::uint32_t Glides<D, M>::glide_slot(Kernel k, std::uint32_t w) require
     if (w >= slot_of_.size()) return 0;
     if (slot_of_[w] != unslotted) return slot_of_[w];
     slot_of_[w] = 0;
-    const Box<D>& box = k.box();
-    const Obstacle o = Obstacle::decode(w, box.walls.size(), box.segments.size());
-    Vec<D> n{};
-    if (o.wall && !box.walls[o.index].thermal())
-        n = box.walls[o.index].normal;
-    else if (o.triangle)
-        n = box.triangles[o.index].normal;
-    else if (!o.wall && o.part == Segment<D>::face)
-        n = box.segments[o.index].normal;
+    const Vec<D> n = Obstacles<D>::face_normal(k.box(), w);
     const Vec<D>& g = k.motion().gravity();
     if (dot(g, n) == 0.0) return 0; // not a face, or the field never presses onto it
     return slot_of_[w] = static_cast<std::uint8_t>(glide_slot_for(k, along_face(g, n)));

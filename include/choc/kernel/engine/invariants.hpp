@@ -11,6 +11,7 @@
 #include "choc/errors.hpp"
 #include "choc/kernel/audit.hpp"
 #include "choc/kernel/box.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/particles.hpp"
@@ -43,7 +44,7 @@ class Invariants {
             long_instant_ =
                 plastic_events_per_particle * std::uint64_t{particles.size()} + plastic_events_base;
         momentum_conserved_ =
-            !M::has_field && box.walls.empty() && box.segments.empty() && box.triangles.empty() &&
+            !M::has_field && Obstacles<D>::count(box) == 0 && // (plane walls included)
             std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; });
     }
     void momentum_not_conserved() { momentum_conserved_ = false; }

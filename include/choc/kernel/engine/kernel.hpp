@@ -47,14 +47,9 @@ class Engine<D, Cal, M>::Kernel {
     Cells<D>& cells() const { return e_.grids_.cells(); } // the grid of level 0
     Cells<D>& grid(std::size_t l) const { return e_.grids_.grid(l); }
     std::size_t level_of(std::uint32_t i) const { return e_.level_of(i); }
-    const TriangleCells<D>& triangle_cells() const { return e_.obstacles_.triangles().cells(); }
-    // For one-sided triangles: whether a centre at x (of radius a, in `cell`) is passing
-    // through a triangle of the cell's list other than t that holds the point q
-    // (Engine::passing_elsewhere): a test f(x, q).
-    auto passing_elsewhere(std::uint32_t cell, const typename TriangleCells<D>::Entry* t,
-                           double a) const {
-        return e_.obstacles_.triangles().passing_elsewhere(e_.box_, cell, t, a);
-    }
+    // The obstacles besides the plane walls, by kind (engine/obstacles.hpp): what the rest
+    // model, the glides and the group step ask of them at an instant.
+    const Obstacles<D>& obstacles() const { return e_.obstacles_; }
     // Calls f(j, shift) for every particle j that a full scan of i looks at (i itself among
     // them), with the shift that brings j's image next to i: x_j + shift.
     template <class F>

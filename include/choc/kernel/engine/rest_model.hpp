@@ -20,6 +20,7 @@
 
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/engine/glides.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/motions.hpp"
 #include "choc/kernel/particles.hpp"
@@ -29,7 +30,6 @@
 #include "choc/kernel/resting.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/tolerances.hpp"
-#include "choc/kernel/triangle_cells.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -352,18 +352,9 @@ inline void RestModel<D, M>::for_each_support(Kernel e, std::uint32_t i, const V
     const double a = e.particles().radius(i);
     for (const auto& wall : e.box().walls)
         if (!wall.thermal() && wall.distance(x) - a <= reach) f(wall.normal, never);
-    for (const auto& seg : e.box().segments)
-        if (seg.distance(x) - a <= reach)
-            f(seg.contact_plane(seg.nearest_part(x), x).normal, never);
-    if (const TriangleCells<D>& triangles = e.triangle_cells(); !triangles.empty()) {
-        const std::uint32_t cell = e.cells().cell_of(i);
-        for (const auto* t = triangles.begin(cell); t != triangles.end(cell); ++t) {
-            const Triangle<D>& tri = e.box().triangles[t->index];
-            if (tri.distance(x) - a > reach) continue;
-            if (tri.one_sided && tri.height(x) <= 0.0) continue; // from the front only
-            f(tri.contact_plane(x).normal, never);
-        }
-    }
+    // the other obstacles' parts nearest to x, by kind (engine/obstacles.hpp)
+    e.obstacles().for_each_support(e.box(), e.cells().cell_of(i), x, a, reach,
+                                   [&](const Vec<D>& n) { f(n, never); });
     e.for_each_near(i, [&](std::uint32_t j, const Vec<D>& shift) {
         const auto& pj = e.particles().state[j];
         if (j == i || !pj.resting()) return;

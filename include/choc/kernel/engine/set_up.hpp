@@ -85,7 +85,7 @@ void Engine<D, Cal, Motion>::retire() {
     calendar_ = Cal(0);
     schedule_ = FastVector<Schedule>();
     grids_.release();
-    obstacles_.triangles().release();
+    obstacles_.release();
     last_partner_ = std::vector<std::uint32_t>();
 }
 

@@ -16,6 +16,7 @@
 
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/cells.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/lees_edwards.hpp"
@@ -50,7 +51,7 @@ class SlidingBoundaries {
             throw std::invalid_argument("Engine: sliding boundaries need straight flights");
         const bool periodic =
             std::all_of(box.periodic.begin(), box.periodic.end(), [](bool p) { return p; });
-        if (!periodic || !box.walls.empty() || !box.segments.empty() || !box.triangles.empty())
+        if (!periodic || Obstacles<D>::count(box) != 0) // (plane walls or other obstacles)
             throw std::invalid_argument(
                 "Engine: sliding boundaries need a box periodic on every axis, without walls");
         if (grids != 1)
