@@ -195,6 +195,19 @@ def xyz_times(path):
         return [float(m.group(1)) for m in (re.search(r" Time=(\S+)", line) for line in f) if m]
 
 
+def stopped(pid):
+    """Waits until process pid is stopped: kill() returns before a SIGSTOP takes effect,
+    and a run still writing its trajectory then changed it under the check below (seen
+    once on a loaded machine)."""
+    for _ in range(10000):
+        with open(f"/proc/{pid}/stat") as f:
+            # the state follows the command's closing parenthesis
+            if f.read().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                return
+        time.sleep(0.001)
+    raise Failure(f"process {pid} did not stop within 10 s of SIGSTOP")
+
+
 def case_outputs_owned(choc):
     """The same checkpointed config started twice in one directory: the second run, started
     while the first goes on (stopped with SIGSTOP once its first checkpoint exists, so that
@@ -208,6 +221,7 @@ def case_outputs_owned(choc):
             try:
                 cli.wait_for(first, os.path.join(d, "state.chk"))
                 os.kill(first.pid, signal.SIGSTOP)
+                stopped(first.pid)
                 check(first.poll() is None, f"{fmt}: the first run ended before its checkpoint")
                 before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
                 second = run(choc, d, text=text)
