@@ -42,6 +42,7 @@
 #include "choc/kernel/collide.hpp"
 #include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/engine/obstacles.hpp"
+#include "choc/kernel/engine/tc_clocks.hpp"
 #include "choc/kernel/engine_concept.hpp"
 #include "choc/kernel/engine_settings.hpp"
 #include "choc/kernel/kinetic.hpp"
@@ -49,7 +50,6 @@
 #include "choc/kernel/obstacle.hpp"
 #include "choc/kernel/particles.hpp"
 #include "choc/kernel/predict.hpp"
-#include "choc/kernel/restitution.hpp"
 #include "choc/kernel/segment_time.hpp"
 #include "choc/kernel/step_grid.hpp"
 #include "choc/kernel/tally.hpp"
@@ -127,7 +127,7 @@ class StepEngine {
     std::uint64_t processed() const { return processed_; }
     double dt() const { return settings_.dt; }
     std::uint32_t passes() const { return settings_.passes; }
-    void enable_tc() { tc_ = settings_.tc; }
+    void enable_tc() { clocks_.enable(settings_.tc); }
     // The rest of the run engines' interface (engine_concept.hpp), which fixed steps need
     // not: no flight is too short to count (the collapse watch watches the event-driven
     // engine only), no stall to rescue (no rest model), nothing the final outputs need the
@@ -189,8 +189,9 @@ class StepEngine {
     // The engine's one field list (archive.hpp), after the box and the particles.
     template <class Archive>
     void fields(Archive& ar) {
-        ar(last_collision_, tc_, steps_, now_, stepped_to_, floor_, kinetic_time_, tally_,
-           stepping_.steps, stepping_.passes, stepping_.unresolved, ledger_, energy_at_reset_,
+        clocks_.fields(ar);
+        ar(steps_, now_, stepped_to_, floor_, kinetic_time_, tally_, stepping_.steps,
+           stepping_.passes, stepping_.unresolved, ledger_, energy_at_reset_,
            energy_scale_at_reset_, wrapped_potential_, collision_energy_since_check_, processed_);
         ar.section(archive_tag + 2, "clocks");
     }
@@ -378,7 +379,7 @@ class StepEngine {
                               3];
             plane = seg.contact_plane(seg.nearest_part(p.x), p.x);
         }
-        if (tc_ > 0.0 && recent(i, tc)) plane.restitution = 1.0;
+        if (clocks_.elastic_at(i, tc)) plane.restitution = 1.0;
         wall_collision(plane, p.v, particles_.mass(i));
         ++tally_.wall_collisions;
         changed_flight(i, v, tc, t1);
@@ -395,7 +396,7 @@ class StepEngine {
         collision_energy_since_check_ += dk;
         kinetic_time_[p.species] +=
             0.5 * m * (speed2_integral(p.v, t1 - tc) - speed2_integral(before, t1 - tc));
-        if (!last_collision_.empty()) last_collision_[i] = tc;
+        clocks_.collided(i, tc);
     }
 
     void finish_flight(std::uint32_t i, double tc, double t1) {
@@ -405,10 +406,9 @@ class StepEngine {
     }
 
     double pair_restitution(std::uint32_t i, std::uint32_t j, double tc) const {
-        if (tc_ > 0.0 && (recent(i, tc) || recent(j, tc))) return 1.0;
-        return restitution_(particles_.state[i].species, particles_.state[j].species);
+        if (clocks_.elastic_at(i, tc) || clocks_.elastic_at(j, tc)) return 1.0;
+        return clocks_.table(particles_.state[i].species, particles_.state[j].species);
     }
-    bool recent(std::uint32_t i, double tc) const { return within_tc(tc_, tc, last_collision_[i]); }
 
     // Every particle at rest with no field to move it: nothing will happen again.
     bool at_rest_for_ever() const {
@@ -483,20 +483,18 @@ class StepEngine {
     Particles<D> particles_; // all stamped at stepped_to_
     Settings settings_;
     M motion_;
-    RestitutionTable restitution_; // (restitution.hpp)
+    TcClocks<D, M> clocks_; // restitution and TC clocks, as the event-driven engine's
     StepGrid<D> grid_;
-    std::vector<double> since_;          // when i's present flight began in this step
-    std::vector<std::uint64_t> mark_;    // == generation_: in this scan or resolved this pass
-    std::uint64_t generation_ = 0;       //
-    std::vector<std::uint32_t> scan_;    // particles the next pass looks around
-    std::vector<Found> found_;           //
-    std::vector<double> last_collision_; // TC model
-    double tc_ = 0.0;                    // 0: TC off
-    std::uint64_t steps_ = 0;            // steps since the start (the grid)
-    double now_ = 0.0;                   // the clock (>= stepped_to_)
-    double stepped_to_ = 0.0;            // the last step's end
-    double floor_ = 0.0;                 // the measured phase's start
-    std::vector<double> kinetic_time_;   // ∫KE dt per species, floor_ .. stepped_to_
+    std::vector<double> since_;        // when i's present flight began in this step
+    std::vector<std::uint64_t> mark_;  // == generation_: in this scan or resolved this pass
+    std::uint64_t generation_ = 0;     //
+    std::vector<std::uint32_t> scan_;  // particles the next pass looks around
+    std::vector<Found> found_;         //
+    std::uint64_t steps_ = 0;          // steps since the start (the grid)
+    double now_ = 0.0;                 // the clock (>= stepped_to_)
+    double stepped_to_ = 0.0;          // the last step's end
+    double floor_ = 0.0;               // the measured phase's start
+    std::vector<double> kinetic_time_; // ∫KE dt per species, floor_ .. stepped_to_
     Tally tally_;
     SteppingTally stepping_;
     Ledger<D> ledger_;
@@ -582,7 +580,7 @@ auto StepEngine<D, M>::restore(ArchiveReader& in, Settings settings, M motion) -
     in.expect(archive_tag + 1, "particles");
     StepEngine e(std::move(box), std::move(particles), settings, motion, Restored{});
     e.fields(in);
-    if (e.last_collision_.size() != (settings.tc > 0.0 ? e.particles_.size() : 0))
+    if (e.clocks_.clocks() != (settings.tc > 0.0 ? e.particles_.size() : 0))
         throw ArchiveError("the state's TC clocks do not match the settings");
     const std::size_t species = e.particles_.table.size();
     check_restored_tally(e.tally_, species);
@@ -600,16 +598,12 @@ StepEngine<D, M>::StepEngine(Box<D> box, Particles<D> particles, Settings settin
     if (!(settings_.dt > 0.0) || settings_.passes == 0)
         throw std::invalid_argument("StepEngine: dt > 0 and passes >= 1 are needed");
     const std::size_t species = particles_.table.size();
-    restitution_ = RestitutionTable(settings_, species, "StepEngine");
+    clocks_.set_up(settings_, particles_.size(), species, false, "StepEngine");
     for (const auto& w : box_.walls)
         if (w.thermal())
             throw std::invalid_argument("StepEngine: thermal walls are event-driven only");
     if (!box_.triangles.empty())
         throw std::invalid_argument("StepEngine: triangles are event-driven only");
-    if (settings_.tc > 0.0) {
-        last_collision_.assign(particles_.size(), -never);
-        if (settings_.tc_from_start) tc_ = settings_.tc;
-    }
     momentum_conserved_ =
         !M::has_field && box_.walls.empty() && box_.segments.empty() &&
         std::all_of(box_.periodic.begin(), box_.periodic.end(), [](bool p) { return p; });

@@ -1,9 +1,10 @@
-// The restitution of the engine's collisions, a part of the engine (docs/ARCHITECTURE.md,
+// The restitution of the engines' collisions, a part of both engines (docs/ARCHITECTURE.md,
 // "The engine's parts"; restitution.hpp): the table of e per pair of species, and the TC
 // model's clocks (when each particle last collided, and the TC time in force) with their
 // checkpoint fields. It keeps its own state; a collision asks it for its restitution
-// through the Kernel (the species, the clock, whether the instant is plastic) and tells
-// it that its particles collided.
+// (the event-driven engine through its Kernel: the species, the clock, whether the
+// instant is plastic; the stepped engine at the collision's time within its step) and
+// tells it that its particles collided.
 #pragma once
 
 #include "choc/kernel/engine_settings.hpp"
@@ -24,13 +25,14 @@ class TcClocks {
     // The table of `species` species from the settings, and the clocks of `particles`
     // particles when TC is configured (or the rest model, whose rescue of a stall reads
     // them too: `rest_model`), TC in force from the start if the settings say so.
+    // (`owner` names the engine in the table's errors.)
     void set_up(const EngineSettings& settings, std::size_t particles, std::size_t species,
-                bool rest_model) {
+                bool rest_model, const char* owner = "Engine") {
         if (settings.tc > 0.0 || rest_model) {
             last_collision_.assign(particles, -never);
             if (settings.tc_from_start) tc_ = settings.tc;
         }
-        table_ = RestitutionTable(settings, species, "Engine");
+        table_ = RestitutionTable(settings, species, owner);
     }
 
     // Switches the TC model on with TC time `tc` (Engine::enable_tc).
@@ -66,6 +68,12 @@ class TcClocks {
         if (tc_ > 0.0 && recent(i, e.now())) return 1.0;
         return obstacle_restitution(e.box(), w); // w: an obstacle number (obstacle.hpp)
     }
+
+    // Whether the TC model makes a collision of i at time t elastic: TC is in force and i
+    // collided less than tc before t (the stepped engine asks at its collisions' times).
+    bool elastic_at(std::uint32_t i, double t) const { return tc_ > 0.0 && recent(i, t); }
+    // The restitution configured for species a and b.
+    double table(std::uint32_t a, std::uint32_t b) const { return table_(a, b); }
 
     // The TC clock: kept whenever TC is configured, so it is right when TC switches on.
     void collided(std::uint32_t i, double now) {
