@@ -201,6 +201,41 @@ void one_sided_against_brute_force(const Motion& m, unsigned seed) {
 
 } // namespace
 
+// max_overlap reaches the obstacles through their kinds (engine/obstacles.hpp): a sphere
+// pressed 0.1 of its radius into a triangle's face, or 0.2 into its corner, is found
+// wherever it sits among the cells; one-sided triangles are passed through, not
+// overlapped; and a segment in 2D the same (its end included).
+TEST_CASE("the overlap check measures a particle pressed into a triangle or a segment") {
+    Box<3> box;
+    box.length = vec(12.0, 12.0, 12.0);
+    box.periodic = {false, false, false};
+    add_box_walls(box, 1.0);
+    box.triangles.push_back(
+        Triangle<3>::through(vec(2.0, 2.0, 5.0), vec(9.0, 2.0, 5.0), vec(2.0, 9.0, 5.0), 1.0));
+    Particles<3> p;
+    p.table = SpeciesTable({{"A", 0.5, 1.0}});
+    p.add(vec(10.0, 10.0, 10.0), vec(0.0, 0.0, 0.0), 0); // far from everything
+    p.add(vec(3.0, 3.0, 5.45), vec(0.0, 0.0, 0.0), 0);   // 0.45 from the face
+    CHECK(max_overlap(box, p, 0.0) == doctest::Approx(0.1).epsilon(1e-12));
+    p.state[1].x = vec(1.6, 2.0, 5.0); // 0.4 from the corner (2, 2, 5)
+    CHECK(max_overlap(box, p, 0.0) == doctest::Approx(0.2).epsilon(1e-12));
+    box.triangles[0].one_sided = true;
+    CHECK(max_overlap(box, p, 0.0) == 0.0);
+
+    Box<2> flat;
+    flat.length = Vec<2>{{12.0, 12.0}};
+    flat.periodic = {false, false};
+    add_box_walls(flat, 1.0);
+    flat.segments.push_back(Segment<2>::between(Vec<2>{{3.0, 6.0}}, Vec<2>{{8.0, 6.0}}, 1.0));
+    Particles<2> q;
+    q.table = SpeciesTable({{"A", 0.5, 1.0}});
+    q.add(Vec<2>{{10.0, 10.0}}, Vec<2>{{0.0, 0.0}}, 0);
+    q.add(Vec<2>{{8.3, 6.0}}, Vec<2>{{0.0, 0.0}}, 0); // 0.3 beyond its end
+    CHECK(max_overlap(flat, q, 0.0) == doctest::Approx(0.4).epsilon(1e-12));
+    q.state[1].x = Vec<2>{{5.0, 5.6}}; // 0.4 under its face
+    CHECK(max_overlap(flat, q, 0.0) == doctest::Approx(0.2).epsilon(1e-12));
+}
+
 TEST_CASE("the nearest point of a triangle, against a fine sampling") {
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<double> pos(-3.0, 6.0);

@@ -1,13 +1,14 @@
 // The worst overlap in a configuration: max over pairs of (sigma_ij - r_ij) / sigma_ij and
-// over walls, segments and triangles of (a_i - h_i) / a_i (h the centre's distance to the
-// plane, or to the nearest point of the segment or triangle, its rim included; one-sided
+// over walls and the other obstacles of (a_i - h_i) / a_i (h the centre's distance to the
+// plane, or to the nearest point of a segment or triangle, its rim included; one-sided
 // triangles are passed through, not overlapped), 0 when nothing overlaps. Uses a cell
-// grid, so it costs O(N) (and, for triangles, the particles in the few cells near each).
+// grid, so it costs O(N) (and, for each obstacle, the particles in the few cells near it).
 #pragma once
 
 #include "choc/kernel/box.hpp"
 #include "choc/kernel/cell_levels.hpp"
 #include "choc/kernel/cells.hpp"
+#include "choc/kernel/engine/obstacles.hpp"
 #include "choc/kernel/particles.hpp"
 
 #include <algorithm>
@@ -70,28 +71,23 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
             });
         const double a_i = particles.radius(i);
         for (const auto& w : box.walls) worst = std::max(worst, (a_i - w.distance(xi)) / a_i);
-        for (const auto& s : box.segments) worst = std::max(worst, (a_i - s.distance(xi)) / a_i);
     }
-    // Triangles: each against the particles in the cells its bounding box, grown by the
-    // largest radius, covers in every grid. A centre x lies in cell floor(x/w) (cell_at,
-    // monotone in x), so every centre within that radius of the triangle is among them.
-    // Triangles stay one diameter clear of periodic faces: the wrapped positions serve.
-    // A centre within the radius of a one-sided triangle is passing through it (from
-    // behind), or touching its front to round-off: neither is an overlap.
+    // The kinds' obstacles (engine/obstacles.hpp): each part against the particles in the
+    // cells its bounding box, grown by the largest radius, covers in every grid. A centre
+    // x lies in cell floor(x/w) (cell_at, monotone in x), so every centre within that
+    // radius of the part is among them. Obstacles stay one diameter clear of periodic
+    // faces: the wrapped positions serve.
     const double reach = 0.5 * particles.table.largest_diameter();
-    for (const auto& tri : box.triangles) {
-        if (tri.one_sided) continue;
+    Obstacles<D>::for_each_solid(box, [&](const Vec<D>& lo, const Vec<D>& hi, auto&& distance) {
         for (std::size_t l = 0; l < levels.size(); ++l) {
             const Cells<D>& g = grids.grid(l);
             std::array<int, D> from, to;
             for (int a = 0; a < D; ++a) {
-                double lo = tri.vertex[0][a], hi = lo;
-                for (const auto& v : tri.vertex) lo = std::min(lo, v[a]), hi = std::max(hi, v[a]);
                 const int last = g.counts()[a] - 1;
-                from[a] =
-                    std::clamp(static_cast<int>(std::floor((lo - reach) / g.width()[a])), 0, last);
-                to[a] =
-                    std::clamp(static_cast<int>(std::floor((hi + reach) / g.width()[a])), 0, last);
+                from[a] = std::clamp(static_cast<int>(std::floor((lo[a] - reach) / g.width()[a])),
+                                     0, last);
+                to[a] = std::clamp(static_cast<int>(std::floor((hi[a] + reach) / g.width()[a])), 0,
+                                   last);
             }
             std::array<int, D> c = from;
             while (true) {
@@ -99,7 +95,7 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
                 for (std::size_t k = first[cell]; k != first[cell + 1]; ++k) {
                     const std::uint32_t j = order[k];
                     const double a_j = particles.radius(j);
-                    worst = std::max(worst, (a_j - tri.distance(at(j))) / a_j);
+                    worst = std::max(worst, (a_j - distance(at(j))) / a_j);
                 }
                 int a = 0;
                 while (a < D && c[a] == to[a]) c[a] = from[a], ++a;
@@ -107,7 +103,7 @@ double max_overlap_at(const Box<D>& box, const Particles<D>& particles, Position
                 ++c[a];
             }
         }
-    }
+    });
     return worst;
 }
 

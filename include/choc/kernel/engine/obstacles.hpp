@@ -14,6 +14,8 @@
 // What a kind provides (K, relative to its first number; `cell` is a particle's cell in
 // the grid of level 0, f a callback):
 //   static numbers(box)                        how many obstacle numbers it takes
+//   static for_each_solid(box, f(lo, hi, d))   its parts for the overlap check (overlap.hpp):
+//                                              bounding box, a centre's distance
 //   static contact_plane(box, local, x)        the plane met at a contact of a centre at x
 //   static restitution(box, local)
 //   static same_obstacle(local, other)         one obstacle: one constraint in a group
@@ -152,6 +154,18 @@ class Obstacles {
         for_each_kind(box, [&](const auto& kind, std::uint32_t first) {
             kind.for_each_touching(box, cell, x, a, reach, first, f);
         });
+    }
+
+    // --- The overlap check (overlap.hpp) ------------------------------------------------
+
+    // f(lo, hi, distance) for every part of every kind that a centre may not come within
+    // its radius of: its bounding box and a centre's distance to it.
+    template <class F>
+    static void for_each_solid(const Box<D>& box, F&& f) {
+        const auto each = [&]<std::size_t... k>(std::index_sequence<k...>) {
+            (Kind<k>::for_each_solid(box, f), ...);
+        };
+        each(std::make_index_sequence<kinds>{});
     }
 
     // --- What glides need of the faces (engine/glides.hpp) ----------------------------

@@ -106,6 +106,20 @@ class SegmentObstacles {
         }
     }
 
+    // --- The overlap check (overlap.hpp) ------------------------------------------------
+
+    // f(lo, hi, distance) for each segment: its bounding box and a centre's distance to
+    // its nearest point (its ends included).
+    template <class F>
+    static void for_each_solid(const Box<D>& box, F&& f) {
+        for (const auto& seg : box.segments) {
+            Vec<D> lo = seg.from, hi = seg.from;
+            for (int a = 0; a < D; ++a)
+                lo[a] = std::min(lo[a], seg.to[a]), hi[a] = std::max(hi[a], seg.to[a]);
+            f(lo, hi, [&](const Vec<D>& x) { return seg.distance(x); });
+        }
+    }
+
     // --- What glides need of the faces (engine/glides.hpp) ----------------------------
 
     // The normal of the face a number names (zero: an end, no face to glide on).

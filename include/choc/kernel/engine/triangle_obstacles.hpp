@@ -213,6 +213,24 @@ class TriangleObstacles {
         }
     }
 
+    // --- The overlap check (overlap.hpp) ------------------------------------------------
+
+    // f(lo, hi, distance) for each two-sided triangle: its bounding box and a centre's
+    // distance to its nearest point (its rim included). A centre within its radius of a
+    // one-sided triangle is passing through it (from behind), or touching its front to
+    // round-off: neither is an overlap.
+    template <class F>
+    static void for_each_solid(const Box<D>& box, F&& f) {
+        for (const auto& tri : box.triangles) {
+            if (tri.one_sided) continue;
+            Vec<D> lo = tri.vertex[0], hi = lo;
+            for (const auto& v : tri.vertex)
+                for (int a = 0; a < D; ++a)
+                    lo[a] = std::min(lo[a], v[a]), hi[a] = std::max(hi[a], v[a]);
+            f(lo, hi, [&](const Vec<D>& x) { return tri.distance(x); });
+        }
+    }
+
     // --- What glides need of the faces (engine/glides.hpp) ----------------------------
 
     // The normal of the triangle's face (a number names the whole triangle).
