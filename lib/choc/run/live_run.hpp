@@ -23,6 +23,7 @@
 #include "choc/run/interrupt.hpp"
 #include "choc/run/kernel_errors.hpp"
 #include "choc/run/measured_phase.hpp"
+#include "choc/run/progress.hpp"
 #include "choc/run/provenance_text.hpp"
 #include "choc/run/settings_from_config.hpp"
 #include "choc/run/simulation.hpp"
@@ -96,10 +97,10 @@ inline std::optional<std::string> inelastic_key(const Config& config) {
 
 // Equilibration to absolute time `until`, with the periodic checkpoints that fall in it
 // and one at an interrupt; the watch looks at the same grid of events as in the measured
-// phase (chunk_budget).
+// phase (chunk_budget). Its progress line counts time from `origin` (the run's start).
 template <class E>
 void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedule& checkpoints,
-                 const CheckpointSchedule::State& state) {
+                 const CheckpointSchedule::State& state, Progress& progress, double origin) {
     if (engine.time() < until && !InterruptGuard::requested())
         spdlog::info("equilibrating until t = {:.6g}", until);
     while (engine.time() < until) {
@@ -113,7 +114,9 @@ void equilibrate(E& engine, double until, CollapseWatch& watch, CheckpointSchedu
             watch.check(engine.time(), engine.tally().events(), engine.short_flights());
         else
             checkpoints.due(engine.time(), state);
+        progress.update(engine.time() - origin, engine.tally().collisions);
     }
+    progress.finish();
 }
 
 // A time-limited run knows its frame count: refuse, before the first event, a trajectory
@@ -506,7 +509,11 @@ class LiveRun final : public Simulation::Impl {
             guarded([&] {
                 phase_broken_ = true;
                 try {
-                    equilibrate(*engine_, clock_.equilibrated, *watch_, checkpoints_, state);
+                    Progress progress(!options_.quiet, options_.terminal,
+                                      clock_.equilibrated - clock_.start, std::nullopt,
+                                      "equilibrating");
+                    equilibrate(*engine_, clock_.equilibrated, *watch_, checkpoints_, state,
+                                progress, clock_.start);
                 } catch (const InelasticCollapse& e) {
                     early_collapse = e;
                 }

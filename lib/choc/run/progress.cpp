@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace choc {
 
@@ -42,23 +43,37 @@ void ProgressLine::finish() {
 }
 
 Progress::Progress(bool enabled, bool terminal, std::optional<double> end_time,
-                   std::optional<std::uint64_t> end_collisions)
-    : line_(enabled, terminal), end_time_(end_time), end_collisions_(end_collisions) {}
+                   std::optional<std::uint64_t> end_collisions, std::string label)
+    : line_(enabled, terminal), end_time_(end_time), end_collisions_(end_collisions),
+      label_(std::move(label)) {}
 
-void Progress::update(double sim_time, std::uint64_t collisions) {
-    if (!line_.due()) return;
-    const double elapsed = line_.elapsed();
-    // Fraction done by whichever limit is closer to being reached.
+double Progress::done(double sim_time, std::uint64_t collisions) const {
     double done = 0.0;
     if (end_time_ && *end_time_ > 0) done = sim_time / *end_time_;
     if (end_collisions_ && *end_collisions_ > 0)
         done =
             std::max(done, static_cast<double>(collisions) / static_cast<double>(*end_collisions_));
-    const double eta = done > 0 ? elapsed * (1.0 - done) / done : -1.0;
-    const double rate = elapsed > 0 ? static_cast<double>(collisions) / elapsed : 0.0;
-    line_.print(fmt::format("t = {:.4g}  collisions = {}  {:.3g} M/s  {:.0f}%  ETA {}", sim_time,
-                            collisions, rate / 1e6, 100.0 * std::min(done, 1.0),
-                            duration_text(eta)));
+    return done;
+}
+
+void Progress::update(double sim_time, std::uint64_t collisions) {
+    const double elapsed = line_.elapsed();
+    if (!first_) first_ = Mark{done(sim_time, collisions), collisions, elapsed};
+    if (!line_.due()) return;
+    line_.print(line(sim_time, collisions, elapsed));
+}
+
+std::string Progress::line(double sim_time, std::uint64_t collisions, double elapsed) {
+    if (!first_) first_ = Mark{done(sim_time, collisions), collisions, elapsed};
+    const double d = done(sim_time, collisions), spent = elapsed - first_->elapsed;
+    const double eta =
+        d > first_->done && spent > 0 ? spent * (1.0 - d) / (d - first_->done) : -1.0;
+    const double rate = spent > 0 && collisions >= first_->collisions
+                            ? static_cast<double>(collisions - first_->collisions) / spent
+                            : 0.0;
+    return fmt::format("{}t = {:.4g}  collisions = {}  {:.3g} M/s  {:.0f}%  ETA {}",
+                       label_.empty() ? "" : label_ + "  ", sim_time, collisions, rate / 1e6,
+                       100.0 * std::min(d, 1.0), duration_text(eta));
 }
 
 } // namespace choc
