@@ -571,7 +571,47 @@ def case_killed_mid_write(choc):
                       f"{what}: {name} differs from the uninterrupted run")
 
 
+def case_mdanalysis(choc):
+    """README's MDAnalysis recipe on a 3D file: every frame's time, box, velocities and
+    collision count as h5py reads them (MDAnalysis in single precision). MDAnalysis comes
+    with ./quickstart (Debian's python3-mdanalysis): without it the case fails."""
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # (its xdrlib import)
+            import MDAnalysis as mda
+    except ImportError as e:
+        raise Failure(f"MDAnalysis is not importable ({e}): ./quickstart installs "
+                      "python3-mdanalysis")
+    with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+        r = run(choc, d, config_text(3, "trajectory.h5", "h5md"))
+        check(r.returncode == 0, f"h5md run: exit {r.returncode}: {r.stderr}")
+        path = os.path.join(d, "trajectory.h5")
+        with h5py.File(path, "r") as h5:
+            p = h5["particles/all"]
+            n = p["species"].shape[0]
+            times = p["position/time"][()]
+            edges = p["box/edges/value"][()]
+            velocities = p["velocity/value"][()]
+            collisions = h5["observables/collisions/value"][()]
+        u = mda.Universe.empty(n, trajectory=True)
+        u.load_new(path, format="H5MD", convert_units=False)
+        check(len(u.trajectory) == len(times) == 5,
+              f"MDAnalysis reads {len(u.trajectory)} frames, h5py {len(times)}")
+        for k, ts in enumerate(u.trajectory):
+            check(ts.time == numpy.float32(times[k]), f"frame {k}: time {ts.time}, {times[k]}")
+            box = [float(numpy.float32(edges[k][a][a])) for a in range(3)]
+            check(list(ts.dimensions) == box + [90.0, 90.0, 90.0],
+                  f"frame {k}: dimensions {list(ts.dimensions)}, edges {box}")
+            check(ts.velocities.shape == (n, 3) and
+                  numpy.array_equal(ts.velocities, velocities[k].astype(numpy.float32)),
+                  f"frame {k}: velocities differ from h5py's")
+            check(int(ts.data["collisions"]) == int(collisions[k]),
+                  f"frame {k}: collisions {ts.data['collisions']}, {collisions[k]}")
+
+
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
+         ("mdanalysis", case_mdanalysis),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
          ("killed_mid_write", case_killed_mid_write), ("init_from", case_init_from),
          ("init_from_damaged_heap", case_init_from_damaged_heap),
