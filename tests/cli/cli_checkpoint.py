@@ -292,11 +292,10 @@ def outcome(d):
         result["traj.xyz"] = [PROVENANCE_KEY.sub("", line) if line.startswith("Lattice=")
                               else line for line in f]
     result["series.csv"] = cli.data_lines(os.path.join(d, "series.csv"), keepends=True)
-    for name in FINAL:
+    for name in FINAL:  # (profile.csv's provenance comments left out)
         path = os.path.join(d, name)
         if os.path.exists(path):
-            with open(path) as f:
-                result[name] = f.read()
+            result[name] = "".join(cli.data_lines(path, keepends=True))
     return result
 
 

@@ -17,6 +17,7 @@ Usage: python3 tests/cli/cli_thermal.py CHOC_EXECUTABLE REPO_ROOT
 import csv
 import math
 import os
+import re
 import sys
 import tempfile
 
@@ -104,6 +105,20 @@ def enskog_lambda(fraction, kT):
     return cli.reference_physics().enskog_transport(fraction, kT)[1]
 
 
+def profile_rows(text):
+    """The slabs of a profile.csv: its provenance comment lines checked (the time series'
+    header: docs/REFERENCE.md, "Profile (CSV)") and left out, every number in shortest
+    round-trip form (more than the 10 significant digits written before, issue 43)."""
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    check(len(comments) >= 8 and comments[0].startswith("# choc_version: ") and
+          "# config:" in comments, f"profile.csv: no provenance header: {comments[:3]}")
+    rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+    digits = max(len(re.sub(r"[^0-9]", "", v.split("e")[0]).lstrip("0"))
+                 for r in rows for v in r.values() if v not in ("", "nan"))
+    check(digits > 10, f"profile.csv: at most {digits} significant digits in any value")
+    return rows
+
+
 def case_driven_against_equilibrium(choc):
     driven, files = run(choc, DRIVEN, ["profile.csv"])
     h = driven["heat_conduction"]
@@ -139,7 +154,7 @@ def case_driven_against_equilibrium(choc):
     print(f"  driven lambda/lambda_E = {driven_ratio:.3f} +- {driven_err:.3f}, equilibrium "
           f"{eq_ratio:.3f} +- {eq_err:.3f}")
 
-    rows = list(csv.DictReader(files["profile.csv"].splitlines()))
+    rows = profile_rows(files["profile.csv"])
     check(len(rows) == 20, f"{len(rows)} slabs, not 20")
     # every particle of every sample is in some slab: sum of n * slab volume is N
     slab_volume = 1.0 * 6.0 * 6.0
@@ -175,7 +190,7 @@ def case_couette_against_equilibrium(choc):
     check(f["shear_rate"] > 0 and f["stress"] < 0, "momentum flows up the velocity gradient")
     # the walls hold the gas near their temperature; the viscous heat warms the middle
     check(1.0 < f["temperature"] < 1.1, f"middle temperature {f['temperature']}")
-    rows = list(csv.DictReader(files["profile.csv"].splitlines()))
+    rows = profile_rows(files["profile.csv"])
     u = [float(r["u_y"]) for r in rows]
     check(all(a < b for a, b in zip(u, u[1:])), f"velocity profile not increasing: {u}")
     check(-0.5 < u[0] < -0.4 and 0.4 < u[-1] < 0.5, f"slip at the walls out of range: {u}")
@@ -210,7 +225,7 @@ profile = "profile.csv"
 """, ["profile.csv"])
     check(summary["heat_conduction"] is None, "heat_conduction without a pair of walls")
     check(summary["valid"], "the run broke an invariant")
-    rows = list(csv.DictReader(files["profile.csv"].splitlines()))
+    rows = profile_rows(files["profile.csv"])
     check(len(rows) == 20 and abs(float(rows[0]["x"]) - 0.25) < 1e-12,
           "the default profile is not 20 slabs along y")
 
@@ -250,7 +265,7 @@ def case_sliding_against_equilibrium(choc):
 
     # the mean velocity along x rises linearly across y at the imposed rate (the slabs'
     # u_x errors are ~0.01, the fitted slope's ~1e-3 of 0.05)
-    rows = list(csv.DictReader(files["profile.csv"].splitlines()))
+    rows = profile_rows(files["profile.csv"])
     ys, us = [float(r["x"]) for r in rows], [float(r["u_x"]) for r in rows]
     fitted = slope(ys, us)
     check(abs(fitted - 0.05) < 0.1 * 0.05, f"profile slope {fitted}, imposed 0.05: {us}")

@@ -143,9 +143,10 @@ class AxialProfile {
     }
 
     // The sampling clock and the sums; the axis and the slabs are the run's (checked).
-    // The CSV of output.profile: one row per slab (its centre x), the averages over every
-    // sample and the standard errors of the complete blocks' averages (empty before two
-    // blocks, or where a block's slab was empty); the temperature empty in an empty slab.
+    // The CSV of output.profile: one row per slab (its centre x), every number in shortest
+    // round-trip form (fmt's "{}"), the averages over every sample and the standard errors of the
+    // complete blocks' averages (empty before two blocks, or where a block's slab was empty); the
+    // temperature empty in an empty slab.
     std::string csv() const {
         static constexpr const char* names[] = {"x", "y", "z"};
         std::string out = "x,density,density_err,packing_fraction,temperature,temperature_err";
@@ -164,15 +165,15 @@ class AxialProfile {
                     v.push_back(*x);
                 }
                 const auto e = weighted_mean(v, std::vector<double>(v.size(), 1.0)).error;
-                return e ? fmt::format("{:.10g}", *e) : "";
+                return e ? fmt::format("{}", *e) : "";
             };
             out +=
-                fmt::format("{:.10g},{:.10g},{},{:.10g},", centre(k), r.density,
+                fmt::format("{},{},{},{},", centre(k), r.density,
                             err([](const Row& b) { return std::optional(b.density); }), r.packing);
-            out += r.temperature ? fmt::format("{:.10g}", *r.temperature) : "";
+            out += r.temperature ? fmt::format("{}", *r.temperature) : "";
             out += "," + err([](const Row& b) { return b.temperature; });
             for (int a = 0; a < D; ++a)
-                out += fmt::format(",{:.10g},{}", r.velocity[a], err([a](const Row& b) {
+                out += fmt::format(",{},{}", r.velocity[a], err([a](const Row& b) {
                                        return b.temperature ? std::optional(b.velocity[a])
                                                             : std::nullopt;
                                    }));

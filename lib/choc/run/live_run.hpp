@@ -315,7 +315,9 @@ class LiveRun final : public Simulation::Impl {
         if (config_.vacf)
             stage("output.vacf", *config_.vacf,
                   vacf_csv().value_or("lag,vacf,vacf_err,normalized,origins\n"));
-        if (config_.profile) stage(config_.profile->key, config_.profile->path, profile_csv());
+        if (config_.profile)
+            stage(config_.profile->key, config_.profile->path,
+                  provenance_header(provenance(config_, options_, started_)) + profile_csv());
 
         const Tally& t = engine_->tally();
         spdlog::info("events: {} pair collisions, {} wall collisions, {} cell crossings, {} "

@@ -69,7 +69,7 @@ std::string one_line(std::string text) {
 
 } // namespace
 
-std::string timeseries_header(const Provenance& p) {
+std::string provenance_header(const Provenance& p) {
     return fmt::format("# choc_version: {}\n# git_commit: {}\n# seed: {}\n# command_line: {}\n"
                        "# started: {}\n# host: {}\n# config:\n{}",
                        version, git_commit, p.seed, json_text(p.command_line), one_line(p.started),

@@ -22,11 +22,12 @@ std::string host_name();
 // Everything but `finished`, which the run sets when it writes the summary.
 Provenance provenance(const Config& config, const RunOptions& options, const std::string& started);
 
-// The time series' header comment (docs/REFERENCE.md, "Time series"): "# key: value" lines
+// The header comment of the time series and the profile CSV (docs/REFERENCE.md, "Time
+// series"): "# key: value" lines
 // for choc_version, git_commit, seed, command_line (a JSON array), started and host, then
 // "# config:" and the resolved TOML, each line as "#   line". `finished` is not known yet:
 // timeseries_footer gives the last line, written when the file is complete.
-std::string timeseries_header(const Provenance& p);
+std::string provenance_header(const Provenance& p);
 std::string timeseries_footer(const std::string& finished);
 
 // The provenance keys of the trajectory's comment lines (docs/REFERENCE.md, "Trajectory"):

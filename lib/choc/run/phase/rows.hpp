@@ -69,7 +69,7 @@ class RowsObserver final : public ObserverFields<RowsObserver<D>, D> {
         if (setup.options.files)
             series_.emplace(
                 config.timeseries->path, names, config.crossing.has_value(),
-                timeseries_header(setup.origin),
+                provenance_header(setup.origin),
                 placement(setup.streams, setup.streams.series, config.timeseries->path));
     }
 
