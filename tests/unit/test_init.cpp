@@ -221,6 +221,11 @@ TEST_CASE("random placement works when dilute and fails fast when impossible") {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     CHECK(msg.find("init.lattice") != std::string::npos);
     CHECK(msg.find("use a lattice") != std::string::npos);
+    // above the jamming limit nothing is tried: the message says the limit, not "0 of 300
+    // placed after 0 attempts"
+    CHECK(msg.find("0.3841") != std::string::npos);
+    CHECK(msg.find("not tried") != std::string::npos);
+    CHECK(msg.find("attempts") == std::string::npos);
     CHECK(took.count() < 10.0);
     // a mixture has no jamming shortcut: the attempt budget stops it
     const auto mix =

@@ -55,19 +55,30 @@ std::vector<Vec<D>> random_packing(const Box<D>& box, const std::vector<double>&
     goal /= space;
     std::size_t attempts = 0, placed = 0;
     double volume = 0.0;
+    // What a user can do instead: a lattice, melted by equilibration.
+    const std::string instead = fmt::format(
+        "for a denser start use a lattice (init.lattice = {}) and melt it with run.equilibrate",
+        D == 3 ? "\"fcc\" or \"sc\"" : "\"hex\" or \"square\"");
     const auto failure = [&](const std::string& why) {
         return InputError(fmt::format(
             "init.lattice = \"random\": random placement failed ({}), with {} of {} particles "
             "placed after {} attempts (packing fraction {:.4g} of the requested {:.4g}); this "
-            "density is too high for random placement, use a lattice (init.lattice = {})",
-            why, placed, n, attempts, volume / space, goal,
-            D == 3 ? "\"fcc\" or \"sc\"" : "\"hex\" or \"square\""));
+            "density is too high for random placement: {}",
+            why, placed, n, attempts, volume / space, goal, instead));
     };
     // Equal particles jam at 0.3841 (3D) and 0.5472 (2D) under random sequential addition:
-    // above that no number of attempts helps.
+    // above that no number of attempts helps, and none is made (the message said "0 of N
+    // placed after 0 attempts", as though it had tried; issue 43).
     const double jamming = D == 3 ? 0.3841 : 0.5472;
     if (largest == *std::min_element(radius.begin(), radius.end()) && goal > jamming)
-        throw failure(fmt::format("equal particles jam at a packing fraction of {}", jamming));
+        throw InputError(fmt::format(
+            "init.lattice = \"random\": the requested packing fraction {:.4g} is above {}, where "
+            "random placement (random sequential addition) of equal particles jams in {}D, so "
+            "it was not tried; in practice it slows down well before ({}); {}",
+            goal, jamming, D,
+            D == 3 ? "about 1 attempt in 600 is accepted at 0.35"
+                   : "about 1 attempt in 50 is accepted at 0.50",
+            instead));
 
     // Near jamming the acceptance rate falls towards zero (about 1 in 35 attempts at 0.30
     // in 3D, 1 in 600 at 0.35; 1 in 50 at 0.50 in 2D): a budget of attempts bounds the time
