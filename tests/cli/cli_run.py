@@ -417,6 +417,25 @@ def case_examples(choc, root):
     check(not problems, "; ".join(problems))
 
 
+def case_scripts_executable(choc, root):
+    """Every script of data/, tests/, fuzz/ and .ci/ that starts with "#!" can be run as
+    README shows it (`data/examples/plot_discs.py ...`): its executable bit is set (the
+    plot scripts' were not; issue 43)."""
+    problems = []
+    for top in ("data", "tests", "fuzz", ".ci"):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                path = os.path.join(d, name)
+                if os.path.islink(path):
+                    continue
+                with open(path, "rb") as f:
+                    if f.read(2) != b"#!":
+                        continue
+                if not os.access(path, os.X_OK):
+                    problems.append(os.path.relpath(path, root))
+    check(not problems, f"scripts with '#!' that are not executable: {sorted(problems)}")
+
+
 def case_interrupt(choc, root):
     """SIGINT stops a long run: exit 130, and the summary covers the part run so far,
     conserving and overlap-free like any other. The run is far too long to finish
@@ -672,6 +691,7 @@ def case_provenance(choc, root):
 
 
 CASES = [
+    ("scripts executable", case_scripts_executable),
     ("3D 1e5 collisions", case_3d),
     ("2D 1e5 collisions", case_2d),
     ("determinism", case_determinism),
