@@ -179,6 +179,28 @@ int collide(const CollideArguments& args, HeldBackSink& sink) {
     }
 }
 
+// An option given to the wrong command, `choc run --jobs 2`: CLI11 says "The following
+// arguments were not expected: 2 --jobs" (issue 43). Say which command has it, or that
+// none does, and where to look.
+std::optional<std::string> misplaced_option(CLI::App& app) {
+    const auto all = app.get_subcommands([](CLI::App*) { return true; });
+    for (CLI::App* command : all) {
+        if (!command->parsed()) continue;
+        for (const std::string& extra : command->remaining()) {
+            if (extra.rfind("--", 0) != 0) continue;
+            const std::string name = extra.substr(0, extra.find('='));
+            const std::string here = "choc " + command->get_name();
+            for (CLI::App* other : all)
+                if (other != command && other->get_option_no_throw(name) != nullptr)
+                    return name + " is an option of `choc " + other->get_name() + "`, not of `" +
+                           here + "` (" + here + " --help lists its options)";
+            return "`" + here + "` has no option " + name + " (" + here +
+                   " --help lists its options)";
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -260,7 +282,7 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
-        return fail("error: ", e.what(), 2);
+        return fail("error: ", misplaced_option(app).value_or(e.what()), 2);
     }
 
     if (collide_command->parsed()) return collide(collide_args, *sink);

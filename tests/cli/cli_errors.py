@@ -787,6 +787,24 @@ CASES = [
         ["--summary: s.csv is also output.timeseries.path"],
     ),
     (
+        "an option of choc sweep given to choc run",
+        config(),
+        ["--jobs", "2"],
+        ["--jobs is an option of `choc sweep`, not of `choc run`"],
+    ),
+    (
+        "an option no command has",
+        config(),
+        ["--bogus"],
+        ["`choc run` has no option --bogus"],
+    ),
+    (
+        "--set cannot add a species",
+        config(),
+        ["--set", "species.1.count=10"],
+        ["cannot add one: add a [[species]] table to the config file"],
+    ),
+    (
         "species temperature not positive",
         config(species='name = "A"\ncount = 108\ntemperature = 0.0'),
         [],

@@ -433,6 +433,16 @@ TEST_CASE("overrides accept name[k] as well as name.k, the spelling of every mes
     // A message about a key set as species[0] says --set, spelt as it was written.
     check_rejected(minimal, "--set: species[0].radius: must be > 0", {"species[0].radius=-1"});
     check_rejected(minimal, "species[3].count: index 3 is out of range", {"species[3].count=1"});
+    // --set cannot add an entry, and says how to (issue 43): a table to an array of tables,
+    // the whole array otherwise
+    check_rejected(minimal,
+                   "species has 1 entry (index 0); --set changes an entry, it cannot add one: "
+                   "add a [[species]] table to the config file",
+                   {"species.1.count=10"});
+    check_rejected(sized_cube,
+                   "box.size has 3 entries (indices 0 to 2); --set changes an entry, it cannot "
+                   "add one: give the whole array (--set box.size=[...])",
+                   {"box.size[3]=1"});
     check_rejected(minimal, "--set species[0.radius=1: expected KEY=VALUE", {"species[0.radius=1"});
     check_rejected(minimal, "--set species[0]x=1: expected KEY=VALUE", {"species[0]x=1"});
     check_rejected(minimal, "--set species[]=1: expected KEY=VALUE", {"species[]=1"});

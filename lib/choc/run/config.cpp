@@ -157,9 +157,17 @@ std::string apply_override(toml::table& root, const std::string& text,
                 std::from_chars(element.data(), element.data() + element.size(), index);
             if (error != std::errc{} || end != element.data() + element.size())
                 fail(shown + " is an array: expected an index, got \"" + element + "\"");
-            if (index >= array->size())
+            if (index >= array->size()) {
+                const std::size_t n = array->size();
                 fail("index " + element + " is out of range: " + shown + " has " +
-                     std::to_string(array->size()) + " entries");
+                     (n == 1 ? std::string("1 entry (index 0)")
+                             : std::to_string(n) + " entries (indices 0 to " +
+                                   std::to_string(n - 1) + ")") +
+                     "; --set changes an entry, it cannot add one: " +
+                     (array->is_array_of_tables()
+                          ? "add a [[" + shown + "]] table to the config file"
+                          : "give the whole array (--set " + shown + "=[...])"));
+            }
             shown += "[" + element + "]";
             if (last) {
                 value.visit(
