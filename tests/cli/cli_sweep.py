@@ -268,6 +268,30 @@ values = ["fcc", "sc", "random"]
         check(table(d, "all") == table(d, "long"), "the extended sweep differs from a long one")
 
 
+def case_moved_directory(choc):
+    """A sweep directory copied elsewhere, or reached from another working directory, is
+    the same sweep: its finished runs are complete, none runs again, and the table is the
+    same (issue 43: a copy given as --output ran everything again, "0 were complete")."""
+    small = GRID.replace("replicas = 2", "replicas = 1").replace(
+        "range = { from = 32, to = 108, count = 3 }", "values = [32]")
+    with tempfile.TemporaryDirectory() as d:
+        setup(d, small, time_limit=1.0)
+        ok(sweep(choc, d, "sweep.toml", "--quiet"), "the sweep")
+        shutil.copytree(os.path.join(d, "grid"), os.path.join(d, "copy"))
+        again = sweep(choc, d, "sweep.toml", "--quiet", "--output", "copy")
+        ok(again, "the sweep on its copy")
+        check("0 runs ran now, 2 were complete" in again.stdout,
+              f"the copy ran again: {again.stdout.strip()}")
+        check(table(d, "copy") == table(d, "grid"), "the copy's table differs")
+        sub = os.path.join(d, "elsewhere")
+        os.mkdir(sub)
+        there = sweep(choc, sub, os.path.join(d, "sweep.toml"), "--quiet", "--output",
+                      os.path.join("..", "grid"))
+        ok(there, "the sweep from another working directory")
+        check("0 runs ran now, 2 were complete" in there.stdout,
+              f"from another directory the runs ran again: {there.stdout.strip()}")
+
+
 def refused(choc, d, text, args, expected, output="bad"):
     with open(os.path.join(d, "bad.toml"), "w") as f:
         f.write(text)
@@ -400,6 +424,7 @@ CASES = [
     ("resume_after_sigkill", case_resume_after_sigkill),
     ("shards_zip_and_extension", case_shards_zip_and_extension),
     ("refusals", case_refusals),
+    ("moved_directory", case_moved_directory),
 ]
 
 

@@ -141,8 +141,13 @@ Checkpoint read_checkpoint(const std::string& path, const std::string& key) {
     return parse_checkpoint(bytes, name);
 }
 
-std::optional<std::string> config_difference(const std::string& checkpointed,
-                                             const std::string& given) {
+namespace {
+
+// The first key at which two resolved configs differ in anything `allowed(key, in_both)`
+// does not let differ.
+template <class Allowed>
+std::optional<std::string> first_difference(const std::string& checkpointed,
+                                            const std::string& given, Allowed&& allowed) {
     std::map<std::string, std::string> a, b;
     flatten(parse_toml(checkpointed, "the checkpoint's config"), "", a);
     flatten(parse_toml(given, "the config"), "", b);
@@ -150,17 +155,34 @@ std::optional<std::string> config_difference(const std::string& checkpointed,
     auto ib = b.begin();
     while (ia != a.end() || ib != b.end()) {
         if (ib == b.end() || (ia != a.end() && ia->first < ib->first)) {
-            if (!may_differ(ia->first, false)) return ia->first;
+            if (!allowed(ia->first, false)) return ia->first;
             ++ia;
         } else if (ia == a.end() || ib->first < ia->first) {
-            if (!may_differ(ib->first, false)) return ib->first;
+            if (!allowed(ib->first, false)) return ib->first;
             ++ib;
         } else {
-            if (ia->second != ib->second && !may_differ(ia->first, true)) return ia->first;
+            if (ia->second != ib->second && !allowed(ia->first, true)) return ia->first;
             ++ia, ++ib;
         }
     }
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> config_difference(const std::string& checkpointed,
+                                             const std::string& given) {
+    return first_difference(checkpointed, given, may_differ);
+}
+
+// Where the outputs go: a different path for an output both configs have (may_differ's
+// paths), nothing else. A sweep's run moved with its sweep directory, or run from another
+// working directory, has other paths and is the same run (issue 43).
+std::optional<std::string> difference_but_paths(const std::string& a, const std::string& b) {
+    return first_difference(a, b, [](const std::string& key, bool in_both) {
+        return in_both && key.rfind("output.", 0) == 0 && key != "output.checkpoint.every" &&
+               key != "output.trajectory.max_bytes" && may_differ(key, in_both);
+    });
 }
 
 } // namespace choc

@@ -40,7 +40,10 @@ Inspection inspect(const SweepRun& run) {
                                             ", which is not a choc summary"));
         }
         const auto config = summary->at("provenance").at("config").get<std::string>();
-        if (config == run.config.resolved && !summary->at("interrupted").get<bool>())
+        // the same config but for where the outputs go: the sweep's directory may have been
+        // moved or copied, or choc run from another working directory (issue 43)
+        if (!difference_but_paths(config, run.config.resolved) &&
+            !summary->at("interrupted").get<bool>())
             return {RunState::complete, text};
     }
     if (fs::exists(run.checkpoint, error)) {
