@@ -292,6 +292,48 @@ def case_moved_directory(choc):
               f"from another directory the runs ran again: {there.stdout.strip()}")
 
 
+def case_inserted_value(choc):
+    """A point is named by its values: a value inserted in an axis runs that point alone,
+    every other point's runs are found complete, and the table lists the points in grid
+    order (issue 43: numbered by position, the points after the insertion were renumbered
+    and the sweep refused to go on). A sweep directory of the numbered layout is refused."""
+    two = """config = "base.toml"
+output = "grid"
+replicas = 1
+collect = ["collision_rate"]
+[[axes]]
+key = "box.packing_fraction"
+values = [0.15, 0.3]
+[[axes]]
+key = "init.lattice"
+values = ["fcc"]
+"""
+    with tempfile.TemporaryDirectory() as d:
+        setup(d, two, time_limit=1.0)
+        ok(sweep(choc, d, "sweep.toml", "--quiet"), "the sweep")
+        check(sorted(os.listdir(os.path.join(d, "grid"))) ==
+              ["p_box.packing_fraction=0.15,init.lattice=fcc",
+               "p_box.packing_fraction=0.3,init.lattice=fcc", "table.csv", "table.json"],
+              f"point directories: {sorted(os.listdir(os.path.join(d, 'grid')))}")
+        first = json.loads(table(d, "grid")[1])["rows"]
+        setup(d, two.replace("[0.15, 0.3]", "[0.15, 0.2, 0.3]"), time_limit=1.0)
+        more = sweep(choc, d, "sweep.toml", "--quiet")
+        ok(more, "the sweep with a value inserted")
+        check("1 runs ran now, 2 were complete" in more.stdout or
+              "1 run ran now, 2 were complete" in more.stdout,
+              f"the inserted value: {more.stdout.strip()}")
+        rows = json.loads(table(d, "grid")[1])["rows"]
+        check([r["axes"]["box.packing_fraction"] for r in rows] == [0.15, 0.2, 0.3],
+              f"table order: {[r['axes'] for r in rows]}")
+        check(rows[0]["results"] == first[0]["results"] and rows[2]["results"] == first[1]["results"],
+              "the finished points' values changed")
+        os.mkdir(os.path.join(d, "old"))
+        os.mkdir(os.path.join(d, "old", "p000"))
+        refusal = sweep(choc, d, "sweep.toml", "--quiet", "--output", "old")
+        check(refusal.returncode == 2 and "numbered by position" in refusal.stderr,
+              f"a numbered sweep directory: exit {refusal.returncode}, {refusal.stderr.strip()}")
+
+
 def refused(choc, d, text, args, expected, output="bad"):
     with open(os.path.join(d, "bad.toml"), "w") as f:
         f.write(text)
@@ -425,6 +467,7 @@ CASES = [
     ("shards_zip_and_extension", case_shards_zip_and_extension),
     ("refusals", case_refusals),
     ("moved_directory", case_moved_directory),
+    ("inserted_value", case_inserted_value),
 ]
 
 

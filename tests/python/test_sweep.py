@@ -74,12 +74,14 @@ def test_from_a_dict_with_overrides(study):
     table = choc.sweep(sweep, overrides={"run.time": 0.5}, jobs=1)
     assert list(table["box.packing_fraction"]) == [0.1, 0.2, 0.3]
     assert list(table["species.0.count"]) == [30, 40, 50]
-    summary = json.loads((study / "d" / "p002" / "r0" / "summary.json").read_text())
+    third = study / "d" / table["directory"][2] / "r0" / "summary.json"
+    assert table["directory"][2] == "p_box.packing_fraction=0.3,species.0.count=50"
+    summary = json.loads(third.read_text())
     assert summary["N"] == 50 and summary["sim_time"] == pytest.approx(0.5)
     # A second call finds every run complete: the same table, nothing run again.
-    before = (study / "d" / "p002" / "r0" / "summary.json").stat().st_mtime_ns
+    before = third.stat().st_mtime_ns
     assert choc.sweep(sweep, overrides={"run.time": 0.5}).equals(table)
-    assert (study / "d" / "p002" / "r0" / "summary.json").stat().st_mtime_ns == before
+    assert third.stat().st_mtime_ns == before
 
 
 def test_errors_have_the_cli_messages(study):

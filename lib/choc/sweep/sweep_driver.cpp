@@ -32,12 +32,18 @@ namespace {
 namespace fs = std::filesystem;
 using PlainJson = nlohmann::json; // (summary.cpp and sweep_table.cpp call ordered_json Json)
 
-// What sweeps write in their directory: run directories (p000, ...), the table, and the
-// table's temporaries (atomic_file.hpp: ".table.csv.choc-PID-RANDOM.tmp").
+// A point directory of the layout before points were named by their values: p000, ...
+bool numbered_point(const std::string& name) {
+    return name.size() > 1 && name[0] == 'p' &&
+           std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// What sweeps write in their directory: point directories (p_KEY=VALUE,...: sweep_file.cpp,
+// point_directory), the table, and the table's temporaries (atomic_file.hpp:
+// ".table.csv.choc-PID-RANDOM.tmp"). A point no longer in the sweep (a value taken out)
+// stays, unread.
 bool sweep_entry(const std::string& name) {
-    if (name.size() > 1 && name[0] == 'p')
-        return std::all_of(name.begin() + 1, name.end(),
-                           [](char c) { return c >= '0' && c <= '9'; });
+    if (name.starts_with("p_")) return true;
     if (name == "table.csv" || name == "table.json") return true;
     return (name.starts_with(".table.csv.choc-") || name.starts_with(".table.json.choc-")) &&
            name.ends_with(".tmp");
@@ -52,6 +58,12 @@ void check_output_directory(const SweepPlan& plan) {
         throw InputError("output: \"" + escaped(plan.output) + "\" is not a directory");
     for (const auto& entry : fs::directory_iterator(plan.output, error)) {
         const std::string name = entry.path().filename().string();
+        if (numbered_point(name))
+            throw InputError("output: \"" + escaped(plan.output) + "\" holds \"" + escaped(name) +
+                             "\", a point directory of a sweep numbered by position; points are "
+                             "now named by their values (p_KEY=VALUE,...), so its runs would all "
+                             "run again: give the sweep another output directory (or move that "
+                             "one away)");
         if (!sweep_entry(name))
             throw InputError("output: \"" + escaped(plan.output) + "\" holds \"" + escaped(name) +
                              "\", which no sweep writes; give the sweep an empty or new "

@@ -14,8 +14,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -157,6 +160,42 @@ std::string digits(std::size_t count, std::size_t least) {
     return std::to_string(std::max(least, std::to_string(count > 0 ? count - 1 : 0).size()));
 }
 
+// A point's directory, named by its values so that inserting a value in an axis leaves
+// every other point's directory, and its finished runs, where they were (issue 43: points
+// numbered by position were renumbered, and the sweep refused to go on). Each axis gives
+// KEY=VALUE, the key as --set's dotted path (species[0].count: species.0.count), a
+// string's quotes dropped, and any character a portable file name lacks as '_'; "p_" and
+// the parts joined by ',': p_box.packing_fraction=0.15,species.0.count=32. A name longer
+// than 120 bytes keeps its first 100 and a hash of the whole. Two points with one name
+// (values differing only in characters replaced) are refused (read_sweep).
+std::string point_directory(const SweepPlan& plan, std::size_t point) {
+    const auto portable = [](std::string text) {
+        for (char& c : text)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+' &&
+                c != '_' && c != '=')
+                c = '_';
+        return text;
+    };
+    std::string name = "p_";
+    for (std::size_t k = 0; k < plan.axes.size(); ++k) {
+        std::string key = plan.axes[k].key;
+        std::erase_if(key, [](char c) { return c == ' ' || c == '\t' || c == ']'; });
+        std::replace(key.begin(), key.end(), '[', '.');
+        std::string value = plan.point_values[point][k];
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+            value.back() == value.front())
+            value = value.substr(1, value.size() - 2);
+        name += (k ? "," : "") + portable(key) + "=" + portable(value);
+    }
+    if (plan.axes.empty()) name = "p_all";
+    if (name.size() > 120) {
+        std::uint64_t hash = 14695981039346656037ull; // FNV-1a of the whole name
+        for (const unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
+        name = fmt::format("{}-{:016x}", name.substr(0, 100), hash);
+    }
+    return name;
+}
+
 // "box.packing_fraction = 0.3, species[0].count = 100"
 std::string point_label(const SweepPlan& plan, std::size_t point) {
     std::string label;
@@ -274,9 +313,17 @@ SweepPlan parse_sweep(const std::string& text, const std::string& path,
         return head == "init";
     });
     plan.runs.reserve(plan.points * plan.replicas); // (a SweepRun is large to move)
-    const std::string point_width = digits(plan.points, 3);
     const std::string replica_width = digits(plan.replicas, 1);
+    std::map<std::string, std::size_t> named; // directory -> the first point of that name
     for (std::size_t p = 0; p < plan.points; ++p) {
+        const std::string directory = point_directory(plan, p);
+        if (const auto [at, fresh] = named.emplace(directory, p); !fresh)
+            throw InputError(escaped(path) + ": points " + std::to_string(at->second) + " (" +
+                             escaped(point_label(plan, at->second)) + ") and " + std::to_string(p) +
+                             " (" + escaped(point_label(plan, p)) +
+                             ") have one directory name, \"" + escaped(directory) +
+                             "\": their values differ only in characters a file name does "
+                             "not hold");
         std::vector<std::string> point;
         for (std::size_t k = 0; k < plan.axes.size(); ++k)
             point.push_back(plan.axes[k].key + "=" + plan.point_values[p][k]);
@@ -289,8 +336,7 @@ SweepPlan parse_sweep(const std::string& text, const std::string& path,
                 run.replica = r;
                 // Replicas differ in init.seed only: the point's seed, then the next ones.
                 run.seed = seed + r;
-                run.directory = (fs::path(plan.output) /
-                                 fmt::format(fmt::runtime("p{:0" + point_width + "}"), p) /
+                run.directory = (fs::path(plan.output) / directory /
                                  fmt::format(fmt::runtime("r{:0" + replica_width + "}"), r))
                                     .string();
                 std::vector<std::string> overrides = point;

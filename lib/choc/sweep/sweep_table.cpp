@@ -113,7 +113,7 @@ std::string sweep_table_csv(const SweepPlan& plan, const std::vector<SweepRow>& 
         csv << "," << csv_text(key) << "," << csv_text(key + "_sem") << "," << csv_text(key + "_n");
     csv << "\n";
     for (const auto& row : rows) {
-        csv << row.point << "," << directory_name(plan, row.point);
+        csv << row.point << "," << csv_text(directory_name(plan, row.point));
         for (const auto& value : plan.point_values[row.point]) csv << "," << csv_field(value);
         csv << "," << row.replicas << "," << row.collapsed << "," << row.invalid;
         for (const auto& e : row.estimates)
