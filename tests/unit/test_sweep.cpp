@@ -103,7 +103,9 @@ TEST_CASE("sweep: points, replicas, seeds and directories") {
     CHECK(run.config.seed == 6);
     CHECK(run.config.species[0].count == 100);
     CHECK(*run.config.packing_fraction == 0.2);
-    const fs::path directory = fs::path("out") / "p003" / "r1";
+    // a point named by its values (issue 43): the same directory wherever it falls in the grid
+    const fs::path directory =
+        fs::path("out") / "p_box.packing_fraction=0.2,species.0.count=100" / "r1";
     CHECK(fs::path(run.directory) == directory);
     CHECK(fs::path(run.config.summary) == directory / "summary.json");
     CHECK(fs::path(*run.config.rdf) == directory / "g" / "r.csv");
@@ -123,7 +125,7 @@ TEST_CASE("sweep: points, replicas, seeds and directories") {
     options.output = "elsewhere";
     const auto set = base.plan("checkpoint_every = 0.5\n", options);
     CHECK(set.runs[0].config.species[0].count == 40);
-    CHECK(fs::path(set.runs[0].directory) == fs::path("elsewhere") / "p000" / "r0");
+    CHECK(fs::path(set.runs[0].directory) == fs::path("elsewhere") / "p_all" / "r0");
     CHECK(*set.runs[0].config.checkpoint->every == 0.5);
 }
 
@@ -137,7 +139,7 @@ TEST_CASE("sweep: histogram series move into each run's directory; ks_pvalue is 
     REQUIRE(plan.runs.size() == 2);
     CHECK(plan.collect == std::vector<std::string>{"velocity_distribution.ks_pvalue"});
     const auto& config = plan.runs[1].config;
-    const fs::path directory = fs::path("out") / "p000" / "r1";
+    const fs::path directory = fs::path("out") / "p_all" / "r1";
     REQUIRE(config.histogram);
     CHECK(fs::path(config.histogram->path) == directory / "h.csv");
     CHECK(config.histogram->every == 0.25);
@@ -256,7 +258,7 @@ TEST_CASE("sweep: the table's statistics") {
     CHECK(csv.substr(0, csv.find('\n')) ==
           "point,directory,box.packing_fraction,replicas,collapsed,invalid,pressure.Z,"
           "pressure.Z_sem,pressure.Z_n,collision_rate,collision_rate_sem,collision_rate_n");
-    CHECK(csv.find("\n0,p000,0.1,3,0,0,3,,1,,,0\n") != std::string::npos);
+    CHECK(csv.find("\n0,p_box.packing_fraction=0.1,0.1,3,0,0,3,,1,,,0\n") != std::string::npos);
 }
 
 } // namespace test_sweep
