@@ -1,5 +1,7 @@
 // parse_config / load_config: values and defaults, one test per kind of bad input (each
 // message must name the key), and --set overrides.
+#include "choc/io/toml_file.hpp"
+
 #include <choc/errors.hpp>
 #include <choc/run/config.hpp>
 #include <choc/run/kernel_errors.hpp>
@@ -711,4 +713,28 @@ TEST_CASE("the kernel's refusal of a box is worded by config key, as before") {
     CHECK(choc::config_worded([] { return 7; }) == 7);
 }
 
+TEST_CASE("the config as run shows each float in its shortest form, and reads back to the bit") {
+    // toml++ as Debian builds it writes 0.1 as 0.10000000000000001 (issue 43)
+    const toml::table doc = toml::parse(R"(
+a = 0.1
+b = 1e-9
+c = [0.3, 100.0, 1e300, 5e-324, -2.5e-7]
+d = { e = 0.7, s = "0.10000000000000001", t = 'x = 0.30000000000000004' }
+n = 42
+)");
+    const std::string text = choc::document_text(doc);
+    CHECK(text.find("a = 0.1\n") != std::string::npos);
+    CHECK(text.find("b = 1e-09") != std::string::npos);
+    CHECK(text.find("100.0") != std::string::npos);
+    CHECK(text.find("n = 42") != std::string::npos);
+    CHECK(text.find("0.69999999999999996") == std::string::npos);
+    // strings are left as they are
+    CHECK(text.find("0.10000000000000001'") != std::string::npos); // (toml++ quotes '...')
+    CHECK(text.find("'x = 0.30000000000000004'") != std::string::npos);
+    const toml::table back = toml::parse(text);
+    CHECK(back == doc);
+    CHECK(back["c"][3].value<double>() == 5e-324);
+}
+
 } // namespace test_config
+

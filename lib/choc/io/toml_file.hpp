@@ -21,4 +21,10 @@ std::string read_text_file(const std::string& path);
 // Throws InputError "SOURCE:LINE:COLUMN: description" on a syntax error.
 toml::table parse_toml(const std::string& text, const std::string& source);
 
+// The TOML text of a document, as toml++ writes it but with every float in its shortest
+// round-trip form: 0.1, not toml++'s 0.10000000000000001 (Debian's toml++ is built without
+// floating-point to_chars and prints 17 significant digits). It reads back to the same
+// document, to the bit.
+std::string document_text(const toml::table& document);
+
 } // namespace choc

@@ -988,9 +988,7 @@ Config parse(const std::string& toml_text, const std::string& source,
     check_sliding(root, config);
     check_rest(root, config);
     check_time_scales(root, config);
-    std::ostringstream text;
-    text << document;
-    config.resolved = text.str();
+    config.resolved = document_text(document); // (floats in shortest round-trip form)
     return config;
 }
 
