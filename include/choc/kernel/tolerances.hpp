@@ -118,7 +118,7 @@ inline constexpr double coplanar_tolerance = 1e-12;
 // wide along the edges two triangles share.
 inline constexpr double patch_gap_tolerance = 1e-6;
 
-// Segment and triangle predictions (Engine::predict_segments, triangle_cells.hpp): a cell's bounds
+// Segment and triangle predictions (SegmentObstacles::predict, triangle_cells.hpp): a cell's bounds
 // carry round-off relative to (radius + cell width); the reach of a particle in a cell is widened
 // by this fraction of it, so that a segment within round-off of the cell is never skipped.
 inline constexpr double cell_bounds_round_off = 1e-9;
