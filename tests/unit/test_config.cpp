@@ -737,4 +737,3 @@ n = 42
 }
 
 } // namespace test_config
-
