@@ -27,9 +27,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -64,6 +66,7 @@ struct RunStats {
     std::uint64_t engine_groups = 0, reference_groups = 0;
     std::uint64_t roundoff_events = 0; // seen by one side only, at round-off approach speed
     std::uint64_t excused = 0;         // segments parted after a round-off decision
+    std::uint64_t busy = 0;            // runs ended busy: the model's cost, not compared
     double worst_dt = 0.0;             // largest time mismatch of matched events / its tolerance
     double worst_state = 0.0;          // largest position / length or velocity / speed mismatch
     bool failed = false;
@@ -177,15 +180,62 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         const double gap = std::max(0.25 * (last - t) / std::max(events, 1.0), 1e-3 * scale.time);
         const double sync = std::min(last + gap, sys.time_limit);
         // Both runs to the sync time get a budget: a run stuck at one instant (events
-        // without end, every one at the same time) is a failure, not a hang.
+        // without end, every one at the same time), or creeping by round-off (4e-11 of time
+        // in 397 million events, issue 40), is a failure, not a hang: its clock moves less
+        // than a thousandth of the way to the sync. One that moves on is busy, and the run
+        // ends there (counted as `busy`, the stretch not compared) if its extra collisions
+        // are the model's: no contact has many more in the engine than in the reference,
+        // run over the same stretch, unless the reference met it only at round-off speed
+        // (where the matching below skips events met by one side only). That is a particle
+        // lying on a floor or a neighbour in bounces below what the velocities resolve,
+        // elastic under TC: the engine's hops decay by the rounding of each contact time,
+        // an inelastic collapse of rounding, where the reference keeps its period (piles2d
+        // seed 228996637911994, n 835: wall restitution 6e-4, a disc bouncing at 1.2e-7
+        // under |g| = 0.29, hops 2.5e-14 high against positions rounded to 1e-16, lost
+        // 0.1 % of its speed a bounce, 100,000 bounces in 6e-4 of time where the reference
+        // has 738). The rest model puts such a particle to rest; the oracle's piles run
+        // without it. Any other excess is a failure: events the physics does not have.
         const std::uint64_t budget = 100 * static_cast<std::uint64_t>(events) + 100000;
         if (engine.run(sync, std::numeric_limits<std::uint64_t>::max(), budget) !=
             Engine::Stop::time) {
+            const double reached = engine.time();
             std::ostringstream s;
             s << "the engine did not reach the sync time " << sync << " within " << budget
-              << " events: stuck at t = " << engine.time() << " (" << per_sync
-              << " collisions took " << events << " events before)";
-            return fail(s.str());
+              << " events (" << per_sync << " collisions took " << events << " before): ";
+            if (reached - last < 1e-3 * (sync - last)) {
+                s << "stuck at t = " << reached;
+                return fail(s.str());
+            }
+            ReferenceSim<D, Motion> probe = ref;
+            const bool arrived = probe.run_until(reached, 10 * budget);
+            struct Count {
+                std::size_t engine = 0, reference = 0, fast = 0; // fast: above round-off
+            };
+            std::map<std::tuple<bool, std::uint32_t, std::uint32_t>, Count> counts;
+            for (const Collision& c : engine_events) ++counts[{c.wall_event, c.a, c.b}].engine;
+            for (const Collision& c : probe.log()) {
+                Count& k = counts[{c.wall_event, c.a, c.b}];
+                ++k.reference;
+                k.fast += c.speed > spec.tolerance * scale.speed;
+            }
+            for (const auto& [k, n] : counts) {
+                const auto [wall, a, b] = k;
+                if (n.engine > 10 * n.reference + 100 && (n.fast > 0 || n.reference == 0)) {
+                    s << n.engine << " collisions of particle " << a
+                      << (wall ? " with obstacle " : " and ") << b << " to t = " << reached
+                      << ", where the reference has " << n.reference << ", " << n.fast
+                      << " of them faster than round-off";
+                    return fail(s.str());
+                }
+            }
+            ++out.busy;
+            if (spec.verbose >= 1)
+                std::fprintf(stderr,
+                             "busy at t = %.17g: %zu collisions since t = %.17g, the "
+                             "reference %zu%s; the run ends here\n",
+                             reached, engine_events.size(), t, probe.log().size(),
+                             arrived ? "" : " before its budget ran out");
+            break;
         }
         ref.set_ambiguity_band(spec.tolerance * scale.speed, spec.tolerance * scale.length);
         const ReferenceSim<D, Motion> start = ref; // for probes of unmatched engine events

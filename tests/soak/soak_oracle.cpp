@@ -118,6 +118,7 @@ constexpr FixedRun fixed_runs[] = {
 struct Totals {
     std::uint64_t runs = 0, collisions = 0, events = 0, syncs = 0, failures = 0;
     std::uint64_t engine_groups = 0, reference_groups = 0, roundoff_events = 0, excused = 0;
+    std::uint64_t busy = 0; // runs ended busy (oracle_run.hpp): the model's cost
     double worst_dt = 0.0, worst_state = 0.0;
     double seconds = 0.0;
 };
@@ -161,6 +162,7 @@ void one_run(const Family& f, const RunSpec& spec, const RunSpec& defaults, Tota
     t.reference_groups += r.reference_groups;
     t.roundoff_events += r.roundoff_events;
     t.excused += r.excused;
+    t.busy += r.busy;
     t.worst_dt = std::max(t.worst_dt, r.worst_dt);
     t.worst_state = std::max(t.worst_state, r.worst_state);
     if (r.failed) {
@@ -175,16 +177,16 @@ void one_run(const Family& f, const RunSpec& spec, const RunSpec& defaults, Tota
 void summary(const std::string& name, const Totals& t) {
     std::printf(
         "%-12s runs %4llu  collisions %9llu  events %9llu  syncs %6llu  worst dt/tol %.1e  "
-        "worst state %.1e  groups %llu/%llu  round-off events %llu  excused %llu  failures %llu  "
-        "(%.0f s)\n",
+        "worst state %.1e  groups %llu/%llu  round-off events %llu  excused %llu  busy %llu  "
+        "failures %llu  (%.0f s)\n",
         name.c_str(), static_cast<unsigned long long>(t.runs),
         static_cast<unsigned long long>(t.collisions), static_cast<unsigned long long>(t.events),
         static_cast<unsigned long long>(t.syncs), t.worst_dt, t.worst_state,
         static_cast<unsigned long long>(t.engine_groups),
         static_cast<unsigned long long>(t.reference_groups),
         static_cast<unsigned long long>(t.roundoff_events),
-        static_cast<unsigned long long>(t.excused), static_cast<unsigned long long>(t.failures),
-        t.seconds);
+        static_cast<unsigned long long>(t.excused), static_cast<unsigned long long>(t.busy),
+        static_cast<unsigned long long>(t.failures), t.seconds);
     std::fflush(stdout);
 }
 
