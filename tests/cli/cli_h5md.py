@@ -610,7 +610,72 @@ def case_mdanalysis(choc):
                   f"frame {k}: collisions {ts.data['collisions']}, {collisions[k]}")
 
 
+def case_unwrapped(choc):
+    """Image counts (H5MD particles/all/image, the XYZ image column): the frames' positions
+    plus image times edges, unwrapped, give the mean-squared displacement choc measures
+    (its time series' msd at the same times), in 2D and 3D; the two formats give the same
+    counts. A dilute gas over 30 time units crosses its box several times."""
+    for dimension in (2, 3):
+        with tempfile.TemporaryDirectory(prefix="choc-h5md-") as d:
+            counts = {}
+            for fmt in ("h5md", "xyz"):
+                out = os.path.join(d, fmt)
+                os.mkdir(out)
+                text = f"""dimension = {dimension}
+[box]
+packing_fraction = 0.03
+[[species]]
+name = "a"
+count = 40
+radius = 0.5
+[init]
+lattice = "random"
+seed = 5
+[run]
+time = 30.0
+[output]
+trajectory = {{ path = "t.{fmt}", every = 1.0, format = "{fmt}" }}
+timeseries = {{ path = "series.csv", every = 1.0 }}
+"""
+                r = run(choc, out, text)
+                check(r.returncode == 0, f"{dimension}D {fmt}: exit {r.returncode}: {r.stderr}")
+                rows = cli.read_rows(os.path.join(out, "series.csv"))
+                if fmt == "h5md":
+                    with h5py.File(os.path.join(out, "t.h5md"), "r") as h5:
+                        p = h5["particles/all"]
+                        x, image = p["position/value"][()], p["image/value"][()]
+                        times = p["position/time"][()]
+                        edges = p["box/edges/value"][()]
+                        check(p["image/value"].dtype == numpy.int64, "image is not int64")
+                        check(list(p["image/time"][()]) == list(times), "image times")
+                    lengths = numpy.array([edges[0][a][a] for a in range(dimension)])
+                else:
+                    frames = cli.read_xyz(os.path.join(out, "t.xyz"))
+                    x = numpy.array([[q[:dimension] for q in f.column("pos")] for f in frames])
+                    image = numpy.array([[q[:dimension] for q in f.column("image", int)]
+                                         for f in frames])
+                    times = [f.time for f in frames]
+                counts[fmt] = (x, image)
+                check(len(times) == 31, f"{len(times)} frames, expected 31")
+                unwrapped = x + image * lengths
+                by_time = {float(r["time"]): float(r["msd"]) for r in rows}
+                for k, t in enumerate(times):
+                    msd = numpy.mean(numpy.sum((unwrapped[k] - unwrapped[0]) ** 2, axis=1))
+                    expected = by_time[float(t)]
+                    # both are sums of the same exact steps: equal to round-off; one count
+                    # wrong by one would move the mean by an edge squared over N, 2 or more
+                    check(abs(msd - expected) <= 1e-9 * max(expected, 1.0),
+                          f"{dimension}D {fmt} frame {k}: MSD from unwrapped frames {msd}, "
+                          f"series msd {expected}")
+                check(numpy.abs(image).max() >= 2,
+                      f"{dimension}D {fmt}: images at most {numpy.abs(image).max()}: a weak test")
+            check(numpy.array_equal(counts["h5md"][0], counts["xyz"][0]) and
+                  numpy.array_equal(counts["h5md"][1], counts["xyz"][1]),
+                  f"{dimension}D: XYZ and H5MD frames or image counts differ")
+
+
 CASES = [("h5md_2d_against_xyz", case_2d), ("h5md_3d_against_xyz", case_3d),
+         ("unwrapped", case_unwrapped),
          ("mdanalysis", case_mdanalysis),
          ("bad_format", case_bad_format), ("checkpoint", case_checkpoint),
          ("killed_mid_write", case_killed_mid_write), ("init_from", case_init_from),

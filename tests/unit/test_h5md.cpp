@@ -75,6 +75,23 @@ std::vector<double> expected_positions(const choc::Box<D>& box, const choc::Part
     return out;
 }
 
+// Image counts that differ by particle, axis and `k` (a frame's number), both signs.
+template <int D>
+choc::ImageCountList<D> images(const choc::Particles<D>& p, int k = 0) {
+    choc::ImageCountList<D> out(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+        for (int a = 0; a < D; ++a)
+            out[i][static_cast<std::size_t>(a)] = static_cast<std::int64_t>(i % 5) - 2 + 3 * a + k;
+    return out;
+}
+template <int D>
+std::vector<long long> flat(const choc::ImageCountList<D>& counts) {
+    std::vector<long long> out;
+    for (const auto& n : counts)
+        for (int a = 0; a < D; ++a) out.push_back(n[static_cast<std::size_t>(a)]);
+    return out;
+}
+
 template <int D>
 std::vector<double> velocities(const choc::Particles<D>& p) {
     std::vector<double> out;
@@ -202,7 +219,8 @@ void check_write_reopen_append() {
     {
         auto file = choc::H5mdFile::create(path, "traj.h5", box, particles, provenance, true, true);
         for (int k = 0; k < 2; ++k) {
-            file.write_frame(box, particles, 0.5 * k, 10u * static_cast<unsigned>(k));
+            file.write_frame(box, particles, 0.5 * k, 10u * static_cast<unsigned>(k),
+                             images(particles, k));
             file.write_observables(row(0.25 * k));
         }
         mark = file.mark();
@@ -210,7 +228,7 @@ void check_write_reopen_append() {
         CHECK(mark.rows == 2);
         CHECK(mark.bytes == std::filesystem::file_size(path));
         CHECK(mark.crc == crc_of(file_bytes(path)));
-        file.write_frame(box, particles, 1.0, 20);
+        file.write_frame(box, particles, 1.0, 20, images(particles, 2));
         file.write_observables(row(0.5));
         file.write_observables(row(0.75));
         CHECK(file.frames() == 3);
@@ -249,7 +267,7 @@ void check_write_reopen_append() {
         auto file = choc::H5mdFile::reopen(path, "traj.h5", D, particles.size(), mark);
         CHECK(file.frames() == 2);
         CHECK(file.rows() == 2);
-        file.write_frame(box, later, 1.0, 99);
+        file.write_frame(box, later, 1.0, 99, images(later, 7));
         file.write_observables(row(0.5));
         CHECK(file.frames() == 3);
         CHECK(file.rows() == 3);
@@ -263,6 +281,16 @@ void check_write_reopen_append() {
     CHECK(slice(position.values, 2, frame_size) == expected_positions(box, later, 1.0));
     CHECK(slice(velocity.values, 1, frame_size) == velocities(particles));
     CHECK(slice(velocity.values, 2, frame_size) == velocities(later));
+    const auto image = read(path, "/particles/all/image/value");
+    CHECK(image.shape == std::vector<hsize_t>{3, particles.size(), D});
+    auto frame_images = [&](std::size_t k) {
+        return std::vector<long long>(image.integers.begin() + static_cast<long>(k * frame_size),
+                                      image.integers.begin() +
+                                          static_cast<long>((k + 1) * frame_size));
+    };
+    CHECK(frame_images(0) == flat<D>(images(particles, 0)));
+    CHECK(frame_images(1) == flat<D>(images(particles, 1)));
+    CHECK(frame_images(2) == flat<D>(images(later, 7)));
     CHECK(read(path, "/particles/all/position/step").integers == std::vector<long long>{0, 1, 2});
     CHECK(read(path, "/particles/all/velocity/time").values == std::vector<double>{0.0, 0.5, 1.0});
     CHECK(read(path, "/observables/collisions/value").integers ==
@@ -352,7 +380,8 @@ void check_killed_writer(bool from_the_mark_before) {
             auto file = choc::H5mdFile::create(path, "traj.h5", box, particles, {}, true, true);
             std::ofstream out(marks, std::ios::binary);
             for (int k = 0; k < 60; ++k) {
-                file.write_frame(box, particles, 0.1 * k, static_cast<unsigned>(k));
+                file.write_frame(box, particles, 0.1 * k, static_cast<unsigned>(k),
+                                 images(particles));
                 file.write_observables(row(0.1 * k));
                 if (k == 29 || k == 44) {
                     const choc::OutputMark m = file.mark();
@@ -361,7 +390,8 @@ void check_killed_writer(bool from_the_mark_before) {
                 }
             }
             file.flush(); // HDF5's writes after the marks on disk, as if it evicted them
-            for (int k = 60; k < 70; ++k) file.write_frame(box, particles, 0.1 * k, 0);
+            for (int k = 60; k < 70; ++k)
+                file.write_frame(box, particles, 0.1 * k, 0, images(particles));
         } catch (...) {
             std::_Exit(3);
         }
@@ -387,7 +417,7 @@ void check_killed_writer(bool from_the_mark_before) {
         auto file = choc::H5mdFile::reopen(path, "traj.h5", 3, particles.size(), mark);
         CHECK(file.frames() == frames);
         CHECK(file.rows() == frames);
-        file.write_frame(box, particles, 100.0, 1000);
+        file.write_frame(box, particles, 100.0, 1000, images(particles));
         file.close("end");
     }
     CHECK(read(path, "/particles/all/position/value").shape[0] == frames + 1);
@@ -434,7 +464,7 @@ TEST_CASE(
     {
         auto file = choc::H5mdFile::create(path, path, box, particles, {}, false, true);
         mark = file.mark();
-        file.write_frame(box, particles, 0.0, 0);
+        file.write_frame(box, particles, 0.0, 0, images(particles));
         file.close("end");
     }
     CHECK(mark.frames == 0);
@@ -442,7 +472,7 @@ TEST_CASE(
         auto file = choc::H5mdFile::reopen(path, path, 3, particles.size(), mark);
         CHECK(file.frames() == 0);
         file.write_observables(row(0.0));
-        file.write_frame(box, particles, 2.0, 7);
+        file.write_frame(box, particles, 2.0, 7, images(particles));
         CHECK(file.frames() == 1);
         CHECK(file.rows() == 1);
         file.close("end");

@@ -427,6 +427,7 @@ struct H5mdFile::State {
     Handle file;
     std::uint64_t frames = 0, rows = 0;
     std::vector<double> position, velocity; // one frame's buffers
+    std::vector<std::int64_t> image;
 
     [[noreturn]] void fail(const std::string& what) const {
         throw InputError(std::string(key) + ": \"" + escaped(shown) + "\": " + what);
@@ -753,7 +754,7 @@ struct H5mdFile::State {
     }
 
     Handle particles_group, observables_group, parameters_group;
-    Element position_element, velocity_element, edges_element, collisions_element;
+    Element position_element, velocity_element, image_element, edges_element, collisions_element;
     // scalar_observables, then species_temperature, then (with output.crossing) crossed
     std::vector<Element> observables;
     static constexpr std::size_t species_at = std::size(scalar_observables);
@@ -792,7 +793,8 @@ struct H5mdFile::State {
 
     // Frame elements: written together, kept at one length.
     std::vector<Element*> frame_elements() {
-        return {&position_element, &velocity_element, &edges_element, &collisions_element};
+        return {&position_element, &velocity_element, &image_element, &edges_element,
+                &collisions_element};
     }
 };
 
@@ -874,6 +876,9 @@ H5mdFile H5mdFile::create(const std::string& file, const std::string& shown, con
     const hsize_t n = particles.size(), d = D;
     s->position_element = s->create_element(all, "position", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
     s->velocity_element = s->create_element(all, "velocity", {n, d}, f64, H5T_NATIVE_DOUBLE, true);
+    // H5MD's periodic image of each particle: position + image * edges is unwrapped.
+    s->image_element =
+        s->create_element(all, "image", {n, d}, H5T_STD_I64LE, H5T_NATIVE_INT64, true);
     std::vector<int> species;
     std::vector<double> mass, radius;
     for (std::uint32_t i = 0; i < particles.size(); ++i) {
@@ -939,6 +944,7 @@ void open_layout(H5mdFile::State& s, int dimension, std::uint64_t particles,
                "D trajectory, the run is " + std::to_string(dimension) + "D");
     s.position_element = s.open_element(all, "position", H5T_NATIVE_DOUBLE);
     s.velocity_element = s.open_element(all, "velocity", H5T_NATIVE_DOUBLE);
+    s.image_element = s.open_element(all, "image", H5T_NATIVE_INT64);
     s.edges_element = s.open_element(box.get(), "edges", H5T_NATIVE_DOUBLE);
     const auto& record = s.position_element.record;
     if (record.size() != 2 || record[1] != static_cast<hsize_t>(dimension))
@@ -1189,17 +1195,21 @@ XyzFrame H5mdFile::last_frame(const std::string& file, const std::string& from_k
 
 template <int D>
 void H5mdFile::write_frame(const Box<D>& box, const Particles<D>& particles, double time,
-                           std::uint64_t collisions) {
+                           std::uint64_t collisions,
+                           const std::type_identity_t<ImageCountList<D>>& images) {
     State& s = *state_;
-    if (D != s.dimension || particles.size() != s.particles)
+    if (D != s.dimension || particles.size() != s.particles || images.size() != s.particles)
         s.fail("a frame of another dimension or particle count than the file's");
     s.position.resize(particles.size() * D);
     s.velocity.resize(particles.size() * D);
+    s.image.resize(particles.size() * D);
     for (std::size_t i = 0; i < particles.size(); ++i) {
         const Vec<D> x = frame_position(box, particles.state[i], time);
         for (int a = 0; a < D; ++a) {
-            s.position[i * D + static_cast<std::size_t>(a)] = x[a];
-            s.velocity[i * D + static_cast<std::size_t>(a)] = particles.state[i].v[a];
+            const std::size_t k = i * D + static_cast<std::size_t>(a);
+            s.position[k] = x[a];
+            s.velocity[k] = particles.state[i].v[a];
+            s.image[k] = images[i][static_cast<std::size_t>(a)];
         }
     }
     std::array<double, D * D> edges{}; // the box vectors: a diagonal matrix
@@ -1208,6 +1218,7 @@ void H5mdFile::write_frame(const Box<D>& box, const Particles<D>& particles, dou
     const auto count = static_cast<std::int64_t>(collisions);
     s.append(s.position_element, s.position.data(), step, time);
     s.append(s.velocity_element, s.velocity.data(), step, time);
+    s.append(s.image_element, s.image.data(), step, time);
     s.append(s.edges_element, edges.data(), step, time);
     s.append(s.collisions_element, &count, step, time);
     ++s.frames;
@@ -1308,7 +1319,9 @@ template H5mdFile H5mdFile::create<2>(const std::string&, const std::string&, co
                                       const Particles<2>&, const Provenance&, bool, bool);
 template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
                                       const Particles<3>&, const Provenance&, bool, bool);
-template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double, std::uint64_t);
-template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double, std::uint64_t);
+template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double, std::uint64_t,
+                                       const ImageCountList<2>&);
+template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double, std::uint64_t,
+                                       const ImageCountList<3>&);
 
 } // namespace choc

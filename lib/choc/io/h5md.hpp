@@ -7,6 +7,8 @@
 //   /particles/all/box      dimension, boundary ("periodic" | "none" per axis); edges
 //                           (element: [frames][D][D], the diagonal matrix of box vectors)
 //   /particles/all/position, velocity      elements: value [frames][N][D], step, time
+//   /particles/all/image                   element: value [frames][N][D] (integers): the
+//                                          box edges crossed, position + image * L unwrapped
 //   /particles/all/species, mass, radius   fixed per particle
 //   /observables/collisions                pair collisions at each frame
 //   /observables/<quantity>                the time-series rows (output.timeseries;
@@ -77,10 +79,12 @@ class H5mdFile {
     ~H5mdFile(); // closes every handle (errors ignored: call close() to see them)
 
     // One frame at simulated time `time`: positions (advanced to `time` and folded into the
-    // box like the XYZ writer's), velocities, box edges and the collision count.
+    // box like the XYZ writer's), velocities, the periodic image counts `images` (one per
+    // particle), box edges and the collision count.
     template <int D>
     void write_frame(const Box<D>& box, const Particles<D>& particles, double time,
-                     std::uint64_t collisions);
+                     std::uint64_t collisions,
+                     const std::type_identity_t<ImageCountList<D>>& images);
 
     // One time-series row under /observables.
     void write_observables(const TimeSeriesRow& row);
@@ -110,8 +114,8 @@ extern template H5mdFile H5mdFile::create<2>(const std::string&, const std::stri
 extern template H5mdFile H5mdFile::create<3>(const std::string&, const std::string&, const Box<3>&,
                                              const Particles<3>&, const Provenance&, bool, bool);
 extern template void H5mdFile::write_frame<2>(const Box<2>&, const Particles<2>&, double,
-                                              std::uint64_t);
+                                              std::uint64_t, const ImageCountList<2>&);
 extern template void H5mdFile::write_frame<3>(const Box<3>&, const Particles<3>&, double,
-                                              std::uint64_t);
+                                              std::uint64_t, const ImageCountList<3>&);
 
 } // namespace choc

@@ -66,15 +66,17 @@ class TrajectoryOutput {
     TrajectoryOutput(const TrajectoryOutput&) = delete;
     TrajectoryOutput& operator=(const TrajectoryOutput&) = delete;
 
-    // The frame at simulated time `time` (positions advanced to it) and the pair
-    // collisions so far; `keys`: the XYZ comment line's provenance (H5MD keeps its own).
+    // The frame at simulated time `time` (positions advanced to it), the particles' image
+    // counts and the pair collisions so far; `keys`: the XYZ comment line's provenance
+    // (H5MD keeps its own).
     void write_frame(const Box<D>& box, const Particles<D>& frame, double time,
-                     std::uint64_t collisions, const std::string& keys) {
+                     std::uint64_t collisions, const std::string& keys,
+                     const ImageCountList<D>& images) {
         if (h5md_) {
-            h5md_->write_frame(box, frame, time, collisions);
+            h5md_->write_frame(box, frame, time, collisions, images);
             return;
         }
-        write_xyz_frame(xyz_->stream(), box, frame, time, keys);
+        write_xyz_frame(xyz_->stream(), box, frame, time, keys, &images);
         xyz_->check(); // a full disk stops the run now, not at its end
     }
 

@@ -56,28 +56,34 @@ std::string xyz_json(const std::string& json_text) {
 
 template <int D>
 void write_xyz_frame(std::ostream& out, const Box<D>& box, const Particles<D>& particles,
-                     double now, std::string_view keys) {
+                     double now, std::string_view keys,
+                     const std::type_identity_t<ImageCountList<D>>* images) {
     fmt::memory_buffer buf;
     auto it = std::back_inserter(buf);
     const double lz = D == 3 ? box.length[D - 1] : 1.0;
     auto flag = [&](int a) { return a < D && box.periodic[a] ? 'T' : 'F'; };
     fmt::format_to(it,
                    "{}\nLattice=\"{} 0 0 0 {} 0 0 0 {}\" "
-                   "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:momenta:R:3 "
+                   "Properties=type:S:1:pos:R:3:velo:R:3:radius:R:1:masses:R:1:momenta:R:3{} "
                    "Time={} pbc=\"{} {} {}\" dimension={}{}{}\n",
-                   particles.size(), box.length[0], box.length[1], lz, now, flag(0), flag(1),
-                   flag(2), D, keys.empty() ? "" : " ", keys);
+                   particles.size(), box.length[0], box.length[1], lz, images ? ":image:I:3" : "",
+                   now, flag(0), flag(1), flag(2), D, keys.empty() ? "" : " ", keys);
     for (std::uint32_t i = 0; i < particles.size(); ++i) {
         const auto& p = particles.state[i];
         const Vec<D> x = frame_position(box, p, now);
         const auto& s = particles.table.species[p.species];
         const double m = s.mass;
         if constexpr (D == 3)
-            fmt::format_to(it, "{} {} {} {} {} {} {} {} {} {} {} {}\n", s.name, x[0], x[1], x[2],
+            fmt::format_to(it, "{} {} {} {} {} {} {} {} {} {} {} {}", s.name, x[0], x[1], x[2],
                            p.v[0], p.v[1], p.v[2], s.radius, m, m * p.v[0], m * p.v[1], m * p.v[2]);
         else
-            fmt::format_to(it, "{} {} {} 0 {} {} 0 {} {} {} {} 0\n", s.name, x[0], x[1], p.v[0],
+            fmt::format_to(it, "{} {} {} 0 {} {} 0 {} {} {} {} 0", s.name, x[0], x[1], p.v[0],
                            p.v[1], s.radius, m, m * p.v[0], m * p.v[1]);
+        if (images) {
+            const auto& n = (*images)[i];
+            fmt::format_to(it, " {} {} {}", n[0], n[1], D == 3 ? n[D - 1] : 0);
+        }
+        buf.push_back('\n');
         if (buf.size() > (1u << 20)) { // keep the buffer small for large systems
             out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
             buf.clear();
@@ -332,8 +338,8 @@ XyzFrame read_last_xyz_frame(const std::string& path) {
 }
 
 template void write_xyz_frame<2>(std::ostream&, const Box<2>&, const Particles<2>&, double,
-                                 std::string_view);
+                                 std::string_view, const ImageCountList<2>*);
 template void write_xyz_frame<3>(std::ostream&, const Box<3>&, const Particles<3>&, double,
-                                 std::string_view);
+                                 std::string_view, const ImageCountList<3>*);
 
 } // namespace choc

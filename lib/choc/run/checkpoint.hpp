@@ -55,7 +55,9 @@ namespace choc {
 // 22: the engine's state from one field list (Engine::fields), in sections: cell lists,
 //     candidate events, rest model, tallies, clock, sliding boundaries; a stream's mark
 //     field by field (no padding)
-inline constexpr std::uint32_t checkpoint_format = 22;
+// 23: the trajectory's observer keeps each particle's periodic image counts, its last
+//     folded position and the time of its next count
+inline constexpr std::uint32_t checkpoint_format = 23;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

@@ -1,7 +1,9 @@
 // output.trajectory: a frame every `every` (extended XYZ or H5MD, io/trajectory.hpp), written
 // in place in a checkpointed run; without files (RunOptions::files) the frames are still
 // taken, for their overlap check. The trajectory's budget (output.trajectory.max_bytes, or
-// half the free space) is checked after each frame.
+// half the free space) is checked after each frame. Each frame carries the particles'
+// periodic image counts (observers/image_counts.hpp), which this observer keeps up between
+// frames as often as the displacement's unwrapping samples (displacement_interval).
 #pragma once
 
 #include "choc/errors.hpp"
@@ -9,6 +11,7 @@
 #include "choc/io/trajectory.hpp"
 #include "choc/io/xyz.hpp"
 #include "choc/kernel/overlap.hpp"
+#include "choc/observers/image_counts.hpp"
 #include "choc/run/phase/observer.hpp"
 #include "choc/run/provenance_text.hpp"
 #include "choc/run/run_limits.hpp"
@@ -63,15 +66,33 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
     }
 
     const char* name() const override { return "output.trajectory"; }
-    double next_time() const override { return frames_.next(start_); }
-    void sample(PhaseStop<D>& now) override { write_frame(now.snapshot()); }
+    double next_time() const override { return std::min(frames_.next(start_), next_count_); }
+    void sample(PhaseStop<D>& now) override {
+        const double t = now.time();
+        if (t >= frames_.next(start_)) {
+            write_frame(now.snapshot());
+        } else if (trajectory_) {
+            std::vector<Vec<D>> x(images_.counts().size());
+            engine_.visit(t, [&](std::uint32_t id, const auto& p) {
+                x[id] = folded_position(engine_.box(), p.x);
+            });
+            images_.advance(engine_.box(), x);
+        }
+        schedule_count(t);
+    }
     template <class Archive>
     void fields(Archive& ar) {
-        ar(start_, frames_.done, frame_overlap_);
+        const std::size_t n = images_.counts().size();
+        ar(start_, frames_.done, frame_overlap_, next_count_, images_);
+        if constexpr (Archive::loading)
+            if (images_.counts().size() != n)
+                throw ArchiveError("the state's image counts do not match its particles");
     }
 
     // The worst overlap in the frames written.
     double frame_overlap() const { return frame_overlap_; }
+    // The largest step between two updates of the image counts, as a fraction of its edge.
+    double largest_image_step() const { return images_.largest_step(); }
     // Where the file stands, for a checkpoint (none unless written in place).
     std::optional<StreamMark> mark() {
         if (!trajectory_ || !trajectory_->in_place()) return std::nullopt;
@@ -102,7 +123,23 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
                 placement(setup.streams, setup.streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(setup.origin);
             budget_ = trajectory_budget(*config.trajectory);
+            const Particles<D> now = engine_.snapshot(engine_.time());
+            std::vector<Vec<D>> x;
+            for (const auto& p : now.state) x.push_back(folded_position(engine_.box(), p.x));
+            images_ = ImageCounts<D>(std::move(x));
+            schedule_count(engine_.time());
         }
+    }
+
+    // The next update of the image counts between frames: before any particle can move an
+    // eighth of the shortest periodic edge at the fastest speed now (never without one).
+    void schedule_count(double t) {
+        if (!trajectory_) return;
+        double fastest = 0.0;
+        engine_.visit(
+            t, [&](std::uint32_t, const auto& p) { fastest = std::max(fastest, norm(p.v)); });
+        const double next = t + displacement_interval(engine_.box(), fastest);
+        next_count_ = next > t ? next : never; // a step below the clock's resolution: never
     }
 
     // At most max_frames frames, the count config.cpp allows for a run of given time; only
@@ -116,8 +153,12 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
         const double t = label_ + (engine_.time() - start_);
         for (auto& p : frame.state) p.t = t;
         if (trajectory_) {
+            std::vector<Vec<D>> x;
+            x.reserve(frame.size());
+            for (const auto& p : frame.state) x.push_back(frame_position(engine_.box(), p, t));
+            images_.advance(engine_.box(), x);
             trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
-                                     frame_keys_.keys(frames_.done));
+                                     frame_keys_.keys(frames_.done), images_.counts());
             // Checked after each frame: the file ends at most one frame past the limit.
             const double written = trajectory_->bytes();
             if (written > budget_.bytes)
@@ -138,6 +179,8 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
     XyzProvenance frame_keys_;
     TrajectoryBudget budget_;
     double frame_overlap_ = 0.0;
+    ImageCounts<D> images_; // with files only
+    double next_count_ = never;
 };
 
 } // namespace choc
