@@ -1,12 +1,14 @@
 // Viscosity, heat conduction and the pressure tensor from the flux moments
 // (lib/choc/observers/transport_windows.hpp): random walks of known growth give back their
 // coefficient, the moments of a fluid drifting as a whole are those of the fluid at rest,
-// and the pressure tensor's error is the spread of its window means.
+// and the pressure tensor's error is the spread of its window means; a coefficient is read
+// at the first lag of its plateau (run/summary_physics.hpp, plateau_lag).
 #include <choc/init/initial_state.hpp>
 #include <choc/kernel/engine.hpp>
 #include <choc/observers/transport_windows.hpp>
 #include <choc/run/config.hpp>
 #include <choc/run/settings_from_config.hpp>
+#include <choc/run/summary_physics.hpp>
 
 #include <doctest/doctest.h>
 
@@ -108,6 +110,39 @@ TEST_CASE("a fluid drifting as a whole has the comoving moments of the fluid at 
         CHECK(std::abs(h1[a] - h0[a]) < 1e-9 * scale);
         CHECK(std::abs(m1.energy[a] - m0.energy[a]) > 0.01 * scale); // the raw H differs
     }
+}
+
+// Lags doubling from 1 (pairs halving from 4096), values v[k], errors growing as sqrt(lag).
+std::vector<choc::WindowLag> ladder(const std::vector<double>& v, double error) {
+    std::vector<choc::WindowLag> out;
+    for (std::size_t k = 0; k < v.size(); ++k)
+        out.push_back({std::ldexp(1.0, static_cast<int>(k)), std::uint64_t{4096} >> k, v[k],
+                       error * std::sqrt(std::ldexp(1.0, static_cast<int>(k)))});
+    return out;
+}
+
+TEST_CASE("a coefficient is read where it stops rising beyond its noise") {
+    // Still rising past the shortest lag allowed (10): 0.93 at 16, 0.97 at 32, 0.985 at 64,
+    // then within the errors (0.0025 sqrt(lag): 0.02 at 64, 0.028 at 128). The first lag of
+    // at least 10 (16) reads 7 % low; the plateau starts at 32, whose next lag rises by
+    // 0.015 against an error of 0.02.
+    const auto rising = ladder({0.2, 0.4, 0.6, 0.8, 0.93, 0.97, 0.985, 0.99, 0.98}, 0.0025);
+    const auto chosen = choc::plateau_lag(rising, 10.0);
+    REQUIRE(chosen.lag);
+    CHECK(chosen.lag->lag == 32.0);
+    CHECK(chosen.lag->value == 0.97);
+    CHECK(chosen.plateau);
+    // A dilute gas: flat from the start within its noise: the first lag of at least 10.
+    const auto flat = ladder({0.5, 0.9, 1.0, 1.01, 1.0, 0.99, 1.02, 1.0, 1.01}, 0.01);
+    CHECK(choc::plateau_lag(flat, 10.0).lag->lag == 16.0);
+    CHECK(choc::plateau_lag(flat, 10.0).plateau);
+    // Rising to the last lag with 16 pairs (256 has 16, 512 has 8): the longest, no plateau.
+    const auto short_run = ladder({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}, 0.001);
+    const auto last = choc::plateau_lag(short_run, 10.0);
+    CHECK(last.lag->lag == 256.0);
+    CHECK_FALSE(last.plateau);
+    // Nothing of at least 10 with 16 pairs: none.
+    CHECK_FALSE(choc::plateau_lag(ladder({0.1, 0.2, 0.3}, 0.01), 10.0).lag);
 }
 
 } // namespace test_transport_windows

@@ -37,7 +37,8 @@ struct TransportCoefficient {
     std::optional<double> value, error; // `windows`' value, unless 2D or too short a run
     std::optional<double> enskog;       // Enskog's value: one species only
     std::vector<WindowLag> lags;
-    std::optional<WindowLag> windows; // the longest lag with enough pairs
+    std::optional<WindowLag> windows; // the lag its value is read at (plateau_lag)
+    bool plateau = false;             // `windows` is where it stopped rising beyond its noise
 };
 
 // A transport coefficient from two thermal walls across one axis (observers/gap_fit.hpp):
@@ -147,9 +148,16 @@ struct Summary {
     std::optional<double> ks_distance, ks_pvalue, kurtosis;
     std::optional<double> mean_free_time;
     std::optional<double> D, D_err; // "diffusion": null unless known
-    // Beside D: the periodic cube's finite-size correction added (Yeh-Hummer, with Enskog's
-    // shear viscosity) and Enskog's D, for an elastic one-species fluid; null otherwise.
-    std::optional<double> D_infinite, D_enskog;
+    // Beside D: D at infinite size with its error (the periodic cube's finite-size
+    // correction added to D from many time origins, or from one without windows), and
+    // Enskog's D, for an elastic one-species fluid; null otherwise.
+    std::optional<double> D_infinite, D_infinite_err, D_enskog;
+    struct FiniteSize {
+        double correction = 0.0;         // Yeh-Hummer's xi kT / (6 pi eta L)
+        bool from_windows = false;       // added to diffusion.windows' D (else to D)
+        bool measured_viscosity = false; // eta the run's shear_viscosity (else Enskog's)
+    };
+    std::optional<FiniteSize> finite_size;
     std::vector<SpeciesDiffusion> species_diffusion; // one per species with particles
     std::vector<WindowLag> diffusion_lags;           // D from many time origins, per lag
     std::optional<WindowLag> diffusion_windows;      // the longest lag with enough pairs

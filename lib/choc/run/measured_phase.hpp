@@ -199,6 +199,7 @@ class MeasuredPhase {
     // Every observer's keys of the summary of the run so far (not for a run found broken).
     void summarise(Summary& s, const SummaryContext<D>& c) const {
         for (const auto& o : observers_) o->summarise(s, c);
+        finite_size_diffusion<D>(s, c); // from D's and the viscosity's keys
     }
 
     // The observer of type O (run/phase/), if the run has one.

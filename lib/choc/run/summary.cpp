@@ -55,6 +55,7 @@ Json transport_json(const std::optional<TransportCoefficient>& c, const std::str
            {"ratio", compared ? number(*c->value / *c->enskog) : Json(nullptr)},
            {"ratio_err", compared && c->error ? number(*c->error / *c->enskog) : Json(nullptr)},
            {"windows", c->windows ? lag_json(*c->windows, name) : Json(nullptr)},
+           {"plateau", c->plateau},
            {"lags", Json::array()}};
     for (const auto& l : c->lags) j["lags"].push_back(lag_json(l, name));
     return j;
@@ -205,14 +206,22 @@ std::string summary_json(const Summary& s) {
     // (in 2D, D from windows lag by lag alone: s.D is null)
     if (s.D || (s.dimension == 2 && !s.diffusion_lags.empty())) {
         const bool compared = s.D_enskog && s.D_infinite;
-        j["diffusion"] = {
-            {"D", number(s.D)},
-            {"D_err", number(s.D_err)},
-            {"D_infinite", number(s.D_infinite)},
-            {"D_enskog", number(s.D_enskog)},
-            {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
-            {"ratio_err", compared && s.D_err ? number(*s.D_err / *s.D_enskog) : Json(nullptr)},
-            {"species", Json::array()}};
+        j["diffusion"] = {{"D", number(s.D)},
+                          {"D_err", number(s.D_err)},
+                          {"D_infinite", number(s.D_infinite)},
+                          {"D_infinite_err", number(s.D_infinite_err)},
+                          {"D_enskog", number(s.D_enskog)},
+                          {"ratio", compared ? number(*s.D_infinite / *s.D_enskog) : Json(nullptr)},
+                          {"ratio_err", compared && s.D_infinite_err
+                                            ? number(*s.D_infinite_err / *s.D_enskog)
+                                            : Json(nullptr)},
+                          {"species", Json::array()}};
+        j["diffusion"]["finite_size"] =
+            s.finite_size
+                ? Json{{"correction", number(s.finite_size->correction)},
+                       {"D_from", s.finite_size->from_windows ? "windows" : "displacement"},
+                       {"eta_from", s.finite_size->measured_viscosity ? "measured" : "enskog"}}
+                : Json(nullptr);
         j["diffusion"]["windows"] =
             s.diffusion_windows ? lag_json(*s.diffusion_windows, "D") : Json(nullptr);
         j["diffusion"]["lags"] = Json::array();

@@ -49,7 +49,8 @@ nlohmann::json layout(const Config& config) {
     Summary s;
     s.dimension = config.dimension;
     s.Z = s.Z_err = s.collision_rate = s.ks_distance = s.ks_pvalue = s.kurtosis = s.mean_free_time =
-        s.D = s.D_err = s.D_infinite = s.D_enskog = 1.0;
+        s.D = s.D_err = s.D_infinite = s.D_infinite_err = s.D_enskog = 1.0;
+    s.finite_size = Summary::FiniteSize{1.0, true, true};
     s.momentum_initial.assign(static_cast<std::size_t>(config.dimension), 0.0);
     s.momentum_final = s.momentum_initial;
     for (const auto& species : config.species) {
