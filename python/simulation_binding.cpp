@@ -110,6 +110,7 @@ class PySimulation {
         RunOptions options;
         options.quiet = true;
         options.files = false;
+        options.report_interrupts = false; // KeyboardInterrupt says it
         std::optional<Simulation> sim;
         bool interrupted = false;
         try {
@@ -189,7 +190,8 @@ measured (time series rows, g(r)) at the same times as choc run would.
 Every array it returns is a fresh copy made at the call (the engine keeps each particle at
 its own time stamp and renumbers them, so nothing can be a view on it), owned by the
 array without a second copy; changing it changes nothing in the run.
-Ctrl-C while the start is built or equilibrated raises KeyboardInterrupt (no Simulation).
+Ctrl-C while the start is built or equilibrated raises KeyboardInterrupt (no Simulation),
+and nothing is printed.
 Raises choc.InputError for bad input, with the CLI's message.)")
         .def(py::init<const py::handle&, const py::handle&>(), py::arg("config"),
              py::arg("overrides") = py::none())

@@ -28,6 +28,11 @@ struct RunOptions {
     // check, time-series rows kept in memory), so the physics and the summary are those of
     // the run that writes them; no output path is checked, no checkpoint written.
     bool files = true;
+    // The command line's words for an interrupt (SIGINT, SIGTERM): "interrupted at t = ...:
+    // the summary covers the part run so far", "checkpoint written: ... (continue with
+    // --continue)". false: the run stops as quietly as it does otherwise, and its caller
+    // reports the interrupt in its own way (Python: KeyboardInterrupt).
+    bool report_interrupts = true;
 };
 
 // Sets up, equilibrates, runs and measures; writes the trajectory and the summary.

@@ -211,6 +211,7 @@ class LiveRun final : public Simulation::Impl {
                 RunOptions quiet;
                 quiet.quiet = true;
                 quiet.files = false;
+                quiet.report_interrupts = false; // (this run reports them)
                 reference_ =
                     std::make_unique<LiveRun<D, Motion>>(config_, quiet, started_, motion, nullptr);
                 if (time() > reference_->time()) {
@@ -452,7 +453,7 @@ class LiveRun final : public Simulation::Impl {
         has_walls_ = engine_->box().has_obstacles();
         if (options_.started) options_.started();
         const bool interrupted_early = InterruptGuard::requested();
-        if (interrupted_early)
+        if (interrupted_early && options_.report_interrupts)
             spdlog::warn("interrupted during start-up: the summary is that of the start");
         // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
         std::function<void(double)> switch_on_tc;
@@ -490,8 +491,9 @@ class LiveRun final : public Simulation::Impl {
             header.config = config_.resolved;
             header.dimension = D;
             header.field = Motion::has_field;
-            checkpoints_ = CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every,
-                                              header, clock_.start, clock_.checkpoints);
+            checkpoints_ =
+                CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every, header,
+                                   clock_.start, clock_.checkpoints, options_.report_interrupts);
         }
 
         base_.dimension = D;
@@ -522,7 +524,7 @@ class LiveRun final : public Simulation::Impl {
                 phase_broken_ = false;
             });
             if (InterruptGuard::requested() && !interrupted_early &&
-                clock_.equilibrated > clock_.start)
+                clock_.equilibrated > clock_.start && options_.report_interrupts)
                 spdlog::warn("interrupted during equilibration: the measured phase is empty");
             engine_->reset_tally();
             timer.emplace(*this);

@@ -79,7 +79,7 @@ class MeasuredPhase {
                   CollapseWatch& watch, const Provenance& origin, CheckpointSchedule& checkpoints,
                   const Streams& streams, double label)
         : engine_(engine), view_(engine), config_(config), watch_(watch), checkpoints_(checkpoints),
-          label_(label),
+          label_(label), report_interrupts_(options.report_interrupts),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
@@ -290,7 +290,7 @@ class MeasuredPhase {
             // the run before its first event.
             if (InterruptGuard::requested()) {
                 // (a signal before the phase began was reported where it arrived)
-                if (begun_)
+                if (begun_ && report_interrupts_)
                     spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
                                  "covers the part run so far",
                                  std::max(0.0, engine_.time() - start_));
@@ -350,7 +350,8 @@ class MeasuredPhase {
     const Config& config_;
     CollapseWatch& watch_;
     CheckpointSchedule& checkpoints_;
-    double label_; // the clock of frames and rows at the phase's start (init.from's time)
+    double label_;           // the clock of frames and rows at the phase's start (init.from's time)
+    bool report_interrupts_; // RunOptions::report_interrupts
     CheckpointSchedule::State state_ = [](ArchiveWriter&) {};
     Progress progress_;
     double start_ = 0.0, end_ = never;
