@@ -23,8 +23,25 @@ namespace choc::python {
 
 namespace {
 
-Config read_config(const py::handle& config, const py::handle& overrides) {
+// A checkpoint's path (continue_from): a str or an os.PathLike.
+std::optional<std::string> checkpoint_path(const py::handle& path) {
+    if (path.is_none()) return std::nullopt;
+    if (py::isinstance<py::str>(path) || py::hasattr(path, "__fspath__"))
+        return py::module_::import("os").attr("fspath")(path).cast<std::string>();
+    throw InputError("continue_from: a checkpoint's path (str or os.PathLike), not " +
+                     py::repr(py::type::of(path)).cast<std::string>());
+}
+
+// The config given, or with none, the one the checkpoint to continue was written with.
+Config read_config(const py::handle& config, const py::handle& overrides,
+                   const std::optional<std::string>& continue_from) {
     const auto sets = override_list(overrides);
+    if (config.is_none()) {
+        if (!continue_from)
+            throw InputError("Simulation: give a config (a path, TOML text or a dict), or "
+                             "continue_from, a checkpoint, to go on with its own config");
+        return checkpoint_config(*continue_from, "continue_from", sets);
+    }
     const auto in = toml_input(config);
     return in.path ? load_config(*in.path, sets) : parse_config(in.text, in.source, sets);
 }
@@ -37,8 +54,9 @@ Config read_config(const py::handle& config, const py::handle& overrides) {
 
 class PySimulation {
   public:
-    PySimulation(const py::handle& config, const py::handle& overrides)
-        : sim_(build(read_config(config, overrides))) {}
+    PySimulation(const py::handle& config, const py::handle& overrides,
+                 const py::handle& continue_from)
+        : PySimulation(config, overrides, checkpoint_path(continue_from)) {}
 
     void run(std::optional<double> time, std::optional<py::int_> collisions) {
         idle("run()");
@@ -89,8 +107,19 @@ class PySimulation {
         return sim_->measurements();
     }
     const Config& config() const { return sim_->config(); } // (fixed at the start)
+    void save(const py::handle& path) {
+        idle("save()");
+        if (!py::isinstance<py::str>(path) && !py::hasattr(path, "__fspath__"))
+            throw InputError("save: a path (str or os.PathLike), not " +
+                             py::repr(py::type::of(path)).cast<std::string>());
+        sim_->save(py::module_::import("os").attr("fspath")(path).cast<std::string>(), "save");
+    }
 
   private:
+    PySimulation(const py::handle& config, const py::handle& overrides,
+                 const std::optional<std::string>& continue_from)
+        : sim_(build(read_config(config, overrides, continue_from), continue_from)) {}
+
     // run() advances the engine with the GIL released, so another Python thread could
     // call into the same Simulation meanwhile: two advances at once corrupted the heap
     // (a segfault, "double free or corruption", a bogus InvariantViolation; issue 41),
@@ -104,13 +133,17 @@ class PySimulation {
                              "independent Simulations may run in threads at once)");
     }
 
-    // The start built and equilibrated with the GIL released; Ctrl-C there raises
-    // KeyboardInterrupt and no Simulation is made.
-    static std::optional<Simulation> build(const Config& config) {
+    // The start built and equilibrated (or the checkpoint restored) with the GIL released;
+    // Ctrl-C there raises KeyboardInterrupt and no Simulation is made.
+    static std::optional<Simulation> build(const Config& config,
+                                           const std::optional<std::string>& continue_from) {
         RunOptions options;
         options.quiet = true;
         options.files = false;
+        options.checkpoints = true;        // output.checkpoint, the one file it writes
         options.report_interrupts = false; // KeyboardInterrupt says it
+        options.continue_from = continue_from;
+        options.continue_key = "continue_from";
         std::optional<Simulation> sim;
         bool interrupted = false;
         try {
@@ -177,7 +210,8 @@ py::object series(const std::optional<std::string>& csv, bool frame) {
 } // namespace
 
 void bind_simulation(py::module_& m) {
-    py::class_<PySimulation>(m, "Simulation", R"(Simulation(config, overrides=None)
+    py::class_<PySimulation>(m, "Simulation",
+                             R"(Simulation(config=None, overrides=None, continue_from=None)
 
 A choc run kept alive between calls (docs/REFERENCE.md, "Python module"): the start is
 built and equilibrated here, then run() advances the measured phase. The physics and
@@ -185,16 +219,22 @@ the summary are those of `choc run` with the same config and seed, to the bit.
 `config`: a TOML file path (str or os.PathLike), TOML text (a str with a newline or an
 "="), or a dict nested like the TOML. `overrides`: a dict {"dotted.key": value} or a
 list of "dotted.key=value" strings, applied like `choc run --set`.
-Writes no file: the [output] paths are not written, but what the config asks for is
-measured (time series rows, g(r)) at the same times as choc run would.
+Writes no file but output.checkpoint (periodic, at an interrupt and at the config's limits,
+as choc run writes it) and what save() writes: the other [output] paths are not written,
+but what the config asks for is measured (time series rows, g(r)) at the same times as
+choc run would. `continue_from`: a checkpoint (output.checkpoint's, or save()'s) to go on
+from, as `choc run --continue`; `config` then must agree with the checkpoint's in all but
+run.time, run.collisions, output.checkpoint and the outputs' paths, and None takes the
+checkpoint's own (with `overrides` applied).
 Every array it returns is a fresh copy made at the call (the engine keeps each particle at
 its own time stamp and renumbers them, so nothing can be a view on it), owned by the
 array without a second copy; changing it changes nothing in the run.
-Ctrl-C while the start is built or equilibrated raises KeyboardInterrupt (no Simulation),
-and nothing is printed.
+Ctrl-C while the start is built or equilibrated (or the checkpoint restored) raises
+KeyboardInterrupt (no Simulation), and nothing is printed.
 Raises choc.InputError for bad input, with the CLI's message.)")
-        .def(py::init<const py::handle&, const py::handle&>(), py::arg("config"),
-             py::arg("overrides") = py::none())
+        .def(py::init<const py::handle&, const py::handle&, const py::handle&>(),
+             py::arg("config") = py::none(), py::arg("overrides") = py::none(),
+             py::arg("continue_from") = py::none())
         .def("run", &PySimulation::run, py::arg("time") = py::none(),
              py::arg("collisions") = py::none(), R"(run(time=None, collisions=None)
 
@@ -205,6 +245,12 @@ a + b does, to the bit. Releases the GIL. Ctrl-C (SIGINT) or SIGTERM stops the r
 next chunk of events and raises KeyboardInterrupt; the state is consistent and another
 run() goes on as if there had been no stop. Raises choc.InelasticCollapse or
 choc.InvariantViolation, after which the run is over (summary() still works).)")
+        .def("save", &PySimulation::save, py::arg("path"), R"(save(path)
+
+Writes a checkpoint of the run now to `path`, in the format of output.checkpoint:
+`choc run CONFIG --continue path` and
+Simulation(config, continue_from=path) go on from it as if the run had never stopped, to
+the bit. Atomic: a file already at `path` stays whole until the new one replaces it.)")
         .def("summary", &PySimulation::summary, R"(summary() -> dict
 
 The run summary so far with exactly the keys of the summary JSON of choc run

@@ -41,7 +41,10 @@ CLI_WORDS = ("interrupted", "summary", "checkpoint written", "measured phase")
 
 
 def test_ctrl_c_then_go_on(tmp_path):
-    child = subprocess.Popen([sys.executable, "-c", CHILD, data("examples", "gas3d.toml")] + SETS,
+    # (with output.checkpoint: the checkpoint at the interrupt is written, quietly)
+    checkpoint = tmp_path / "at_interrupt.chk"
+    sets = SETS + [f'output.checkpoint={{path="{checkpoint}"}}']
+    child = subprocess.Popen([sys.executable, "-c", CHILD, data("examples", "gas3d.toml")] + sets,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=os.environ.copy())
     assert child.stdout.readline().strip() == "ready"
@@ -58,6 +61,9 @@ def test_ctrl_c_then_go_on(tmp_path):
     one = choc.Simulation(data("examples", "gas3d.toml"), SETS)
     one.run()
     assert physics(summary) == physics(one.summary())
+    # the checkpoint at the interrupt was replaced by the one at the run's limits
+    done = choc.Simulation(data("examples", "gas3d.toml"), SETS, continue_from=checkpoint)
+    assert done.time == 50.0
 
 
 def test_python_handlers_come_back():

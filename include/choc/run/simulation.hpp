@@ -53,6 +53,14 @@ struct Measurements {
     std::vector<double> msd_times, msd;
 };
 
+// The config a checkpoint was written with, with `overrides` applied as `--set` (those a
+// continuation may change: run.time, run.collisions, output.checkpoint, ...): for a
+// continuation that goes on with the checkpoint's own config. InputError naming `key` and
+// the file when it is not a checkpoint choc can read; its relative paths (init.from, a
+// mesh) are read from the working directory.
+Config checkpoint_config(const std::string& path, const std::string& key,
+                         const std::vector<std::string>& overrides = {});
+
 class Simulation {
   public:
     // Builds the start (or, with options.continue_from, restores the checkpoint) and
@@ -67,6 +75,12 @@ class Simulation {
     // inelastic collapse ends the run for good: the step says so and every later step
     // ends at once the same way.
     StepEnd advance(const Advance& by = {});
+
+    // Writes a checkpoint of the run now to `path` (atomically: the old file, if any, stays
+    // whole until the new one replaces it), as output.checkpoint would: `choc run
+    // --continue` and a Simulation built with continue_from go on from it to the bit.
+    // `key` names it in errors.
+    void save(const std::string& path, const std::string& key = "save");
 
     // The summary as of now (summary.hpp; wall_seconds counts the time spent in the
     // constructor and in advance).

@@ -57,7 +57,10 @@ namespace choc {
 //     field by field (no padding)
 // 23: the trajectory's observer keeps each particle's periodic image counts, its last
 //     folded position and the time of its next count
-inline constexpr std::uint32_t checkpoint_format = 23;
+// 24: the run's clock keeps the time the last step asked for and the stages begun by
+//     steering (the Python module's Simulation); the trajectory's observer keeps its image
+//     counts without files too
+inline constexpr std::uint32_t checkpoint_format = 24;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it

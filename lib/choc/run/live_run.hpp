@@ -38,6 +38,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -150,11 +151,18 @@ struct RunClock {
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
     double label = 0.0;            // the clock of frames and rows at the measured phase's start
+    // The time since the measured phase began that the last step asked for, when the
+    // engine stands exactly there (NaN otherwise): the next step counts from it, so that a
+    // continued Simulation's run(time=b) stops where the uninterrupted one's does.
+    double asked = std::numeric_limits<double>::quiet_NaN();
+    // The stages begun by steering so far (Simulation::steer, to come: kept in the
+    // checkpoint's format from now on), 0 for the config's own.
+    std::uint64_t stages = 0;
 
     // The checkpoint's fields (archive.hpp), one list for save and restore.
     template <class Archive>
     void fields(Archive& ar) {
-        ar(stage, start, equilibrated, label, checkpoints, wall_seconds);
+        ar(stage, start, equilibrated, label, checkpoints, wall_seconds, asked, stages);
         if (stage != Stage::equilibrating && stage != Stage::measuring)
             throw ArchiveError("the state's stage is damaged");
     }
@@ -345,6 +353,19 @@ class LiveRun final : public Simulation::Impl {
     const std::optional<InelasticCollapse>& collapse() const override { return phase_->collapse(); }
     const std::optional<InvariantViolation>& violation() const override { return violation_; }
 
+    // A checkpoint of the run now, as output.checkpoint's: `choc run --continue` and a
+    // continued Simulation go on from it as if the run had never stopped.
+    void save_checkpoint(const std::string& path, const std::string& key) override {
+        if (violation_)
+            throw InputError(key + " \"" + path +
+                             "\": the run broke a runtime invariant; its state is not saved");
+        Checkpoint c = checkpoint_header();
+        ArchiveWriter out;
+        save(out);
+        c.state = out.bytes();
+        write_checkpoint(path, c, key);
+    }
+
   private:
     StepEnd advance_run(const Advance& by) {
         if (violation_) return StepEnd::violated;
@@ -377,6 +398,7 @@ class LiveRun final : public Simulation::Impl {
             return StepEnd::reached;
 
         Timer timer(*this);
+        step_asked_ = asked; // (a checkpoint at the step's end records it: asked_now)
         guarded([&] {
             phase_broken_ = true;
             phase_->run_to(until, limit);
@@ -384,6 +406,7 @@ class LiveRun final : public Simulation::Impl {
             engine_->check_conservation(); // the stretch since the last maintenance step
             injected_violation();
         });
+        step_asked_.reset();
         time_asked_ = phase_->reached() && asked && engine_->time() == until
                           ? asked
                           : std::optional<double>();
@@ -486,15 +509,10 @@ class LiveRun final : public Simulation::Impl {
                        std::move(rescue));
         if (resume) watch_->fields(*resume);
 
-        if (config_.checkpoint && options_.files) {
-            Checkpoint header;
-            header.config = config_.resolved;
-            header.dimension = D;
-            header.field = Motion::has_field;
-            checkpoints_ =
-                CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every, header,
-                                   clock_.start, clock_.checkpoints, options_.report_interrupts);
-        }
+        if (config_.checkpoint && (options_.files || options_.checkpoints))
+            checkpoints_ = CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every,
+                                              checkpoint_header(), clock_.start, clock_.checkpoints,
+                                              options_.report_interrupts);
 
         base_.dimension = D;
         base_.N = engine_->particles().size();
@@ -550,8 +568,30 @@ class LiveRun final : public Simulation::Impl {
         if (resume) resume->expect(run_tag + 1, "end");
         phase_->checkpoint_state(state);
         if (early_collapse) phase_->stop_at_collapse(*early_collapse);
-        // the phase's clock is the engine's now (a step's time is counted from it)
-        if (engine_->time() == phase_->start()) time_asked_ = 0.0;
+        // the phase's clock is the engine's now (a step's time is counted from it), or where
+        // the last step of the run continued asked it to stop
+        if (engine_->time() == phase_->start())
+            time_asked_ = 0.0;
+        else if (!std::isnan(clock_.asked))
+            time_asked_ = clock_.asked;
+    }
+
+    // What every checkpoint of this run says of it besides its state.
+    Checkpoint checkpoint_header() const {
+        Checkpoint header;
+        header.config = config_.resolved;
+        header.dimension = D;
+        header.field = Motion::has_field;
+        return header;
+    }
+
+    // The time since the phase began that the engine stands at exactly, as a step asked
+    // for it: the last step's, or the one under way at its end (a checkpoint written when
+    // it reached its limits). None elsewhere (a checkpoint between samples).
+    std::optional<double> asked_now() const {
+        for (const auto& asked : {step_asked_, time_asked_})
+            if (asked && engine_->time() == phase_->start() + *asked) return asked;
+        return std::nullopt;
     }
 
     // The whole run's state, for a checkpoint.
@@ -560,6 +600,9 @@ class LiveRun final : public Simulation::Impl {
         RunClock now = clock_;
         now.checkpoints = checkpoints_.done();
         now.wall_seconds = clock_.stage == Stage::measuring ? wall_seconds() : 0.0;
+        now.asked = clock_.stage == Stage::measuring
+                        ? asked_now().value_or(std::numeric_limits<double>::quiet_NaN())
+                        : std::numeric_limits<double>::quiet_NaN();
         now.fields(out);
         engine_->save(out);
         watch_->fields(out);
@@ -718,6 +761,7 @@ class LiveRun final : public Simulation::Impl {
     bool phase_broken_ = false; // ... from equilibration or the measured phase's run itself
     bool stepped_ = false;      // advance was called
     std::optional<double> time_asked_;
+    std::optional<double> step_asked_;            // what the step under way asks for (advance_run)
     std::unique_ptr<Simulation::Impl> reference_; // run.compare_edmd, beside a stepped run
     double wall_ = 0.0;
     std::optional<std::chrono::steady_clock::time_point> since_;

@@ -308,13 +308,15 @@ class MeasuredPhase {
                 return;
             }
             if (stop == Stop::time && target == next_sample()) sample();
-            // The step's limits (the run's own in `choc run`): a checkpoint that a
-            // continuation with larger limits extends (written before the last block
-            // closes, which the continuation reopens).
+            // The step's limits: when they are the run's own (always in `choc run`), a
+            // checkpoint that a continuation with larger limits extends (written before the
+            // last block closes, which the continuation reopens). A Python step to other
+            // limits writes none.
             if ((stop == Stop::time && engine_.time() >= step_until) ||
                 (stop == Stop::collisions && engine_.tally().collisions >= step_limit)) {
                 reached_ = true;
-                checkpoints_.write(state_);
+                if (step_until == end_ && step_limit == collision_limit_)
+                    checkpoints_.write(state_);
             }
             if (stop == Stop::no_events) {
                 spdlog::warn("no further events: every particle moves freely forever or is at "

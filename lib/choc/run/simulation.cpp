@@ -3,8 +3,10 @@
 #include "choc/run/simulation.hpp"
 
 #include "choc/errors.hpp"
+#include "choc/io/output_paths.hpp"
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/motions.hpp"
+#include "choc/message_text.hpp"
 #include "choc/run/checkpoint.hpp"
 #include "choc/run/provenance_text.hpp"
 #include "choc/run/simulation_impl.hpp"
@@ -18,16 +20,17 @@ namespace {
 std::optional<Checkpoint> checkpoint_to_continue(const Config& config, const RunOptions& options) {
     if (!options.continue_from) return std::nullopt;
     const std::string& path = *options.continue_from;
-    Checkpoint c = read_checkpoint(path, "--continue");
+    const std::string& option = options.continue_key;
+    Checkpoint c = read_checkpoint(path, option);
     if (auto key = config_difference(c.config, config.resolved))
-        throw InputError("--continue \"" + path + "\": " + *key +
+        throw InputError(option + " \"" + path + "\": " + *key +
                          ": the config differs from the one the checkpoint was written with "
                          "(a continuation may change only run.time, run.collisions, "
                          "output.checkpoint, output.trajectory.max_bytes and the outputs' "
                          "paths)");
     // (the dimension and the field follow from the config, which matched)
     if (c.dimension != config.dimension)
-        throw InputError("--continue \"" + path + "\": the checkpoint is damaged");
+        throw InputError(option + " \"" + path + "\": the checkpoint is damaged");
     return c;
 }
 
@@ -45,7 +48,20 @@ std::unique_ptr<Simulation::Impl> live_run(const Config& config, const RunOption
 
 } // namespace
 
+Config checkpoint_config(const std::string& path, const std::string& key,
+                         const std::vector<std::string>& overrides) {
+    const Checkpoint c = read_checkpoint(path, key);
+    return parse_config(c.config, key + " \"" + escaped(path) + "\"", overrides);
+}
+
 Simulation::Simulation(const Config& config, const RunOptions& options) {
+    // Without files, the checkpoints are the only output (the Python module): its path is
+    // checked before anything is built, as `choc run` checks every output.
+    if (!options.files && options.checkpoints && config.checkpoint) {
+        std::vector<NamedPath> inputs{{"the config file", config.source}};
+        if (config.from) inputs.push_back({"init.from", *config.from});
+        check_outputs({{"output.checkpoint.path", config.checkpoint->path}}, inputs);
+    }
     const auto resume = checkpoint_to_continue(config, options);
     const Checkpoint* from = resume ? &*resume : nullptr;
     const std::string started = utc_now();
@@ -54,9 +70,13 @@ Simulation::Simulation(const Config& config, const RunOptions& options) {
                                       : live_run<3>(config, options, started, from);
     } catch (const ArchiveError& e) {
         // (a state whose checksum held but that does not fit this config or build)
-        throw InputError("--continue \"" + *options.continue_from +
+        throw InputError(options.continue_key + " \"" + *options.continue_from +
                          "\": the checkpoint cannot be continued: " + e.what());
     }
+}
+
+void Simulation::save(const std::string& path, const std::string& key) {
+    impl_->save_checkpoint(path, key);
 }
 
 Simulation::~Simulation() = default;

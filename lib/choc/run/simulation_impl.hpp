@@ -27,6 +27,7 @@ class Simulation::Impl {
     virtual const Config& config() const = 0;
     virtual const std::optional<InelasticCollapse>& collapse() const = 0;
     virtual const std::optional<InvariantViolation>& violation() const = 0;
+    virtual void save_checkpoint(const std::string& path, const std::string& key) = 0;
 };
 
 namespace live {
