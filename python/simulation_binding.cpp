@@ -12,12 +12,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <new>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace choc::python {
 
@@ -44,6 +47,20 @@ Config read_config(const py::handle& config, const py::handle& overrides,
     }
     const auto in = toml_input(config);
     return in.path ? load_config(*in.path, sets) : parse_config(in.text, in.source, sets);
+}
+
+// A number a steering call takes: finite and >= 0 (> 0 if `positive`).
+double steering_number(const py::handle& value, const std::string& where, bool positive) {
+    double x = 0.0;
+    try {
+        x = value.cast<double>();
+    } catch (const py::cast_error&) {
+        throw InputError(where + ": must be a number, got " + py::repr(value).cast<std::string>());
+    }
+    if (!(std::isfinite(x) && (positive ? x > 0.0 : x >= 0.0)))
+        throw InputError(where + ": must be a finite number " + (positive ? "> 0" : ">= 0") +
+                         ", got " + py::repr(value).cast<std::string>());
+    return x;
 }
 
 // Raises KeyboardInterrupt in Python (the run's state is consistent: it may go on).
@@ -106,7 +123,12 @@ class PySimulation {
         idle("a measurement");
         return sim_->measurements();
     }
-    const Config& config() const { return sim_->config(); } // (fixed at the start)
+    const Config& config() const { return sim_->config(); } // (changed only by steering)
+    std::string config_toml() const {
+        idle("config_toml");
+        return sim_->config().resolved;
+    }
+
     void save(const py::handle& path) {
         idle("save()");
         if (!py::isinstance<py::str>(path) && !py::hasattr(path, "__fspath__"))
@@ -115,10 +137,102 @@ class PySimulation {
         sim_->save(py::module_::import("os").attr("fspath")(path).cast<std::string>(), "save");
     }
 
+    double rescale_temperature(const py::handle& kT) {
+        Steer change;
+        change.key = "rescale_temperature";
+        change.temperature = steering_number(kT, "rescale_temperature: kT", true);
+        const SteerResult r = steer(change);
+        return r.kinetic_after - r.kinetic_before;
+    }
+
+    void set_restitution(const py::handle& restitution, const py::handle& pairs) {
+        Steer change;
+        change.key = "set_restitution";
+        py::dict sets;
+        if (!restitution.is_none())
+            sets["collisions.restitution"] =
+                steering_number(restitution, "set_restitution: restitution", false);
+        if (!pairs.is_none()) {
+            if (!py::isinstance<py::dict>(pairs))
+                throw InputError("set_restitution: pairs: a dict {(\"A\", \"B\"): e, ...}, not " +
+                                 py::repr(py::type::of(pairs)).cast<std::string>());
+            sets["collisions.pair"] = pair_table(pairs.cast<py::dict>());
+        }
+        if (sets.empty()) throw InputError("set_restitution: give restitution, pairs or both");
+        change.sets = override_list(sets);
+        steer(change);
+    }
+
+    void set_field(const py::handle& gravity, const py::handle& drag) {
+        Steer change;
+        change.key = "set_field";
+        py::dict sets;
+        if (!gravity.is_none()) sets["field.gravity"] = gravity;
+        if (!drag.is_none()) sets["field.drag"] = drag;
+        if (sets.empty()) throw InputError("set_field: give gravity, drag or both");
+        change.sets = override_list(sets);
+        steer(change);
+    }
+
   private:
     PySimulation(const py::handle& config, const py::handle& overrides,
                  const std::optional<std::string>& continue_from)
         : sim_(build(read_config(config, overrides, continue_from), continue_from)) {}
+
+    // The per-pair table with `pairs` ({("A", "B"): e}) put in: the config's entries for
+    // other pairs kept, as a list of {a, b, restitution} tables (collisions.pair).
+    py::list pair_table(const py::dict& pairs) const {
+        const Config& c = sim_->config();
+        std::vector<std::tuple<std::string, std::string, py::object>> table;
+        for (const auto& p : c.pair_restitution)
+            table.emplace_back(c.species[p.a].name, c.species[p.b].name, py::float_(p.restitution));
+        for (const auto& [key, value] : pairs) {
+            const std::string where =
+                "set_restitution: pairs[" + py::repr(key).cast<std::string>() + "]";
+            if (!py::isinstance<py::tuple>(key) || py::len(key) != 2 ||
+                !py::isinstance<py::str>(key.cast<py::tuple>()[0]) ||
+                !py::isinstance<py::str>(key.cast<py::tuple>()[1]))
+                throw InputError("set_restitution: pairs: each key is a pair of species names "
+                                 "(\"A\", \"B\"), got " +
+                                 py::repr(key).cast<std::string>());
+            const auto a = key.cast<py::tuple>()[0].cast<std::string>();
+            const auto b = key.cast<py::tuple>()[1].cast<std::string>();
+            const py::object e = py::float_(steering_number(value, where, false));
+            bool found = false;
+            for (auto& [x, y, r] : table)
+                if ((x == a && y == b) || (x == b && y == a)) r = e, found = true;
+            if (!found) table.emplace_back(a, b, e);
+        }
+        py::list out;
+        for (const auto& [a, b, e] : table) {
+            py::dict entry;
+            entry["a"] = a;
+            entry["b"] = b;
+            entry["restitution"] = e;
+            out.append(entry);
+        }
+        return out;
+    }
+
+    // A new stage (Simulation::steer), with choc's handlers recording SIGINT and SIGTERM
+    // (so that a Ctrl-C before it does not cut its set-up short); one during it raises
+    // KeyboardInterrupt once it is over.
+    SteerResult steer(const Steer& change) {
+        idle(change.key.c_str());
+        std::optional<SteerResult> r;
+        bool interrupted = false;
+        {
+            PythonInterrupts interrupts;
+            try {
+                r = sim_->steer(change);
+            } catch (const Interrupted&) {
+                // (a large mesh's lists cut short: the run is as it was)
+            }
+            interrupted = PythonInterrupts::requested();
+        }
+        if (interrupted || !r) raise_interrupt();
+        return *r;
+    }
 
     // run() advances the engine with the GIL released, so another Python thread could
     // call into the same Simulation meanwhile: two advances at once corrupted the heap
@@ -244,13 +358,37 @@ run.collisions (as choc run; nothing more once there). Steps of a and b end wher
 a + b does, to the bit. Releases the GIL. Ctrl-C (SIGINT) or SIGTERM stops the run at its
 next chunk of events and raises KeyboardInterrupt; the state is consistent and another
 run() goes on as if there had been no stop. Raises choc.InelasticCollapse or
-choc.InvariantViolation, after which the run is over (summary() still works).)")
+choc.InvariantViolation, after which the run is over (summary() still works; after a
+collapse a steering call starts a new stage).)")
         .def("save", &PySimulation::save, py::arg("path"), R"(save(path)
 
 Writes a checkpoint of the run now to `path`, in the format of output.checkpoint:
-`choc run CONFIG --continue path` and
+`choc run CONFIG --continue path` (CONFIG as config_toml) and
 Simulation(config, continue_from=path) go on from it as if the run had never stopped, to
 the bit. Atomic: a file already at `path` stays whole until the new one replaces it.)")
+        .def("rescale_temperature", &PySimulation::rescale_temperature, py::arg("kT"),
+             R"(rescale_temperature(kT) -> float
+
+Scales every velocity by one factor so that the kinetic temperature 2 K / (d N) (the
+summary's temperature) is kT, and starts a new stage (below). Returns the kinetic energy
+this added (negative when it cooled).)")
+        .def("set_restitution", &PySimulation::set_restitution, py::arg("restitution") = py::none(),
+             py::arg("pairs") = py::none(),
+             R"(set_restitution(restitution=None, pairs=None)
+
+Sets collisions.restitution and/or per-pair values (`pairs`, a dict {("A", "B"): e}: these
+pairs' entries of collisions.pair set or added, the others kept), and starts a new stage.)")
+        .def("set_field", &PySimulation::set_field, py::arg("gravity") = py::none(),
+             py::arg("drag") = py::none(), R"(set_field(gravity=None, drag=None)
+
+Sets field.gravity (dimension numbers) and/or field.drag, and starts a new stage.
+
+Each steering call (rescale_temperature, set_restitution, set_field) ends the stage under
+way and starts a new one from the state now, as a run from a snapshot starts: a new engine
+from the particles as they stand, no equilibration, a new measured phase (summary,
+measurements, time series, periodic checkpoints and the energy checks from zero), with the
+config's changed keys in config_toml; `time` goes on. A bad value raises choc.InputError
+naming the key, and the run is left as it was.)")
         .def("summary", &PySimulation::summary, R"(summary() -> dict
 
 The run summary so far with exactly the keys of the summary JSON of choc run
@@ -288,6 +426,9 @@ The run summary so far with exactly the keys of the summary JSON of choc run
                                "as the trajectory and the time series label it")
         .def_property_readonly(
             "dimension", [](const PySimulation& s) { return s.config().dimension; }, "2 or 3")
+        .def_property_readonly("config_toml", &PySimulation::config_toml,
+                               "the config as the run has it now (TOML text, the steered keys "
+                               "included): what `choc run --continue` needs beside a checkpoint")
         .def(
             "speed_histogram",
             [](const PySimulation& s, bool frame) {

@@ -88,6 +88,10 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
 // cadence. None if they agree.
 std::optional<std::string> config_difference(const std::string& checkpointed,
                                              const std::string& given);
+// The first key at which two resolved configs differ in anything but the keys for which
+// `allowed(key)` is true. None if they agree.
+std::optional<std::string> config_difference_but(const std::string& a, const std::string& b,
+                                                 bool (*allowed)(const std::string& key));
 // The first key at which two resolved configs differ in anything but the paths of the
 // outputs both have (a sweep's run moved, or run from elsewhere). None if they agree.
 std::optional<std::string> difference_but_paths(const std::string& a, const std::string& b);

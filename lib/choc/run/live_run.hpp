@@ -7,7 +7,9 @@
 #include "choc/errors.hpp"
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/xyz.hpp"
 #include "choc/kernel/ball_volume.hpp"
+#include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -146,7 +148,7 @@ constexpr std::uint32_t run_tag = 0x4e555243; // "CRUN"
 
 struct RunClock {
     Stage stage = Stage::equilibrating;
-    double start = 0.0;            // the time the run began
+    double start = 0.0;            // the time the run (or its stage) began
     double equilibrated = 0.0;     // the time equilibration ends
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
@@ -155,8 +157,7 @@ struct RunClock {
     // engine stands exactly there (NaN otherwise): the next step counts from it, so that a
     // continued Simulation's run(time=b) stops where the uninterrupted one's does.
     double asked = std::numeric_limits<double>::quiet_NaN();
-    // The stages begun by steering so far (Simulation::steer, to come: kept in the
-    // checkpoint's format from now on), 0 for the config's own.
+    // The stages begun by steering so far (Simulation::steer), 0 for the config's own.
     std::uint64_t stages = 0;
 
     // The checkpoint's fields (archive.hpp), one list for save and restore.
@@ -183,13 +184,29 @@ class LiveRun final : public Simulation::Impl {
   public:
     using Phase = MeasuredPhase<D, EngineT>;
 
-    // The engine from the config's start, or (resume) from a checkpoint's state; then the
-    // watch, the checkpoints, equilibration and the measured phase, ready for advance.
+    // The engine from the config's start, or (resume) from a checkpoint's state, or (stage)
+    // from the state a run stood in when it was steered; then the watch, the checkpoints,
+    // equilibration (none for a stage) and the measured phase, ready for advance.
     LiveRun(const Config& config, const RunOptions& options, std::string started, Motion motion,
-            const Checkpoint* resume)
+            const Checkpoint* resume, const StageStart* stage = nullptr)
         : config_(config), options_(options), started_(std::move(started)) {
         std::optional<ArchiveReader> in;
-        if (!resume) {
+        if (stage) {
+            // A new engine from the particles as they stood (every one at time 0 of its
+            // clock), as a run from a snapshot starts: its predictions, restitution table
+            // and field are the new config's; the clock of frames and rows goes on.
+            ArchiveReader bytes(stage->configuration);
+            auto now = restore_configuration<D>(bytes);
+            EngineSettings settings = engine_settings(config_);
+            // the thermal walls draw anew, not the start's draws again
+            settings.thermal_seed ^= 0xbf58476d1ce4e5b9u * stage->stages;
+            engine_.reset(config_worded([&] {
+                return new EngineT(std::move(now.first), std::move(now.second), settings, motion);
+            }));
+            clock_.start = clock_.equilibrated = engine_->time();
+            clock_.label = stage->label;
+            clock_.stages = stage->stages;
+        } else if (!resume) {
             auto start = make_initial_state<D>(config_);
             if (options_.files) check_trajectory_size(config_, start.particles.size());
             engine_.reset(config_worded([&] {
@@ -352,6 +369,8 @@ class LiveRun final : public Simulation::Impl {
     const Config& config() const override { return config_; }
     const std::optional<InelasticCollapse>& collapse() const override { return phase_->collapse(); }
     const std::optional<InvariantViolation>& violation() const override { return violation_; }
+    const RunOptions& options() const override { return options_; }
+    const std::string& started() const override { return started_; }
 
     // A checkpoint of the run now, as output.checkpoint's: `choc run --continue` and a
     // continued Simulation go on from it as if the run had never stopped.
@@ -364,6 +383,47 @@ class LiveRun final : public Simulation::Impl {
         save(out);
         c.state = out.bytes();
         write_checkpoint(path, c, key);
+    }
+
+    // The state a new stage starts from (Simulation::steer): the particles now, in the
+    // start's order, with their velocities scaled to kinetic temperature `kT` if given.
+    StageStart stage_start(std::optional<double> kT, const std::string& key) const override {
+        if (violation_)
+            throw InputError(key + ": the run broke a runtime invariant; it cannot go on");
+        if (reference_)
+            throw InputError(key + ": run.compare_edmd: a time-stepped run compared with its "
+                                   "event-driven twin cannot be steered");
+        if (engine_->box().sheared())
+            throw InputError(key + ": box.shear_rate: a run under sliding boundaries cannot be "
+                                   "steered (the images' offset would jump)");
+        const Particles<D> now = engine_->snapshot(engine_->time());
+        const auto before = sums_of(now);
+        const double n = static_cast<double>(now.size());
+        double scale = 1.0;
+        if (kT) {
+            // kT = 2 K / (d N), the summary's temperature (kinetic.hpp): every velocity
+            // times sqrt(kT / kT now) gives K' = K kT / kT now, to round-off; the momentum
+            // is scaled alike (zero stays zero, to round-off).
+            const double kT_now = temperature(before.kinetic, n, D);
+            if (!(kT_now > 0.0))
+                throw InputError(key + ": every particle is at rest (kT = 0): there is no "
+                                       "velocity to scale");
+            scale = std::sqrt(*kT / kT_now);
+        }
+        Particles<D> start;
+        start.table = now.table;
+        start.state.reserve(now.size());
+        for (const auto& p : now.state)
+            start.add(folded_position(engine_->box(), p.x), p.v * scale, p.species);
+        StageStart s;
+        ArchiveWriter out;
+        save_configuration(out, engine_->box(), start);
+        s.configuration = out.bytes();
+        s.label = time();
+        s.stages = clock_.stages + 1;
+        s.kinetic_before = before.kinetic;
+        s.kinetic_after = sums_of(start).kinetic;
+        return s;
     }
 
   private:
@@ -771,11 +831,11 @@ class LiveRun final : public Simulation::Impl {
 template <int D, class M>
 std::unique_ptr<Simulation::Impl> live_run_for(const Config& config, const RunOptions& options,
                                                const std::string& started, M motion,
-                                               const Checkpoint* resume) {
+                                               const Checkpoint* resume, const StageStart* stage) {
     if (config.integrator == Integrator::timestep)
         return std::make_unique<LiveRun<D, M, StepEngine<D, M>>>(config, options, started, motion,
-                                                                 resume);
-    return std::make_unique<LiveRun<D, M>>(config, options, started, motion, resume);
+                                                                 resume, stage);
+    return std::make_unique<LiveRun<D, M>>(config, options, started, motion, resume, stage);
 }
 
 } // namespace live

@@ -38,12 +38,20 @@ std::optional<Checkpoint> checkpoint_to_continue(const Config& config, const Run
 // field-free engine pays nothing for fields it does not have).
 template <int D>
 std::unique_ptr<Simulation::Impl> live_run(const Config& config, const RunOptions& options,
-                                           const std::string& started, const Checkpoint* resume) {
+                                           const std::string& started, const Checkpoint* resume,
+                                           const live::StageStart* stage = nullptr) {
     Vec<D> g;
     for (int a = 0; a < D; ++a) g[a] = config.gravity.empty() ? 0.0 : config.gravity[a];
     if (norm2(g) == 0.0 && config.drag == 0.0)
-        return live::live_run_for<D>(config, options, started, Ballistic<D>{}, resume);
-    return live::live_run_for<D>(config, options, started, Field<D>(g, config.drag), resume);
+        return live::live_run_for<D>(config, options, started, Ballistic<D>{}, resume, stage);
+    return live::live_run_for<D>(config, options, started, Field<D>(g, config.drag), resume, stage);
+}
+
+// The keys a stage may change (Simulation::steer): restitution between particles, per pair
+// too, and the field.
+bool steerable(const std::string& key) {
+    return key == "collisions.restitution" || key.rfind("collisions.pair[", 0) == 0 ||
+           key == "field.gravity" || key == "field.drag";
 }
 
 } // namespace
@@ -73,6 +81,43 @@ Simulation::Simulation(const Config& config, const RunOptions& options) {
         throw InputError(options.continue_key + " \"" + *options.continue_from +
                          "\": the checkpoint cannot be continued: " + e.what());
     }
+}
+
+SteerResult Simulation::steer(const Steer& change) {
+    const Config& now = impl_->config();
+    Config next = now;
+    if (!change.sets.empty()) {
+        // The config read again with the change, so that every check of a config applies
+        // to it (ranges, the field's time scales, the rest model's need of gravity); only
+        // the steered keys are taken from it, everything else stays as the run has it.
+        const Config read = [&] {
+            try {
+                return load_config_text(now.resolved, now.source, change.sets);
+            } catch (const InputError& e) {
+                // "--set: key: ..." names the call instead: the caller gave no --set
+                const std::string what = e.what();
+                const std::string set = "--set: ";
+                if (what.rfind(set, 0) != 0) throw;
+                throw InputError(change.key + ": " + what.substr(set.size()));
+            }
+        }();
+        if (auto key = config_difference_but(now.resolved, read.resolved, steerable))
+            throw InputError(change.key + ": " + *key +
+                             ": cannot change between stages (only collisions.restitution, "
+                             "collisions.pair, field.gravity and field.drag can)");
+        next.restitution = read.restitution;
+        next.pair_restitution = read.pair_restitution;
+        next.gravity = read.gravity;
+        next.drag = read.drag;
+        next.resolved = read.resolved;
+    }
+    const live::StageStart start = impl_->stage_start(change.temperature, change.key);
+    // Built whole before it replaces the run: a failure leaves the run as it was.
+    auto stage = next.dimension == 2
+                     ? live_run<2>(next, impl_->options(), impl_->started(), nullptr, &start)
+                     : live_run<3>(next, impl_->options(), impl_->started(), nullptr, &start);
+    impl_ = std::move(stage);
+    return {start.kinetic_before, start.kinetic_after};
 }
 
 void Simulation::save(const std::string& path, const std::string& key) {
