@@ -53,6 +53,30 @@ struct Measurements {
     std::vector<double> msd_times, msd;
 };
 
+// A change between stages of a run (Simulation::steer): config keys a physicist changes
+// between stages, as `--set` overrides ("collisions.restitution=0.8",
+// "field.gravity=[0, -1]"; only collisions.restitution, collisions.pair, field.gravity
+// and field.drag), and the kinetic temperature kT = 2 K / (d N) to scale every velocity to.
+struct Steer {
+    std::vector<std::string> sets;
+    std::optional<double> temperature;
+    std::string key = "steer"; // names the call in errors
+};
+
+// The kinetic energy just before a change and as the new stage starts: what a rescale
+// of the velocities gave the particles (the same for any other change).
+struct SteerResult {
+    double kinetic_before = 0.0, kinetic_after = 0.0;
+};
+
+// The config a checkpoint was written with, with `overrides` applied as `--set` (those a
+// continuation may change: run.time, run.collisions, output.checkpoint, ...): for a
+// continuation that goes on with the checkpoint's own config. InputError naming `key` and
+// the file when it is not a checkpoint choc can read; its relative paths (init.from, a
+// mesh) are read from the working directory.
+Config checkpoint_config(const std::string& path, const std::string& key,
+                         const std::vector<std::string>& overrides = {});
+
 class Simulation {
   public:
     // Builds the start (or, with options.continue_from, restores the checkpoint) and
@@ -67,6 +91,22 @@ class Simulation {
     // inelastic collapse ends the run for good: the step says so and every later step
     // ends at once the same way.
     StepEnd advance(const Advance& by = {});
+
+    // Ends the stage under way and starts a new one from the state now, with the change:
+    // a new engine from the particles as they stand (velocities scaled to the
+    // temperature asked for), no equilibration, the new config's restitution and field, a
+    // new measured phase (the summary, the observers, the periodic checkpoints and
+    // the energy checks from zero); the clock of time() goes on. Throws InputError for a
+    // key that may not change or a bad value (naming it), for a run that broke an
+    // invariant, under sliding boundaries and with run.compare_edmd; the run is then
+    // unchanged.
+    SteerResult steer(const Steer& change);
+
+    // Writes a checkpoint of the run now to `path` (atomically: the old file, if any, stays
+    // whole until the new one replaces it), as output.checkpoint would: `choc run
+    // --continue` and a Simulation built with continue_from go on from it to the bit.
+    // `key` names it in errors.
+    void save(const std::string& path, const std::string& key = "save");
 
     // The summary as of now (summary.hpp; wall_seconds counts the time spent in the
     // constructor and in advance).

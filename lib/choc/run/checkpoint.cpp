@@ -175,6 +175,11 @@ std::optional<std::string> config_difference(const std::string& checkpointed,
     return first_difference(checkpointed, given, may_differ);
 }
 
+std::optional<std::string> config_difference_but(const std::string& a, const std::string& b,
+                                                 bool (*allowed)(const std::string& key)) {
+    return first_difference(a, b, [allowed](const std::string& key, bool) { return allowed(key); });
+}
+
 // Where the outputs go: a different path for an output both configs have (may_differ's
 // paths), nothing else. A sweep's run moved with its sweep directory, or run from another
 // working directory, has other paths and is the same run (issue 43).

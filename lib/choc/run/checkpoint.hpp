@@ -57,7 +57,10 @@ namespace choc {
 //     field by field (no padding)
 // 23: the trajectory's observer keeps each particle's periodic image counts, its last
 //     folded position and the time of its next count
-inline constexpr std::uint32_t checkpoint_format = 23;
+// 24: the run's clock keeps the time the last step asked for and the stages begun by
+//     steering (the Python module's Simulation); the trajectory's observer keeps its image
+//     counts without files too
+inline constexpr std::uint32_t checkpoint_format = 24;
 
 struct Checkpoint {
     std::string version, commit; // of the choc that wrote it
@@ -85,6 +88,10 @@ Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
 // cadence. None if they agree.
 std::optional<std::string> config_difference(const std::string& checkpointed,
                                              const std::string& given);
+// The first key at which two resolved configs differ in anything but the keys for which
+// `allowed(key)` is true. None if they agree.
+std::optional<std::string> config_difference_but(const std::string& a, const std::string& b,
+                                                 bool (*allowed)(const std::string& key));
 // The first key at which two resolved configs differ in anything but the paths of the
 // outputs both have (a sweep's run moved, or run from elsewhere). None if they agree.
 std::optional<std::string> difference_but_paths(const std::string& a, const std::string& b);

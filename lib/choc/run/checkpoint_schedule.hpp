@@ -26,10 +26,11 @@ class CheckpointSchedule {
     CheckpointSchedule() = default; // no checkpoints
     // `header`: the config, dimension and field of every checkpoint; `start`: the time
     // the run began at; `done`: periodic checkpoints written so far (a continuation's).
+    // `report`: say at an interrupt where the checkpoint went (the command line's words).
     CheckpointSchedule(std::string path, std::optional<double> every, Checkpoint header,
-                       double start, std::uint64_t done)
+                       double start, std::uint64_t done, bool report = true)
         : path_(std::move(path)), every_(every), header_(std::move(header)), start_(start),
-          done_(done) {}
+          done_(done), report_(report) {}
 
     bool on() const { return !path_.empty(); }
     std::uint64_t done() const { return done_; }
@@ -48,7 +49,7 @@ class CheckpointSchedule {
         if (!on() || interrupt_written_) return;
         interrupt_written_ = true;
         write(state);
-        spdlog::warn("checkpoint written: {} (continue with --continue)", path_);
+        if (report_) spdlog::warn("checkpoint written: {} (continue with --continue)", path_);
     }
     void write(const State& state) {
         if (!on()) return;
@@ -66,6 +67,7 @@ class CheckpointSchedule {
     double start_ = 0.0;
     std::uint64_t done_ = 0;
     bool interrupt_written_ = false;
+    bool report_ = true;
 };
 
 } // namespace choc

@@ -7,7 +7,9 @@
 #include "choc/errors.hpp"
 #include "choc/init/initial_state.hpp"
 #include "choc/io/atomic_file.hpp"
+#include "choc/io/xyz.hpp"
 #include "choc/kernel/ball_volume.hpp"
+#include "choc/kernel/configuration_archive.hpp"
 #include "choc/kernel/engine.hpp"
 #include "choc/kernel/kinetic.hpp"
 #include "choc/kernel/overlap.hpp"
@@ -38,6 +40,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -145,16 +148,22 @@ constexpr std::uint32_t run_tag = 0x4e555243; // "CRUN"
 
 struct RunClock {
     Stage stage = Stage::equilibrating;
-    double start = 0.0;            // the time the run began
+    double start = 0.0;            // the time the run (or its stage) began
     double equilibrated = 0.0;     // the time equilibration ends
     std::uint64_t checkpoints = 0; // periodic checkpoints written
     double wall_seconds = 0.0;     // of the measured phase before this process
     double label = 0.0;            // the clock of frames and rows at the measured phase's start
+    // The time since the measured phase began that the last step asked for, when the
+    // engine stands exactly there (NaN otherwise): the next step counts from it, so that a
+    // continued Simulation's run(time=b) stops where the uninterrupted one's does.
+    double asked = std::numeric_limits<double>::quiet_NaN();
+    // The stages begun by steering so far (Simulation::steer), 0 for the config's own.
+    std::uint64_t stages = 0;
 
     // The checkpoint's fields (archive.hpp), one list for save and restore.
     template <class Archive>
     void fields(Archive& ar) {
-        ar(stage, start, equilibrated, label, checkpoints, wall_seconds);
+        ar(stage, start, equilibrated, label, checkpoints, wall_seconds, asked, stages);
         if (stage != Stage::equilibrating && stage != Stage::measuring)
             throw ArchiveError("the state's stage is damaged");
     }
@@ -175,13 +184,29 @@ class LiveRun final : public Simulation::Impl {
   public:
     using Phase = MeasuredPhase<D, EngineT>;
 
-    // The engine from the config's start, or (resume) from a checkpoint's state; then the
-    // watch, the checkpoints, equilibration and the measured phase, ready for advance.
+    // The engine from the config's start, or (resume) from a checkpoint's state, or (stage)
+    // from the state a run stood in when it was steered; then the watch, the checkpoints,
+    // equilibration (none for a stage) and the measured phase, ready for advance.
     LiveRun(const Config& config, const RunOptions& options, std::string started, Motion motion,
-            const Checkpoint* resume)
+            const Checkpoint* resume, const StageStart* stage = nullptr)
         : config_(config), options_(options), started_(std::move(started)) {
         std::optional<ArchiveReader> in;
-        if (!resume) {
+        if (stage) {
+            // A new engine from the particles as they stood (every one at time 0 of its
+            // clock), as a run from a snapshot starts: its predictions, restitution table
+            // and field are the new config's; the clock of frames and rows goes on.
+            ArchiveReader bytes(stage->configuration);
+            auto now = restore_configuration<D>(bytes);
+            EngineSettings settings = engine_settings(config_);
+            // the thermal walls draw anew, not the start's draws again
+            settings.thermal_seed ^= 0xbf58476d1ce4e5b9u * stage->stages;
+            engine_.reset(config_worded([&] {
+                return new EngineT(std::move(now.first), std::move(now.second), settings, motion);
+            }));
+            clock_.start = clock_.equilibrated = engine_->time();
+            clock_.label = stage->label;
+            clock_.stages = stage->stages;
+        } else if (!resume) {
             auto start = make_initial_state<D>(config_);
             if (options_.files) check_trajectory_size(config_, start.particles.size());
             engine_.reset(config_worded([&] {
@@ -211,6 +236,7 @@ class LiveRun final : public Simulation::Impl {
                 RunOptions quiet;
                 quiet.quiet = true;
                 quiet.files = false;
+                quiet.report_interrupts = false; // (this run reports them)
                 reference_ =
                     std::make_unique<LiveRun<D, Motion>>(config_, quiet, started_, motion, nullptr);
                 if (time() > reference_->time()) {
@@ -343,6 +369,62 @@ class LiveRun final : public Simulation::Impl {
     const Config& config() const override { return config_; }
     const std::optional<InelasticCollapse>& collapse() const override { return phase_->collapse(); }
     const std::optional<InvariantViolation>& violation() const override { return violation_; }
+    const RunOptions& options() const override { return options_; }
+    const std::string& started() const override { return started_; }
+
+    // A checkpoint of the run now, as output.checkpoint's: `choc run --continue` and a
+    // continued Simulation go on from it as if the run had never stopped.
+    void save_checkpoint(const std::string& path, const std::string& key) override {
+        if (violation_)
+            throw InputError(key + " \"" + path +
+                             "\": the run broke a runtime invariant; its state is not saved");
+        Checkpoint c = checkpoint_header();
+        ArchiveWriter out;
+        save(out);
+        c.state = out.bytes();
+        write_checkpoint(path, c, key);
+    }
+
+    // The state a new stage starts from (Simulation::steer): the particles now, in the
+    // start's order, with their velocities scaled to kinetic temperature `kT` if given.
+    StageStart stage_start(std::optional<double> kT, const std::string& key) const override {
+        if (violation_)
+            throw InputError(key + ": the run broke a runtime invariant; it cannot go on");
+        if (reference_)
+            throw InputError(key + ": run.compare_edmd: a time-stepped run compared with its "
+                                   "event-driven twin cannot be steered");
+        if (engine_->box().sheared())
+            throw InputError(key + ": box.shear_rate: a run under sliding boundaries cannot be "
+                                   "steered (the images' offset would jump)");
+        const Particles<D> now = engine_->snapshot(engine_->time());
+        const auto before = sums_of(now);
+        const double n = static_cast<double>(now.size());
+        double scale = 1.0;
+        if (kT) {
+            // kT = 2 K / (d N), the summary's temperature (kinetic.hpp): every velocity
+            // times sqrt(kT / kT now) gives K' = K kT / kT now, to round-off; the momentum
+            // is scaled alike (zero stays zero, to round-off).
+            const double kT_now = temperature(before.kinetic, n, D);
+            if (!(kT_now > 0.0))
+                throw InputError(key + ": every particle is at rest (kT = 0): there is no "
+                                       "velocity to scale");
+            scale = std::sqrt(*kT / kT_now);
+        }
+        Particles<D> start;
+        start.table = now.table;
+        start.state.reserve(now.size());
+        for (const auto& p : now.state)
+            start.add(folded_position(engine_->box(), p.x), p.v * scale, p.species);
+        StageStart s;
+        ArchiveWriter out;
+        save_configuration(out, engine_->box(), start);
+        s.configuration = out.bytes();
+        s.label = time();
+        s.stages = clock_.stages + 1;
+        s.kinetic_before = before.kinetic;
+        s.kinetic_after = sums_of(start).kinetic;
+        return s;
+    }
 
   private:
     StepEnd advance_run(const Advance& by) {
@@ -376,6 +458,7 @@ class LiveRun final : public Simulation::Impl {
             return StepEnd::reached;
 
         Timer timer(*this);
+        step_asked_ = asked; // (a checkpoint at the step's end records it: asked_now)
         guarded([&] {
             phase_broken_ = true;
             phase_->run_to(until, limit);
@@ -383,6 +466,7 @@ class LiveRun final : public Simulation::Impl {
             engine_->check_conservation(); // the stretch since the last maintenance step
             injected_violation();
         });
+        step_asked_.reset();
         time_asked_ = phase_->reached() && asked && engine_->time() == until
                           ? asked
                           : std::optional<double>();
@@ -452,7 +536,7 @@ class LiveRun final : public Simulation::Impl {
         has_walls_ = engine_->box().has_obstacles();
         if (options_.started) options_.started();
         const bool interrupted_early = InterruptGuard::requested();
-        if (interrupted_early)
+        if (interrupted_early && options_.report_interrupts)
             spdlog::warn("interrupted during start-up: the summary is that of the start");
         // A collapse stops the run, or switches the armed TC model on (collisions.on_collapse).
         std::function<void(double)> switch_on_tc;
@@ -485,14 +569,10 @@ class LiveRun final : public Simulation::Impl {
                        std::move(rescue));
         if (resume) watch_->fields(*resume);
 
-        if (config_.checkpoint && options_.files) {
-            Checkpoint header;
-            header.config = config_.resolved;
-            header.dimension = D;
-            header.field = Motion::has_field;
+        if (config_.checkpoint && (options_.files || options_.checkpoints))
             checkpoints_ = CheckpointSchedule(config_.checkpoint->path, config_.checkpoint->every,
-                                              header, clock_.start, clock_.checkpoints);
-        }
+                                              checkpoint_header(), clock_.start, clock_.checkpoints,
+                                              options_.report_interrupts);
 
         base_.dimension = D;
         base_.N = engine_->particles().size();
@@ -522,7 +602,7 @@ class LiveRun final : public Simulation::Impl {
                 phase_broken_ = false;
             });
             if (InterruptGuard::requested() && !interrupted_early &&
-                clock_.equilibrated > clock_.start)
+                clock_.equilibrated > clock_.start && options_.report_interrupts)
                 spdlog::warn("interrupted during equilibration: the measured phase is empty");
             engine_->reset_tally();
             timer.emplace(*this);
@@ -548,8 +628,30 @@ class LiveRun final : public Simulation::Impl {
         if (resume) resume->expect(run_tag + 1, "end");
         phase_->checkpoint_state(state);
         if (early_collapse) phase_->stop_at_collapse(*early_collapse);
-        // the phase's clock is the engine's now (a step's time is counted from it)
-        if (engine_->time() == phase_->start()) time_asked_ = 0.0;
+        // the phase's clock is the engine's now (a step's time is counted from it), or where
+        // the last step of the run continued asked it to stop
+        if (engine_->time() == phase_->start())
+            time_asked_ = 0.0;
+        else if (!std::isnan(clock_.asked))
+            time_asked_ = clock_.asked;
+    }
+
+    // What every checkpoint of this run says of it besides its state.
+    Checkpoint checkpoint_header() const {
+        Checkpoint header;
+        header.config = config_.resolved;
+        header.dimension = D;
+        header.field = Motion::has_field;
+        return header;
+    }
+
+    // The time since the phase began that the engine stands at exactly, as a step asked
+    // for it: the last step's, or the one under way at its end (a checkpoint written when
+    // it reached its limits). None elsewhere (a checkpoint between samples).
+    std::optional<double> asked_now() const {
+        for (const auto& asked : {step_asked_, time_asked_})
+            if (asked && engine_->time() == phase_->start() + *asked) return asked;
+        return std::nullopt;
     }
 
     // The whole run's state, for a checkpoint.
@@ -558,6 +660,9 @@ class LiveRun final : public Simulation::Impl {
         RunClock now = clock_;
         now.checkpoints = checkpoints_.done();
         now.wall_seconds = clock_.stage == Stage::measuring ? wall_seconds() : 0.0;
+        now.asked = clock_.stage == Stage::measuring
+                        ? asked_now().value_or(std::numeric_limits<double>::quiet_NaN())
+                        : std::numeric_limits<double>::quiet_NaN();
         now.fields(out);
         engine_->save(out);
         watch_->fields(out);
@@ -716,6 +821,7 @@ class LiveRun final : public Simulation::Impl {
     bool phase_broken_ = false; // ... from equilibration or the measured phase's run itself
     bool stepped_ = false;      // advance was called
     std::optional<double> time_asked_;
+    std::optional<double> step_asked_;            // what the step under way asks for (advance_run)
     std::unique_ptr<Simulation::Impl> reference_; // run.compare_edmd, beside a stepped run
     double wall_ = 0.0;
     std::optional<std::chrono::steady_clock::time_point> since_;
@@ -725,11 +831,11 @@ class LiveRun final : public Simulation::Impl {
 template <int D, class M>
 std::unique_ptr<Simulation::Impl> live_run_for(const Config& config, const RunOptions& options,
                                                const std::string& started, M motion,
-                                               const Checkpoint* resume) {
+                                               const Checkpoint* resume, const StageStart* stage) {
     if (config.integrator == Integrator::timestep)
         return std::make_unique<LiveRun<D, M, StepEngine<D, M>>>(config, options, started, motion,
-                                                                 resume);
-    return std::make_unique<LiveRun<D, M>>(config, options, started, motion, resume);
+                                                                 resume, stage);
+    return std::make_unique<LiveRun<D, M>>(config, options, started, motion, resume, stage);
 }
 
 } // namespace live

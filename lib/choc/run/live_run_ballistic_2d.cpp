@@ -5,5 +5,5 @@
 namespace choc::live {
 template std::unique_ptr<Simulation::Impl>
 live_run_for<2, Ballistic<2>>(const Config&, const RunOptions&, const std::string&, Ballistic<2>,
-                              const Checkpoint*);
+                              const Checkpoint*, const StageStart*);
 } // namespace choc::live

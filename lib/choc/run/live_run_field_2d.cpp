@@ -3,8 +3,7 @@
 #include "choc/run/live_run.hpp"
 
 namespace choc::live {
-template std::unique_ptr<Simulation::Impl> live_run_for<2, Field<2>>(const Config&,
-                                                                     const RunOptions&,
-                                                                     const std::string&, Field<2>,
-                                                                     const Checkpoint*);
+template std::unique_ptr<Simulation::Impl>
+live_run_for<2, Field<2>>(const Config&, const RunOptions&, const std::string&, Field<2>,
+                          const Checkpoint*, const StageStart*);
 } // namespace choc::live

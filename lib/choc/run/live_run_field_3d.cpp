@@ -3,8 +3,7 @@
 #include "choc/run/live_run.hpp"
 
 namespace choc::live {
-template std::unique_ptr<Simulation::Impl> live_run_for<3, Field<3>>(const Config&,
-                                                                     const RunOptions&,
-                                                                     const std::string&, Field<3>,
-                                                                     const Checkpoint*);
+template std::unique_ptr<Simulation::Impl>
+live_run_for<3, Field<3>>(const Config&, const RunOptions&, const std::string&, Field<3>,
+                          const Checkpoint*, const StageStart*);
 } // namespace choc::live

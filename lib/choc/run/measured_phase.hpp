@@ -79,7 +79,7 @@ class MeasuredPhase {
                   CollapseWatch& watch, const Provenance& origin, CheckpointSchedule& checkpoints,
                   const Streams& streams, double label)
         : engine_(engine), view_(engine), config_(config), watch_(watch), checkpoints_(checkpoints),
-          label_(label),
+          label_(label), report_interrupts_(options.report_interrupts),
           progress_(!options.quiet, options.terminal, config.run_time, config.run_collisions) {
         // Without files (RunOptions::files) the samples are taken all the same, at the same
         // times: frames for their overlap check, rows kept in memory (rows()).
@@ -291,7 +291,7 @@ class MeasuredPhase {
             // the run before its first event.
             if (InterruptGuard::requested()) {
                 // (a signal before the phase began was reported where it arrived)
-                if (begun_)
+                if (begun_ && report_interrupts_)
                     spdlog::warn("interrupted at t = {:.6g} of the measured phase: the summary "
                                  "covers the part run so far",
                                  std::max(0.0, engine_.time() - start_));
@@ -309,13 +309,15 @@ class MeasuredPhase {
                 return;
             }
             if (stop == Stop::time && target == next_sample()) sample();
-            // The step's limits (the run's own in `choc run`): a checkpoint that a
-            // continuation with larger limits extends (written before the last block
-            // closes, which the continuation reopens).
+            // The step's limits: when they are the run's own (always in `choc run`), a
+            // checkpoint that a continuation with larger limits extends (written before the
+            // last block closes, which the continuation reopens). A Python step to other
+            // limits writes none.
             if ((stop == Stop::time && engine_.time() >= step_until) ||
                 (stop == Stop::collisions && engine_.tally().collisions >= step_limit)) {
                 reached_ = true;
-                checkpoints_.write(state_);
+                if (step_until == end_ && step_limit == collision_limit_)
+                    checkpoints_.write(state_);
             }
             if (stop == Stop::no_events) {
                 spdlog::warn("no further events: every particle moves freely forever or is at "
@@ -351,7 +353,8 @@ class MeasuredPhase {
     const Config& config_;
     CollapseWatch& watch_;
     CheckpointSchedule& checkpoints_;
-    double label_; // the clock of frames and rows at the phase's start (init.from's time)
+    double label_;           // the clock of frames and rows at the phase's start (init.from's time)
+    bool report_interrupts_; // RunOptions::report_interrupts
     CheckpointSchedule::State state_ = [](ArchiveWriter&) {};
     Progress progress_;
     double start_ = 0.0, end_ = never;

@@ -3,7 +3,9 @@
 // taken, for their overlap check. The trajectory's budget (output.trajectory.max_bytes, or
 // half the free space) is checked after each frame. Each frame carries the particles'
 // periodic image counts (observers/image_counts.hpp), which this observer keeps up between
-// frames as often as the displacement's unwrapping samples (displacement_interval).
+// frames as often as the displacement's unwrapping samples (displacement_interval), with
+// files or without: a checkpoint holds them either way, so that a run that writes its
+// trajectory continues one that did not (a Python Simulation's), and the other way round.
 #pragma once
 
 #include "choc/errors.hpp"
@@ -71,7 +73,7 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
         const double t = now.time();
         if (t >= frames_.next(start_)) {
             write_frame(now.snapshot());
-        } else if (trajectory_) {
+        } else {
             std::vector<Vec<D>> x(images_.counts().size());
             engine_.visit(t, [&](std::uint32_t id, const auto& p) {
                 x[id] = folded_position(engine_.box(), p.x);
@@ -123,18 +125,17 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
                 placement(setup.streams, setup.streams.trajectory, config.trajectory->path));
             frame_keys_ = xyz_provenance(setup.origin);
             budget_ = trajectory_budget(*config.trajectory);
-            const Particles<D> now = engine_.snapshot(engine_.time());
-            std::vector<Vec<D>> x;
-            for (const auto& p : now.state) x.push_back(folded_position(engine_.box(), p.x));
-            images_ = ImageCounts<D>(std::move(x));
-            schedule_count(engine_.time());
         }
+        const Particles<D> now = engine_.snapshot(engine_.time());
+        std::vector<Vec<D>> x;
+        for (const auto& p : now.state) x.push_back(folded_position(engine_.box(), p.x));
+        images_ = ImageCounts<D>(std::move(x));
+        schedule_count(engine_.time());
     }
 
     // The next update of the image counts between frames: before any particle can move an
     // eighth of the shortest periodic edge at the fastest speed now (never without one).
     void schedule_count(double t) {
-        if (!trajectory_) return;
         double fastest = 0.0;
         engine_.visit(
             t, [&](std::uint32_t, const auto& p) { fastest = std::max(fastest, norm(p.v)); });
@@ -152,11 +153,11 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
         // on from the snapshot's clock in a run started from one (label_).
         const double t = label_ + (engine_.time() - start_);
         for (auto& p : frame.state) p.t = t;
+        std::vector<Vec<D>> x;
+        x.reserve(frame.size());
+        for (const auto& p : frame.state) x.push_back(frame_position(engine_.box(), p, t));
+        images_.advance(engine_.box(), x);
         if (trajectory_) {
-            std::vector<Vec<D>> x;
-            x.reserve(frame.size());
-            for (const auto& p : frame.state) x.push_back(frame_position(engine_.box(), p, t));
-            images_.advance(engine_.box(), x);
             trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
                                      frame_keys_.keys(frames_.done), images_.counts());
             // Checked after each frame: the file ends at most one frame past the limit.
@@ -179,7 +180,7 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
     XyzProvenance frame_keys_;
     TrajectoryBudget budget_;
     double frame_overlap_ = 0.0;
-    ImageCounts<D> images_; // with files only
+    ImageCounts<D> images_;
     double next_count_ = never;
 };
 
