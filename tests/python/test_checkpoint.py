@@ -62,11 +62,20 @@ def test_output_checkpoint_is_written_and_continued(tmp_path):
     first = path.read_bytes()
     whole.run(time=0.2)  # a step to limits of its own writes none
     assert path.read_bytes() == first
-    part = choc.Simulation(GAS2D, sets, continue_from=path)
+    # the file is whole's while whole lives: another Simulation given it is refused,
+    # before it writes anything (as two `choc run`s are)
+    with pytest.raises(choc.InputError, match="output.checkpoint.path"):
+        choc.Simulation(GAS2D, sets)
+    assert path.read_bytes() == first
+    other = tmp_path / "part.chk"
+    part = choc.Simulation(GAS2D, SETS + [f'output.checkpoint={{path="{other}", every=2.0}}'],
+                           continue_from=path)
     assert part.time == 1.0
     whole.run()  # to run.time: checkpoints at t = 4, 6 and at the limits
     part.run()
     same_run(whole, part)
+    assert other.read_bytes() != first  # part wrote its own
+    del whole, part  # their files are free again
 
     # the checkpoint at the limits extends the run, as `choc run --continue` does
     longer = choc.Simulation(GAS2D, sets + ["run.time=7"], continue_from=path)

@@ -18,6 +18,8 @@
 
 namespace choc {
 
+class OutputLocks; // io/output_lock.hpp
+
 // How far a step of the measured phase goes: this much more simulated time and/or this
 // many more pair collisions, whichever comes first. Neither: to the config's own
 // run.time / run.collisions, exactly as `choc run` does.
@@ -130,6 +132,9 @@ class Simulation {
     class Impl;
 
   private:
+    // Without files (the Python module), the lock of output.checkpoint, which the run owns
+    // as `choc run` owns its outputs: declared first, released last.
+    std::unique_ptr<OutputLocks> checkpoint_lock_;
     std::unique_ptr<Impl> impl_;
 };
 

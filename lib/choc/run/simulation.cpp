@@ -3,6 +3,7 @@
 #include "choc/run/simulation.hpp"
 
 #include "choc/errors.hpp"
+#include "choc/io/output_lock.hpp"
 #include "choc/io/output_paths.hpp"
 #include "choc/kernel/archive.hpp"
 #include "choc/kernel/motions.hpp"
@@ -69,6 +70,11 @@ Simulation::Simulation(const Config& config, const RunOptions& options) {
         std::vector<NamedPath> inputs{{"the config file", config.source}};
         if (config.from) inputs.push_back({"init.from", *config.from});
         check_outputs({{"output.checkpoint.path", config.checkpoint->path}}, inputs);
+        // ... and owned while the run lives: another Simulation or run given the same file
+        // is refused (naming the key, the path and the holder's pid) before either writes
+        // it, instead of the two overwriting each other's checkpoints
+        checkpoint_lock_ = std::make_unique<OutputLocks>(
+            std::vector<NamedPath>{{"output.checkpoint.path", config.checkpoint->path}});
     }
     const auto resume = checkpoint_to_continue(config, options);
     const Checkpoint* from = resume ? &*resume : nullptr;
