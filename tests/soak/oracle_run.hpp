@@ -173,6 +173,17 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
         }
         return std::nullopt;
     };
+    // A run ended busy at `reached` by `side`, which made `mine` collisions since the last
+    // sync where the other made `theirs`: counted, and said with --verbose.
+    auto end_busy = [&](const char* side, double reached, std::size_t mine, std::size_t theirs,
+                        const char* note) {
+        ++out.busy;
+        if (spec.verbose >= 1)
+            std::fprintf(stderr,
+                         "%s busy at t = %.17g: %zu collisions since t = %.17g, the other %zu%s; "
+                         "the run ends here\n",
+                         side, reached, mine, t, theirs, note);
+    };
 
     while (engine.tally().collisions + engine.tally().wall_collisions < spec.collisions &&
            t < sys.time_limit) {
@@ -242,13 +253,8 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
             const bool arrived = probe.run_until(reached, 10 * budget);
             if (const auto excess = unexplained_excess(engine_events, probe.log(), reached))
                 return fail(s.str() + *excess);
-            ++out.busy;
-            if (spec.verbose >= 1)
-                std::fprintf(stderr,
-                             "busy at t = %.17g: %zu collisions since t = %.17g, the "
-                             "reference %zu%s; the run ends here\n",
-                             reached, engine_events.size(), t, probe.log().size(),
-                             arrived ? "" : " before its budget ran out");
+            end_busy("engine", reached, engine_events.size(), probe.log().size(),
+                     arrived ? "" : " (the reference's budget ran out)");
             break;
         }
         ref.set_ambiguity_band(spec.tolerance * scale.speed, spec.tolerance * scale.length);
@@ -267,27 +273,19 @@ RunStats run_oracle(const System<D>& sys, const Motion& motion, const RunSpec& s
             // 77 collisions to the sync). The engine leaves such an approach for the instant
             // (resting_contacts.hpp); the reference does not here, which is its own limit,
             // so the run ends there, busy. A stall on any faster collision fails.
-            if (reached - t < 1e-3 * (sync - t)) {
-                bool roundoff = true;
-                for (const Collision& c : ref.log())
-                    if (c.time >= ref.now() && c.speed > spec.tolerance * scale.speed)
-                        roundoff = false;
-                if (!roundoff) {
-                    s << "stuck at t = " << reached;
-                    return fail(s.str());
-                }
+            if (reached - t < 1e-3 * (sync - t) &&
+                std::any_of(ref.log().begin(), ref.log().end(), [&](const Collision& c) {
+                    return c.time >= reached && c.speed > spec.tolerance * scale.speed;
+                })) {
+                s << "stuck at t = " << reached;
+                return fail(s.str());
             }
             std::vector<Collision> engine_until;
             for (const Collision& c : engine_events)
                 if (c.time <= reached) engine_until.push_back(c);
             if (const auto excess = unexplained_excess(engine_until, ref.log(), reached))
                 return fail(s.str() + *excess);
-            ++out.busy;
-            if (spec.verbose >= 1)
-                std::fprintf(stderr,
-                             "reference busy at t = %.17g: %zu collisions since t = %.17g, the "
-                             "engine %zu; the run ends here\n",
-                             reached, ref.log().size(), t, engine_until.size());
+            end_busy("reference", reached, ref.log().size(), engine_until.size(), "");
             break;
         }
 

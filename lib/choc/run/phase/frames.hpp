@@ -70,17 +70,10 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
     const char* name() const override { return "output.trajectory"; }
     double next_time() const override { return std::min(frames_.next(start_), next_count_); }
     void sample(PhaseStop<D>& now) override {
-        const double t = now.time();
-        if (t >= frames_.next(start_)) {
+        if (now.time() >= frames_.next(start_))
             write_frame(now.snapshot());
-        } else {
-            std::vector<Vec<D>> x(images_.counts().size());
-            engine_.visit(t, [&](std::uint32_t id, const auto& p) {
-                x[id] = folded_position(engine_.box(), p.x);
-            });
-            images_.advance(engine_.box(), x);
-        }
-        schedule_count(t);
+        else
+            count_images();
     }
     template <class Archive>
     void fields(Archive& ar) {
@@ -126,19 +119,31 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
             frame_keys_ = xyz_provenance(setup.origin);
             budget_ = trajectory_budget(*config.trajectory);
         }
-        const Particles<D> now = engine_.snapshot(engine_.time());
-        std::vector<Vec<D>> x;
-        for (const auto& p : now.state) x.push_back(folded_position(engine_.box(), p.x));
-        images_ = ImageCounts<D>(std::move(x));
-        schedule_count(engine_.time());
+        double fastest = 0.0;
+        images_ = ImageCounts<D>(folded_positions(fastest));
+        schedule_count(engine_.time(), fastest);
     }
 
-    // The next update of the image counts between frames: before any particle can move an
-    // eighth of the shortest periodic edge at the fastest speed now (never without one).
-    void schedule_count(double t) {
+    // The engine's particles' folded positions now, in the caller's order, and in
+    // `fastest` the largest speed (one pass over them).
+    std::vector<Vec<D>> folded_positions(double& fastest) const {
+        std::vector<Vec<D>> x(engine_.particles().size());
+        engine_.visit(engine_.time(), [&](std::uint32_t id, const auto& p) {
+            x[id] = folded_position(engine_.box(), p.x);
+            fastest = std::max(fastest, norm(p.v));
+        });
+        return x;
+    }
+    // The image counts moved on to the particles now, and the next count scheduled.
+    void count_images() {
         double fastest = 0.0;
-        engine_.visit(
-            t, [&](std::uint32_t, const auto& p) { fastest = std::max(fastest, norm(p.v)); });
+        images_.advance(engine_.box(), folded_positions(fastest));
+        schedule_count(engine_.time(), fastest);
+    }
+    // The next update of the image counts between frames: before any particle can move an
+    // eighth of the shortest periodic edge at `fastest`, the fastest speed now (never
+    // without a periodic edge).
+    void schedule_count(double t, double fastest) {
         const double next = t + displacement_interval(engine_.box(), fastest);
         next_count_ = next > t ? next : never; // a step below the clock's resolution: never
     }
@@ -155,8 +160,13 @@ class FramesObserver final : public ObserverFields<FramesObserver<D>, D> {
         for (auto& p : frame.state) p.t = t;
         std::vector<Vec<D>> x;
         x.reserve(frame.size());
-        for (const auto& p : frame.state) x.push_back(frame_position(engine_.box(), p, t));
+        double fastest = 0.0;
+        for (const auto& p : frame.state) {
+            x.push_back(frame_position(engine_.box(), p, t));
+            fastest = std::max(fastest, norm(p.v));
+        }
         images_.advance(engine_.box(), x);
+        schedule_count(engine_.time(), fastest);
         if (trajectory_) {
             trajectory_->write_frame(engine_.box(), frame, t, engine_.tally().collisions,
                                      frame_keys_.keys(frames_.done), images_.counts());
